@@ -1,0 +1,58 @@
+# roleout — see README.md. `make run` is the demo, `make test` runs every test.
+
+GO        ?= go
+BIN       := bin
+CLUSTER   := .cluster
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT    ?= $(shell git rev-parse --verify -q HEAD 2>/dev/null || echo unknown)
+LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+TEST_FLAGS ?= -count=1 -timeout 45m
+IMAGE     ?= roleout:$(VERSION)
+
+.PHONY: all build test test-unit bench run cluster-bins cluster-up cluster-down lint docker clean
+
+all: build
+
+## build: build bin/roleout
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/roleout ./cmd/roleout
+
+## cluster-bins: build the local control plane into bin/ (only what is missing or stale)
+cluster-bins:
+	@hack/cluster-bins.sh
+
+## test: every test, unit and end to end, against the local control plane and git server
+test: cluster-bins
+	$(GO) test $(TEST_FLAGS) ./...
+
+## test-unit: the tests that need no control plane (-short skips the rest)
+test-unit:
+	$(GO) test -short -count=1 ./...
+
+## bench: benchmarks against the local control plane
+bench: cluster-bins
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## run: the demo
+run: build cluster-bins
+	@echo "make run: the demo arrives with the examples issue; for now, start a cluster with 'make cluster-up'"
+
+## cluster-up: start the local control plane in the background; prints the kubeconfig path
+cluster-up: cluster-bins
+	$(GO) run ./hack/localcluster up -dir $(CLUSTER)
+
+## cluster-down: stop the local control plane started by cluster-up
+cluster-down:
+	$(GO) run ./hack/localcluster down -dir $(CLUSTER)
+
+## lint: gofmt and go vet
+lint:
+	@out="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+## docker: build the roleout image (needs a Docker engine)
+docker:
+	docker build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t $(IMAGE) .
+
+clean:
+	rm -rf $(BIN) $(CLUSTER)

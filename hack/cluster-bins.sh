@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Builds the local control plane that tests and the demo run against into
+# bin/: etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
+# kubectl, kwok, and kwok's Stage objects (bin/kwok-stages). Everything comes
+# from the Go module proxy through the modules under hack/tools.
+#
+# The build is keyed by the Go version, the hack/tools module files and this
+# script. bin/.cluster-bins.stamp records the key bin/ was built for; the
+# binaries are also kept under the user's cache directory
+# ($ROLEOUT_CACHE_DIR, else $XDG_CACHE_HOME/roleout, else ~/.cache/roleout),
+# so a fresh clone on the same machine copies instead of rebuilding.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+tools="$root/hack/tools"
+bin="$root/bin"
+names=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok)
+k8s_version=v1.37.2
+
+key="$( (go version; cat "$tools"/*/go.mod "$tools"/*/go.sum "$0") | sha256sum | cut -c1-16)"
+stamp="$bin/.cluster-bins.stamp"
+
+complete() { # complete DIR: DIR holds every binary and the stages
+	for n in "${names[@]}"; do [ -x "$1/$n" ] || return 1; done
+	[ -n "$(ls "$1"/kwok-stages/*.yaml 2>/dev/null)" ]
+}
+
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$key" ] && complete "$bin"; then
+	echo "cluster-bins: bin/ is up to date ($key)"
+	exit 0
+fi
+
+cache="${ROLEOUT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/roleout}/cluster-bins/$key"
+if ! complete "$cache"; then
+	echo "cluster-bins: building the control plane (about 10 minutes on 2 cores the first time)"
+	start=$(date +%s)
+	tmp="$cache.tmp.$$"
+	rm -rf "$tmp"
+	mkdir -p "$tmp/kwok-stages"
+	trap 'rm -rf "$tmp"' EXIT
+
+	ver=k8s.io/component-base/version
+	cver=k8s.io/client-go/pkg/version
+	minor="${k8s_version#v1.}"; minor="${minor%%.*}"
+	ldk="-s -w"
+	for p in $ver $cver; do
+		ldk="$ldk -X $p.gitVersion=$k8s_version -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
+	done
+	(cd "$tools/kubernetes" && go build -ldflags "$ldk" -o "$tmp/" \
+		k8s.io/kubernetes/cmd/kube-apiserver \
+		k8s.io/kubernetes/cmd/kube-controller-manager \
+		k8s.io/kubernetes/cmd/kube-scheduler \
+		k8s.io/kubernetes/cmd/kubectl)
+	(cd "$tools/etcd" && go build -ldflags "-s -w" -o "$tmp/etcd" go.etcd.io/etcd/server/v3)
+	(cd "$tools/kwok" && go build -ldflags "-s -w" -o "$tmp/kwok" sigs.k8s.io/kwok/cmd/kwok)
+
+	# kwok's node and pod Stage objects, as its kustomize/stage/fast bundle
+	# lists them: node initialisation, node heartbeats with leases, and pods
+	# that become Ready, complete and are deleted.
+	kwokdir="$(cd "$tools/kwok" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)"
+	for d in node/fast node/heartbeat-with-lease pod/fast; do
+		for f in $(sed -n 's/^- //p' "$kwokdir/kustomize/stage/$d/kustomization.yaml"); do
+			cp "$kwokdir/kustomize/stage/$d/$f" "$tmp/kwok-stages/$f"
+		done
+	done
+	chmod -R u+w "$tmp"
+	rm -rf "$cache"
+	mkdir -p "$(dirname "$cache")"
+	mv "$tmp" "$cache"
+	trap - EXIT
+	echo "cluster-bins: built in $(( $(date +%s) - start ))s, cached in $cache"
+fi
+
+mkdir -p "$bin"
+rm -rf "$bin/kwok-stages"
+for n in "${names[@]}"; do
+	cp -f "$cache/$n" "$bin/$n"
+done
+cp -r "$cache/kwok-stages" "$bin/kwok-stages"
+echo "$key" > "$stamp"
+echo "cluster-bins: bin/ ready ($key)"

@@ -1,0 +1,203 @@
+package testgit
+
+import (
+	"bytes"
+	"crypto/subtle"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/cgi"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// Endpoint is one kind of smart-HTTP request.
+type Endpoint string
+
+// The smart-HTTP endpoints the server counts.
+const (
+	// RefsUpload is GET info/refs?service=git-upload-pack: the ref
+	// listing that starts every fetch or clone.
+	RefsUpload Endpoint = "info/refs upload-pack"
+	// UploadPack is POST git-upload-pack: a fetch that negotiates and
+	// transfers objects.
+	UploadPack Endpoint = "git-upload-pack"
+	// RefsReceive is GET info/refs?service=git-receive-pack: the ref
+	// listing that starts every push.
+	RefsReceive Endpoint = "info/refs receive-pack"
+	// ReceivePack is POST git-receive-pack: a push.
+	ReceivePack Endpoint = "git-receive-pack"
+	// Other is any other request.
+	Other Endpoint = "other"
+)
+
+// Options configures a Server.
+type Options struct {
+	// Username and Password, when Username is set, are required as HTTP
+	// basic auth on every request.
+	Username, Password string
+}
+
+// Server serves the bare repositories under Root over smart HTTP with
+// `git http-backend` (push enabled) on a loopback port, and counts
+// requests per repository and endpoint.
+type Server struct {
+	// Root holds the bare repositories, one directory NAME.git each.
+	Root string
+	// URL is the server's base URL; a repository is at URL/NAME.git.
+	URL string
+
+	opts     Options
+	listener net.Listener
+	http     *http.Server
+	mu       sync.Mutex
+	counts   map[string]map[Endpoint]int
+}
+
+// Start starts a server whose repositories live in root (created if
+// missing).
+func Start(root string, opts Options) (*Server, error) {
+	gitPath, err := exec.LookPath("git")
+	if err != nil {
+		return nil, fmt.Errorf("the git program is needed for the test git server: %w", err)
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, err
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("listen on loopback: %w", err)
+	}
+	s := &Server{
+		Root:     root,
+		URL:      "http://" + l.Addr().String(),
+		opts:     opts,
+		listener: l,
+		counts:   map[string]map[Endpoint]int{},
+	}
+	backend := &cgi.Handler{
+		Path: gitPath,
+		Args: []string{"http-backend"},
+		Env: []string{
+			"GIT_PROJECT_ROOT=" + root,
+			"GIT_HTTP_EXPORT_ALL=1",
+			"GIT_CONFIG_NOSYSTEM=1",
+			"HOME=" + root,
+		},
+	}
+	s.http = &http.Server{Handler: s.handler(backend)}
+	go func() { _ = s.http.Serve(l) }()
+	return s, nil
+}
+
+func (s *Server) handler(backend http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.opts.Username != "" && !s.authorized(r) {
+			w.Header().Set("WWW-Authenticate", `Basic realm="roleout-testgit"`)
+			http.Error(w, "authentication required", http.StatusUnauthorized)
+			return
+		}
+		repo, ep := classify(r)
+		s.mu.Lock()
+		if s.counts[repo] == nil {
+			s.counts[repo] = map[Endpoint]int{}
+		}
+		s.counts[repo][ep]++
+		s.mu.Unlock()
+		if err := unchunk(r); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		backend.ServeHTTP(w, r)
+	})
+}
+
+// unchunk reads a chunked request body into memory: CGI needs a
+// Content-Length, and git sends large pushes chunked.
+func unchunk(r *http.Request) error {
+	if len(r.TransferEncoding) == 0 {
+		return nil
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return fmt.Errorf("read request body: %w", err)
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	r.TransferEncoding = nil
+	return nil
+}
+
+func (s *Server) authorized(r *http.Request) bool {
+	u, p, ok := r.BasicAuth()
+	return ok && subtle.ConstantTimeCompare([]byte(u), []byte(s.opts.Username)) == 1 &&
+		subtle.ConstantTimeCompare([]byte(p), []byte(s.opts.Password)) == 1
+}
+
+// classify returns the repository a request is for (NAME.git) and its
+// endpoint.
+func classify(r *http.Request) (string, Endpoint) {
+	path := strings.TrimPrefix(r.URL.Path, "/")
+	switch {
+	case strings.HasSuffix(path, "/info/refs"):
+		repo := strings.TrimSuffix(path, "/info/refs")
+		switch r.URL.Query().Get("service") {
+		case "git-upload-pack":
+			return repo, RefsUpload
+		case "git-receive-pack":
+			return repo, RefsReceive
+		}
+		return repo, Other
+	case strings.HasSuffix(path, "/git-upload-pack"):
+		return strings.TrimSuffix(path, "/git-upload-pack"), UploadPack
+	case strings.HasSuffix(path, "/git-receive-pack"):
+		return strings.TrimSuffix(path, "/git-receive-pack"), ReceivePack
+	}
+	return path, Other
+}
+
+// Count returns how many requests of kind ep reached repository name
+// (NAME.git, or NAME) since the server started or counts were reset.
+func (s *Server) Count(name string, ep Endpoint) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.counts[repoKey(name)][ep]
+}
+
+// Counts returns a copy of the request counts of repository name.
+func (s *Server) Counts(name string) map[Endpoint]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[Endpoint]int{}
+	for ep, n := range s.counts[repoKey(name)] {
+		out[ep] = n
+	}
+	return out
+}
+
+// ResetCounts sets every request count to zero.
+func (s *Server) ResetCounts() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.counts = map[string]map[Endpoint]int{}
+}
+
+// RepoURL returns the HTTP URL of repository name.
+func (s *Server) RepoURL(name string) string { return s.URL + "/" + repoKey(name) }
+
+// Close stops the server.
+func (s *Server) Close() error { return s.http.Close() }
+
+func repoKey(name string) string {
+	if strings.HasSuffix(name, ".git") {
+		return name
+	}
+	return name + ".git"
+}
+
+// barePath returns the directory of bare repository name.
+func (s *Server) barePath(name string) string { return filepath.Join(s.Root, repoKey(name)) }

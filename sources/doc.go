@@ -1,0 +1,9 @@
+// Package sources owns roleout's view of git: the domain types (a source,
+// a Revision such as "main@sha1:1a2b3c4", pull-request heads), the git
+// source built on go-git (list remote refs, fetch into an on-disk cache,
+// verify commit signatures) and the status write-back that commits to the
+// status branch and pushes.
+//
+// sources talks to git only through go-git, never the git program. It must
+// not import agent, render or apply.
+package sources
