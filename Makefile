@@ -47,7 +47,7 @@ cluster-down:
 
 ## lint: gofmt and go vet
 lint:
-	@out="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
 ## docker: build the roleout image (needs a Docker engine)

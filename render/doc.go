@@ -1,9 +1,34 @@
 // Package render turns an app's kustomize overlay into rendered objects
-// and plans them: it runs kustomize with load restrictions inside the
-// repository, groups objects into roles (roleout.dev/role annotations or
-// role selectors), orders roles into waves by upgradeOrder, and puts
-// cluster-wide prerequisites (CRDs, Namespaces) before the first wave.
+// and plans them. Rendering runs kustomize with load restrictions at the
+// kustomization roots and plugins off; kustomize's process-global state
+// is only touched under one lock.
 //
-// Planning is pure: no cluster, no git. render must not import agent,
-// sources or apply; its subpackage render/revision holds the hashing.
+// # Planning rules
+//
+// NewPlan is a pure function of the rendered objects and the app's role
+// config:
+//
+//  1. Prerequisites. CustomResourceDefinitions, Namespaces,
+//     PriorityClasses, StorageClasses, ClusterRoles and
+//     ClusterRoleBindings go in a prerequisite step before the first wave,
+//     whatever their role.
+//  2. Membership. An object's roleout.dev/role annotation names its role.
+//     An object without one joins the config role whose selector (and
+//     kinds, when given) matches it; two matching selectors are an error
+//     naming the object. Anything else joins the role "default".
+//  3. Order. A role's upgradeOrder comes from the app config, else from
+//     the roleout.dev/upgrade-order annotation of its objects. Objects of
+//     one role that disagree with each other or with the config are an
+//     error naming them; a negative or non-numeric value is an error.
+//  4. Unset orders. With unorderedRoles First (the default) an unset
+//     upgradeOrder counts as 0; with Last, roles without one form a wave
+//     after every ordered role.
+//  5. Waves. Lower upgradeOrder goes first; roles with equal values form
+//     one wave. Ties keep declaration order: config roles in config order,
+//     then roles in the order their first object was rendered.
+//  6. Hashes. Every role and the prerequisite step carry a template hash
+//     (render/revision.TemplateHash) over their objects.
+//
+// Planning does no I/O. render must not import agent, sources or apply;
+// its subpackage render/revision holds the hashing.
 package render

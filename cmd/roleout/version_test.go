@@ -62,3 +62,26 @@ func TestBadOutputFlag(t *testing.T) {
 		t.Errorf("stderr %q does not name the bad flag", errOut.String())
 	}
 }
+
+func TestRunFlags(t *testing.T) {
+	cases := []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{"config required", []string{"run", "--once"}, `required flag(s) "config" not set`},
+		{"missing config file", []string{"run", "--once", "--config", "/nonexistent/agent.yaml"}, "read agent config"},
+		{"bad log format", []string{"run", "--once", "--config", "x.yaml", "--log-format", "xml"}, `invalid --log-format "xml"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			if code := run(tc.args, &out, &errOut); code != exitError {
+				t.Errorf("exit %d, want %d", code, exitError)
+			}
+			if !strings.Contains(errOut.String(), tc.wantErr) {
+				t.Errorf("stderr %q does not contain %q", errOut.String(), tc.wantErr)
+			}
+		})
+	}
+}

@@ -123,7 +123,11 @@ func (c *Cluster) start(ctx context.Context) error {
 		return err
 	}
 	apiPort := ports[2]
-	if err := c.run("kube-apiserver", apiserverArgs(c.Dir, p, etcdURL, apiPort)); err != nil {
+	audit, err := writeAuditPolicy(c.Dir)
+	if err != nil {
+		return err
+	}
+	if err := c.run("kube-apiserver", append(apiserverArgs(c.Dir, p, etcdURL, apiPort), audit...)); err != nil {
 		return err
 	}
 	c.Config = &rest.Config{

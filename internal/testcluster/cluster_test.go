@@ -145,3 +145,27 @@ func podReady(p *corev1.Pod) bool {
 	}
 	return false
 }
+
+func TestWritesFromAuditLog(t *testing.T) {
+	cs := clientset(t)
+	ctx := context.Background()
+	cm := corev1ac.ConfigMap("audited", "default").WithData(map[string]string{"a": "1"})
+	for range 2 {
+		if _, err := cs.CoreV1().ConfigMaps("default").Apply(ctx, cm, metav1.ApplyOptions{FieldManager: "roleout"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writes, err := cluster.Writes("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, w := range writes {
+		if w.Resource == "configmaps" && w.Name == "audited" && w.Verb == "patch" {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("audited patches of configmap audited = %d, want 2", n)
+	}
+}

@@ -9,6 +9,9 @@
 // for rollouts, readiness, ReplicaSets and ControllerRevisions, which is
 // what roleout drives.
 //
+// The API server keeps an audit log of every write request; Writes reads
+// it, so tests can count exactly what a program wrote.
+//
 // Every process runs in its own process group and is killed when the test
 // binary dies; Stop waits until the groups are gone. A test package starts
 // one cluster in TestMain with Main.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -79,6 +80,31 @@ func (r *Repo) Commit(branch, msg string, files map[string]string) (string, erro
 		}
 		return nil
 	})
+}
+
+// CommitDir copies the files under dir (a fixture tree) onto branch at
+// prefix (slash-separated, "" for the root) in one commit and pushes it.
+func (r *Repo) CommitDir(branch, msg, dir, prefix string) (string, error) {
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		files[path.Join(prefix, filepath.ToSlash(rel))] = string(data)
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("read fixture %s: %w", dir, err)
+	}
+	return r.Commit(branch, msg, files)
 }
 
 // Delete removes paths from branch in one commit and pushes it.

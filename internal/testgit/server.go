@@ -53,6 +53,7 @@ type Server struct {
 
 	opts     Options
 	listener net.Listener
+	logFile  *os.File
 	http     *http.Server
 	mu       sync.Mutex
 	counts   map[string]map[Endpoint]int
@@ -89,6 +90,15 @@ func Start(root string, opts Options) (*Server, error) {
 			"HOME=" + root,
 		},
 	}
+	// git http-backend reports refused ref updates on stderr; keep that
+	// out of the test output.
+	logFile, err := os.Create(filepath.Join(root, "http-backend.log"))
+	if err != nil {
+		l.Close()
+		return nil, err
+	}
+	backend.Stderr = logFile
+	s.logFile = logFile
 	s.http = &http.Server{Handler: s.handler(backend)}
 	go func() { _ = s.http.Serve(l) }()
 	return s, nil
@@ -190,7 +200,11 @@ func (s *Server) ResetCounts() {
 func (s *Server) RepoURL(name string) string { return s.URL + "/" + repoKey(name) }
 
 // Close stops the server.
-func (s *Server) Close() error { return s.http.Close() }
+func (s *Server) Close() error {
+	err := s.http.Close()
+	s.logFile.Close()
+	return err
+}
 
 func repoKey(name string) string {
 	if strings.HasSuffix(name, ".git") {

@@ -17,22 +17,9 @@ import (
 	"github.com/go-git/go-git/v5/storage/memory"
 )
 
-func newServer(t *testing.T, opts Options) *Server {
-	t.Helper()
-	s, err := Start(t.TempDir(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
 func newRepo(t *testing.T, s *Server) (*Repo, string) {
 	t.Helper()
-	r, err := s.NewRepo("config")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := s.MustRepo(t, "config")
 	sha, err := r.Commit("main", "first", map[string]string{"apps/web/kustomization.yaml": "resources: []\n"})
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +44,7 @@ func TestCloneOverHTTP(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newServer(t, tc.server)
+			s := New(t, tc.server)
 			r, sha := newRepo(t, s)
 			opts := &git.CloneOptions{URL: r.URL(), ReferenceName: plumbing.NewBranchReferenceName("main"), SingleBranch: true}
 			if tc.auth != nil {
@@ -91,7 +78,7 @@ func TestCloneOverHTTP(t *testing.T) {
 }
 
 func TestPushOverHTTP(t *testing.T) {
-	s := newServer(t, Options{Username: "git", Password: "s3cret"})
+	s := New(t, Options{Username: "git", Password: "s3cret"})
 	r, _ := newRepo(t, s)
 	auth := &githttp.BasicAuth{Username: "git", Password: "s3cret"}
 	dir := t.TempDir()
@@ -134,7 +121,7 @@ func TestPushOverHTTP(t *testing.T) {
 }
 
 func TestFixtureRefs(t *testing.T) {
-	s := newServer(t, Options{})
+	s := New(t, Options{})
 	r, first := newRepo(t, s)
 	second, err := r.Commit("main", "second", map[string]string{"apps/web/a.yaml": "a: 1\n"})
 	if err != nil {

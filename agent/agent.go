@@ -1,0 +1,113 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	"k8s.io/client-go/rest"
+
+	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/sources"
+)
+
+// Deps are the parts an Agent drives. New wires the real ones; tests pass
+// fakes.
+type Deps struct {
+	Fetcher  Fetcher
+	Renderer Renderer
+	Planner  Planner
+	Applier  Applier
+	Status   StatusStore
+}
+
+// Agent reconciles the apps of one configuration: poll → fetch → render →
+// plan → apply → report (DESIGN.md §2).
+type Agent struct {
+	cfg  *Config
+	deps Deps
+	log  logrus.FieldLogger
+	// sourceURL is the source URL with credentials redacted.
+	sourceURL string
+}
+
+// New returns an Agent for cfg that applies to the cluster restCfg
+// reaches, with the git source, kustomize renderer, role planner,
+// server-side applier and status branch wired in.
+func New(cfg *Config, restCfg *rest.Config, log logrus.FieldLogger) (*Agent, error) {
+	creds := sources.Credentials{
+		UsernameFile: cfg.Source.Auth.UsernameFile,
+		PasswordFile: cfg.Source.Auth.PasswordFile,
+		TokenFile:    cfg.Source.Auth.TokenFile,
+	}
+	src, err := sources.NewGitSource(sources.Options{
+		URL:      cfg.Source.URL,
+		Ref:      sources.Ref{Branch: cfg.Source.Branch, Tag: cfg.Source.Tag, Semver: cfg.Source.Semver, Commit: cfg.Source.Commit},
+		Auth:     creds,
+		CacheDir: cfg.CacheDir,
+	})
+	if err != nil {
+		return nil, err
+	}
+	applier, err := apply.New(restCfg, apply.DefaultOptions())
+	if err != nil {
+		return nil, err
+	}
+	status := sources.NewStatusBranch(sources.StatusOptions{
+		URL: cfg.Source.URL, Auth: creds, Branch: cfg.Status.Branch,
+		AuthorName: cfg.Status.Author.Name, AuthorEmail: cfg.Status.Author.Email,
+	})
+	return NewWithDeps(cfg, Deps{
+		Fetcher:  src,
+		Renderer: kustomizeRenderer{r: render.Renderer{}},
+		Planner:  rolePlanner{},
+		Applier:  applier,
+		Status:   status,
+	}, log), nil
+}
+
+// NewWithDeps returns an Agent for cfg driving deps.
+func NewWithDeps(cfg *Config, deps Deps, log logrus.FieldLogger) *Agent {
+	return &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL)}
+}
+
+// RunOnce polls the source once and reconciles every app. A failing app
+// does not stop the others; the error joins every app's error.
+func (a *Agent) RunOnce(ctx context.Context) error {
+	snap, err := a.deps.Fetcher.Fetch(ctx)
+	if err != nil {
+		return fmt.Errorf("poll source: %w", err)
+	}
+	var errs []error
+	for _, app := range a.cfg.Apps {
+		if err := a.reconcileApp(ctx, snap, app); err != nil {
+			errs = append(errs, fmt.Errorf("app %s: %w", app.Name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Run reconciles on the configured schedule until ctx ends. Errors are
+// logged and retried at the next tick.
+func (a *Agent) Run(ctx context.Context) error {
+	sched, err := newSchedule(a.cfg.Schedule)
+	if err != nil {
+		return err
+	}
+	for {
+		started := time.Now()
+		if err := a.RunOnce(ctx); err != nil && ctx.Err() == nil {
+			a.log.WithError(err).Error("reconcile failed")
+		}
+		a.log.WithField("duration", time.Since(started).Round(time.Millisecond)).Debug("reconcile done")
+		wait := time.Until(sched.Next(time.Now()))
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+	}
+}

@@ -1,0 +1,205 @@
+package agent
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	sigsjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+)
+
+// ConfigAPIVersion and ConfigKind identify an agent configuration file.
+const (
+	ConfigAPIVersion = "roleout.dev/v1alpha1"
+	ConfigKind       = "AgentConfig"
+)
+
+// Config is the agent configuration (`roleout run --config agent.yaml`),
+// the contract of DESIGN.md §8. Parse it with LoadConfig or ParseConfig,
+// which reject unknown fields, fill defaults and validate.
+type Config struct {
+	APIVersion string         `json:"apiVersion"`
+	Kind       string         `json:"kind"`
+	Source     SourceConfig   `json:"source"`
+	Status     StatusConfig   `json:"status,omitempty"`
+	Schedule   ScheduleConfig `json:"schedule,omitempty"`
+	// CacheDir holds the git cache. Default: the user's cache directory
+	// followed by /roleout.
+	CacheDir string `json:"cacheDir,omitempty"`
+	// Kubeconfig is the cluster to apply to. Empty: $KUBECONFIG, then the
+	// in-cluster configuration.
+	Kubeconfig string      `json:"kubeconfig,omitempty"`
+	Apps       []AppConfig `json:"apps"`
+}
+
+// SourceConfig is the git repository the agent polls. Exactly one of
+// Branch, Tag, Semver and Commit names what to follow.
+type SourceConfig struct {
+	URL          string             `json:"url"`
+	Branch       string             `json:"branch,omitempty"`
+	Tag          string             `json:"tag,omitempty"`
+	Semver       string             `json:"semver,omitempty"`
+	Commit       string             `json:"commit,omitempty"`
+	Auth         AuthConfig         `json:"auth,omitempty"`
+	Verify       *VerifyConfig      `json:"verify,omitempty"`
+	PullRequests *PullRequestConfig `json:"pullRequests,omitempty"`
+}
+
+// AuthConfig names files holding git credentials.
+type AuthConfig struct {
+	UsernameFile   string `json:"usernameFile,omitempty"`
+	PasswordFile   string `json:"passwordFile,omitempty"`
+	TokenFile      string `json:"tokenFile,omitempty"`
+	SSHKeyFile     string `json:"sshKeyFile,omitempty"`
+	KnownHostsFile string `json:"knownHostsFile,omitempty"`
+}
+
+// VerifyConfig requires signed commits.
+type VerifyConfig struct {
+	Mode    string   `json:"mode,omitempty"` // head or tag
+	PGPKeys []string `json:"pgpKeys,omitempty"`
+	SSHKeys []string `json:"sshKeys,omitempty"`
+}
+
+// PullRequestConfig lists the ref globs whose heads get previews.
+type PullRequestConfig struct {
+	Refs []string `json:"refs"`
+}
+
+// StatusConfig is where and as whom status is committed.
+type StatusConfig struct {
+	// Branch is the status branch. Default roleout/status.
+	Branch string `json:"branch,omitempty"`
+	Author Author `json:"author,omitempty"`
+}
+
+// Author is a git identity.
+type Author struct {
+	Name  string `json:"name,omitempty"`
+	Email string `json:"email,omitempty"`
+}
+
+// ScheduleConfig says when to poll: every Interval, or on a Cron
+// expression.
+type ScheduleConfig struct {
+	Interval metav1.Duration `json:"interval,omitempty"`
+	Cron     string          `json:"cron,omitempty"`
+	TimeZone string          `json:"timeZone,omitempty"`
+}
+
+// AppConfig is one kustomize overlay reconciled into the cluster.
+type AppConfig struct {
+	Name string `json:"name"`
+	// Path is the overlay's directory, relative to the repository root.
+	Path string `json:"path"`
+	// Namespace is set on namespaced objects that name none.
+	Namespace string       `json:"namespace,omitempty"`
+	Roles     []RoleConfig `json:"roles,omitempty"`
+	// UnorderedRoles places roles without an upgradeOrder First (as 0,
+	// the default) or Last.
+	UnorderedRoles       string          `json:"unorderedRoles,omitempty"`
+	Prune                bool            `json:"prune,omitempty"`
+	AllowEmpty           bool            `json:"allowEmpty,omitempty"`
+	Force                bool            `json:"force,omitempty"`
+	Paused               bool            `json:"paused,omitempty"`
+	Timeout              metav1.Duration `json:"timeout,omitempty"`
+	RevisionHistoryLimit *int            `json:"revisionHistoryLimit,omitempty"`
+	Windows              []WindowConfig  `json:"windows,omitempty"`
+}
+
+// RoleConfig declares a role: its upgradeOrder and, optionally, a
+// selector that puts objects into it.
+type RoleConfig struct {
+	Name         string                `json:"name"`
+	UpgradeOrder *int                  `json:"upgradeOrder,omitempty"`
+	Selector     *metav1.LabelSelector `json:"selector,omitempty"`
+	// Kinds, when set, limits the selector to objects of these kinds.
+	Kinds []string `json:"kinds,omitempty"`
+}
+
+// WindowConfig allows or denies rollouts for Duration after each time
+// Cron fires.
+type WindowConfig struct {
+	Kind     string          `json:"kind"` // allow or deny
+	Cron     string          `json:"cron"`
+	Duration metav1.Duration `json:"duration"`
+	TimeZone string          `json:"timeZone,omitempty"`
+}
+
+// Defaults applied by ParseConfig.
+const (
+	DefaultStatusBranch         = "roleout/status"
+	DefaultInterval             = time.Minute
+	DefaultAppTimeout           = 5 * time.Minute
+	DefaultRevisionHistoryLimit = 10
+)
+
+// LoadConfig reads and parses the agent configuration at path.
+func LoadConfig(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read agent config: %w", err)
+	}
+	return ParseConfig(data, path)
+}
+
+// ParseConfig parses an agent configuration strictly: an unknown or
+// misspelled field, a duplicate key or a wrong type is an error naming the
+// field. It then fills defaults and validates. name is used in errors.
+func ParseConfig(data []byte, name string) (*Config, error) {
+	js, err := yaml.YAMLToJSONStrict(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: invalid YAML: %w", name, err)
+	}
+	var c Config
+	strict, err := sigsjson.UnmarshalStrict(js, &c, sigsjson.DisallowUnknownFields)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(strict) > 0 {
+		return nil, fmt.Errorf("%s: %w (check the field names against the configuration reference in the README)", name, strict[0])
+	}
+	c.setDefaults()
+	if err := c.validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &c, nil
+}
+
+func (c *Config) setDefaults() {
+	if c.Status.Branch == "" {
+		c.Status.Branch = DefaultStatusBranch
+	}
+	if c.Status.Author.Name == "" {
+		c.Status.Author.Name = "roleout"
+	}
+	if c.Status.Author.Email == "" {
+		c.Status.Author.Email = "roleout@roleout.dev"
+	}
+	if c.Schedule.Interval.Duration == 0 && c.Schedule.Cron == "" {
+		c.Schedule.Interval.Duration = DefaultInterval
+	}
+	if c.CacheDir == "" {
+		if dir, err := os.UserCacheDir(); err == nil {
+			c.CacheDir = filepath.Join(dir, "roleout")
+		} else {
+			c.CacheDir = filepath.Join(os.TempDir(), "roleout-cache")
+		}
+	}
+	for i := range c.Apps {
+		a := &c.Apps[i]
+		if a.UnorderedRoles == "" {
+			a.UnorderedRoles = "First"
+		}
+		if a.Timeout.Duration == 0 {
+			a.Timeout.Duration = DefaultAppTimeout
+		}
+		if a.RevisionHistoryLimit == nil {
+			n := DefaultRevisionHistoryLimit
+			a.RevisionHistoryLimit = &n
+		}
+	}
+}

@@ -1,0 +1,117 @@
+package agent
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const minimalConfig = `apiVersion: roleout.dev/v1alpha1
+kind: AgentConfig
+source: {url: http://git.example/config.git, branch: main}
+apps:
+- {name: web, path: apps/web}
+`
+
+func TestParseConfigFull(t *testing.T) {
+	data, err := os.ReadFile("testdata/agent-full.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ParseConfig(data, "agent-full.yaml")
+	if err != nil {
+		t.Fatalf("the DESIGN.md §8 example must parse: %v", err)
+	}
+	a := c.Apps[0]
+	if a.Name != "llm-serving" || a.Namespace != "llm" || *a.Roles[0].UpgradeOrder != 1 ||
+		a.Roles[0].Selector.MatchLabels["component"] != "prefill" || a.Timeout.Duration != 5*time.Minute ||
+		a.Windows[0].Duration.Duration != 2*time.Hour {
+		t.Errorf("parsed app = %+v", a)
+	}
+	want := []string{"source.verify", "source.pullRequests", "source.auth.sshKeyFile", "apps[0].prune", "apps[0].windows"}
+	if diff := cmp.Diff(want, c.NotActedOn()); diff != "" {
+		t.Errorf("NotActedOn (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseConfigDefaults(t *testing.T) {
+	c, err := ParseConfig([]byte(minimalConfig), "agent.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := c.Apps[0]
+	if c.Status.Branch != DefaultStatusBranch || c.Schedule.Interval.Duration != DefaultInterval ||
+		a.UnorderedRoles != "First" || a.Timeout.Duration != DefaultAppTimeout ||
+		*a.RevisionHistoryLimit != DefaultRevisionHistoryLimit || c.CacheDir == "" || c.Status.Author.Name == "" {
+		t.Errorf("defaults not filled: %+v", c)
+	}
+}
+
+func TestParseConfigErrors(t *testing.T) {
+	cases := []struct {
+		name    string
+		edit    func(string) string
+		wantErr []string
+	}{
+		{"misspelled field", func(s string) string { return strings.Replace(s, "branch: main", "brnach: main", 1) },
+			[]string{`unknown field "source.brnach"`}},
+		{"unknown nested field", func(s string) string { return strings.Replace(s, "path: apps/web", "path: apps/web, nmespace: x", 1) },
+			[]string{`unknown field "apps[0].nmespace"`}},
+		{"missing url", func(s string) string { return strings.Replace(s, "url: http://git.example/config.git, ", "", 1) },
+			[]string{"source.url: required"}},
+		{"missing ref", func(s string) string { return strings.Replace(s, ", branch: main", "", 1) },
+			[]string{"source.branch: required"}},
+		{"two refs", func(s string) string { return strings.Replace(s, "branch: main", "branch: main, tag: v1", 1) },
+			[]string{"set only one of branch, tag"}},
+		{"short commit", func(s string) string { return strings.Replace(s, "branch: main", "commit: abc123", 1) },
+			[]string{"source.commit: must be a full 40-character"}},
+		{"bad semver", func(s string) string { return strings.Replace(s, "branch: main", "semver: 'not a range!'", 1) },
+			[]string{"source.semver: invalid semver range"}},
+		{"missing path", func(s string) string { return strings.Replace(s, ", path: apps/web", "", 1) },
+			[]string{"apps[0].path: required"}},
+		{"path escapes", func(s string) string { return strings.Replace(s, "path: apps/web", "path: ../other", 1) },
+			[]string{"apps[0].path", "inside the repository"}},
+		{"no apps", func(s string) string { return strings.Replace(s, "- {name: web, path: apps/web}", "", 1) },
+			[]string{"apps: at least one app"}},
+		{"bad app name", func(s string) string { return strings.Replace(s, "name: web", "name: Web_1", 1) },
+			[]string{"apps[0].name", "not a valid name"}},
+		{"duplicate app", func(s string) string { return s + "- {name: web, path: apps/other}\n" },
+			[]string{`apps[1].name: duplicate app name "web"`}},
+		{"negative upgradeOrder", func(s string) string {
+			return strings.Replace(s, "path: apps/web}", "path: apps/web, roles: [{name: db, upgradeOrder: -1}]}", 1)
+		}, []string{"apps[0].roles[0].upgradeOrder: must be 0 or more, got -1"}},
+		{"wrong type", func(s string) string {
+			return strings.Replace(s, "path: apps/web}", "path: apps/web, roles: [{name: db, upgradeOrder: first}]}", 1)
+		}, []string{"upgradeOrder"}},
+		{"bad unorderedRoles", func(s string) string {
+			return strings.Replace(s, "path: apps/web}", "path: apps/web, unorderedRoles: Middle}", 1)
+		},
+			[]string{"apps[0].unorderedRoles: must be First or Last"}},
+		{"bad cron", func(s string) string { return s + "schedule: {cron: 'every day'}\n" },
+			[]string{"schedule.cron: invalid cron expression"}},
+		{"status branch is source branch", func(s string) string { return s + "status: {branch: main}\n" },
+			[]string{"status.branch: must differ from source.branch"}},
+		{"wrong kind", func(s string) string { return strings.Replace(s, "kind: AgentConfig", "kind: Agent", 1) },
+			[]string{"apiVersion/kind"}},
+		{"duplicate key", func(s string) string {
+			return strings.Replace(s, "kind: AgentConfig", "kind: AgentConfig\nkind: AgentConfig", 1)
+		},
+			[]string{"invalid YAML", "kind"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseConfig([]byte(tc.edit(minimalConfig)), "agent.yaml")
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, want := range append([]string{"agent.yaml: "}, tc.wantErr...) {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not contain %q", err, want)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,200 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/robfig/cron/v3"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+var commitRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// cronParser accepts five fields, an optional leading seconds field and
+// descriptors such as @hourly.
+var cronParser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+
+// validate checks the configuration after defaults; every error names the
+// field as a path (apps[1].roles[0].upgradeOrder) and says what to do.
+func (c *Config) validate() error {
+	var errs []error
+	add := func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
+	}
+	if c.APIVersion != ConfigAPIVersion || c.Kind != ConfigKind {
+		add("apiVersion/kind", "must be %s / %s, got %q / %q", ConfigAPIVersion, ConfigKind, c.APIVersion, c.Kind)
+	}
+	c.validateSource(add)
+	if c.Schedule.Interval.Duration < 0 {
+		add("schedule.interval", "must be positive, got %s", c.Schedule.Interval.Duration)
+	}
+	if c.Schedule.Cron != "" {
+		if c.Schedule.Interval.Duration != 0 {
+			add("schedule", "set interval or cron, not both")
+		}
+		if _, err := cronParser.Parse(c.Schedule.Cron); err != nil {
+			add("schedule.cron", "invalid cron expression %q: %v", c.Schedule.Cron, err)
+		}
+	}
+	if _, err := time.LoadLocation(c.Schedule.TimeZone); err != nil {
+		add("schedule.timeZone", "unknown time zone %q", c.Schedule.TimeZone)
+	}
+	if !validBranchName(c.Status.Branch) {
+		add("status.branch", "invalid branch name %q", c.Status.Branch)
+	}
+	if len(c.Apps) == 0 {
+		add("apps", "at least one app is required")
+	}
+	seen := map[string]bool{}
+	for i := range c.Apps {
+		a := &c.Apps[i]
+		field := fmt.Sprintf("apps[%d]", i)
+		if seen[a.Name] {
+			add(field+".name", "duplicate app name %q", a.Name)
+		}
+		seen[a.Name] = true
+		a.validate(field, add)
+	}
+	return errors.Join(errs...)
+}
+
+func (c *Config) validateSource(add func(field, format string, args ...any)) {
+	s := c.Source
+	if s.URL == "" {
+		add("source.url", "required: the git repository to poll")
+	}
+	refs := 0
+	for _, v := range []string{s.Branch, s.Tag, s.Semver, s.Commit} {
+		if v != "" {
+			refs++
+		}
+	}
+	switch {
+	case refs == 0:
+		add("source.branch", "required: set one of branch, tag, semver or commit")
+	case refs > 1:
+		add("source", "set only one of branch, tag, semver and commit")
+	}
+	if s.Commit != "" && !commitRE.MatchString(s.Commit) {
+		add("source.commit", "must be a full 40-character lower-case commit hash, got %q", s.Commit)
+	}
+	if s.Semver != "" {
+		if _, err := semver.NewConstraint(s.Semver); err != nil {
+			add("source.semver", "invalid semver range %q: %v", s.Semver, err)
+		}
+	}
+	if s.Branch != "" && c.Status.Branch == s.Branch {
+		add("status.branch", "must differ from source.branch %q: the agent's own commits would trigger it", s.Branch)
+	}
+	if v := s.Verify; v != nil && v.Mode != "" && v.Mode != "head" && v.Mode != "tag" {
+		add("source.verify.mode", "must be head or tag, got %q", v.Mode)
+	}
+}
+
+func (a *AppConfig) validate(field string, add func(field, format string, args ...any)) {
+	if a.Name == "" {
+		add(field+".name", "required")
+	} else if msgs := validation.IsDNS1123Label(a.Name); len(msgs) > 0 {
+		add(field+".name", "%q is not a valid name: %s", a.Name, strings.Join(msgs, "; "))
+	}
+	switch {
+	case a.Path == "":
+		add(field+".path", "required: the overlay directory, relative to the repository root")
+	case path.IsAbs(a.Path) || strings.HasPrefix(path.Clean(a.Path), ".."):
+		add(field+".path", "%q must be relative and inside the repository", a.Path)
+	}
+	if a.Namespace != "" {
+		if msgs := validation.IsDNS1123Label(a.Namespace); len(msgs) > 0 {
+			add(field+".namespace", "%q is not a valid namespace: %s", a.Namespace, strings.Join(msgs, "; "))
+		}
+	}
+	if a.UnorderedRoles != "First" && a.UnorderedRoles != "Last" {
+		add(field+".unorderedRoles", "must be First or Last, got %q", a.UnorderedRoles)
+	}
+	if a.Timeout.Duration <= 0 {
+		add(field+".timeout", "must be positive, got %s", a.Timeout.Duration)
+	}
+	if *a.RevisionHistoryLimit < 1 {
+		add(field+".revisionHistoryLimit", "must be 1 or more, got %d", *a.RevisionHistoryLimit)
+	}
+	roles := map[string]bool{}
+	for j, r := range a.Roles {
+		rf := fmt.Sprintf("%s.roles[%d]", field, j)
+		if msgs := validation.IsDNS1123Label(r.Name); len(msgs) > 0 {
+			add(rf+".name", "%q is not a valid role name: %s", r.Name, strings.Join(msgs, "; "))
+		}
+		if roles[r.Name] {
+			add(rf+".name", "duplicate role %q", r.Name)
+		}
+		roles[r.Name] = true
+		if r.UpgradeOrder != nil && *r.UpgradeOrder < 0 {
+			add(rf+".upgradeOrder", "must be 0 or more, got %d", *r.UpgradeOrder)
+		}
+		if r.Selector != nil {
+			if _, err := metav1.LabelSelectorAsSelector(r.Selector); err != nil {
+				add(rf+".selector", "invalid label selector: %v", err)
+			}
+		}
+	}
+	for j, w := range a.Windows {
+		wf := fmt.Sprintf("%s.windows[%d]", field, j)
+		if w.Kind != "allow" && w.Kind != "deny" {
+			add(wf+".kind", "must be allow or deny, got %q", w.Kind)
+		}
+		if _, err := cronParser.Parse(w.Cron); err != nil {
+			add(wf+".cron", "invalid cron expression %q: %v", w.Cron, err)
+		}
+		if w.Duration.Duration <= 0 {
+			add(wf+".duration", "must be positive, got %s", w.Duration.Duration)
+		}
+		if _, err := time.LoadLocation(w.TimeZone); err != nil {
+			add(wf+".timeZone", "unknown time zone %q", w.TimeZone)
+		}
+	}
+}
+
+// NotActedOn lists the fields that are set but that this version of the
+// agent does not act on yet, so the command can warn about them.
+func (c *Config) NotActedOn() []string {
+	var out []string
+	if c.Source.Verify != nil {
+		out = append(out, "source.verify")
+	}
+	if c.Source.PullRequests != nil {
+		out = append(out, "source.pullRequests")
+	}
+	if c.Source.Auth.SSHKeyFile != "" {
+		out = append(out, "source.auth.sshKeyFile")
+	}
+	for i, a := range c.Apps {
+		if a.Prune {
+			out = append(out, fmt.Sprintf("apps[%d].prune", i))
+		}
+		if len(a.Windows) > 0 {
+			out = append(out, fmt.Sprintf("apps[%d].windows", i))
+		}
+	}
+	return out
+}
+
+// validBranchName applies the parts of git's ref-name rules that matter
+// for a branch named in a config file.
+func validBranchName(b string) bool {
+	if b == "" || strings.HasPrefix(b, "-") || strings.HasPrefix(b, "/") || strings.HasSuffix(b, "/") ||
+		strings.HasSuffix(b, ".lock") || strings.HasSuffix(b, ".") || strings.Contains(b, "..") ||
+		strings.Contains(b, "//") || strings.Contains(b, "@{") {
+		return false
+	}
+	for _, r := range b {
+		if r <= ' ' || r == 0x7f || strings.ContainsRune("~^:?*[\\", r) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,154 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/sources"
+)
+
+// fakeFetcher returns snap, or err.
+type fakeFetcher struct {
+	snap sources.Snapshot
+	err  error
+}
+
+func (f *fakeFetcher) Fetch(context.Context) (sources.Snapshot, error) { return f.snap, f.err }
+
+// fakeRenderer returns objs (or err) and counts calls.
+type fakeRenderer struct {
+	objs  []*unstructured.Unstructured
+	err   error
+	calls int
+}
+
+func (f *fakeRenderer) Render(context.Context, string, AppConfig) ([]*unstructured.Unstructured, error) {
+	f.calls++
+	return f.objs, f.err
+}
+
+// fakePlanner plans with the real planner; it exists to count calls and
+// inject errors.
+type fakePlanner struct {
+	err   error
+	calls int
+}
+
+func (f *fakePlanner) Plan(objs []*unstructured.Unstructured, app AppConfig) (*render.Plan, error) {
+	f.calls++
+	if f.err != nil {
+		return nil, f.err
+	}
+	return rolePlanner{}.Plan(objs, app)
+}
+
+// fakeApplier records the names of applied objects in order; an object
+// named in failApply fails to apply, one named in failHealth never gets
+// healthy.
+type fakeApplier struct {
+	mu         sync.Mutex
+	applied    []string
+	labels     map[string]map[string]string
+	failApply  string
+	failHealth string
+	resets     int
+}
+
+func (f *fakeApplier) Apply(_ context.Context, objs []*unstructured.Unstructured, opts apply.ApplyOptions) ([]apply.Result, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.labels == nil {
+		f.labels = map[string]map[string]string{}
+	}
+	var res []apply.Result
+	var errs []error
+	for _, o := range objs {
+		r := apply.Result{Object: apply.RefOf(o), Action: apply.Configured}
+		if o.GetName() == f.failApply {
+			r.Action, r.Err = apply.Failed, errors.New(r.Object.String()+": refused")
+			errs = append(errs, r.Err)
+		} else {
+			f.applied = append(f.applied, o.GetName())
+			l := map[string]string{}
+			for k, v := range o.GetLabels() {
+				l[k] = v
+			}
+			for k, v := range opts.Labels {
+				l[k] = v
+			}
+			f.labels[o.GetName()] = l
+		}
+		res = append(res, r)
+	}
+	return res, errors.Join(errs...)
+}
+
+func (f *fakeApplier) WaitHealthy(_ context.Context, objs []*unstructured.Unstructured, _ time.Duration) error {
+	for _, o := range objs {
+		if o.GetName() == f.failHealth {
+			return &apply.NotReadyError{Object: apply.RefOf(o), Status: "InProgress", Message: "Available: 0/1"}
+		}
+	}
+	return nil
+}
+
+func (f *fakeApplier) ResetMapper() { f.resets++ }
+
+// fakeStatus is a status branch in memory.
+type fakeStatus struct {
+	files   map[string][]byte
+	commits []string
+}
+
+func (f *fakeStatus) ReadFile(_ context.Context, name string) ([]byte, error) {
+	data, ok := f.files[name]
+	if !ok {
+		return nil, os.ErrNotExist
+	}
+	return data, nil
+}
+
+func (f *fakeStatus) Commit(_ context.Context, files map[string][]byte, msg string) (string, error) {
+	if f.files == nil {
+		f.files = map[string][]byte{}
+	}
+	changed := false
+	for k, v := range files {
+		if string(f.files[k]) != string(v) {
+			changed = true
+		}
+		if v == nil {
+			delete(f.files, k)
+		} else {
+			f.files[k] = v
+		}
+	}
+	if !changed {
+		return "", sources.ErrNoChange
+	}
+	f.commits = append(f.commits, msg)
+	return "c0ffee", nil
+}
+
+var (
+	_ Fetcher     = (*fakeFetcher)(nil)
+	_ Renderer    = (*fakeRenderer)(nil)
+	_ Planner     = (*fakePlanner)(nil)
+	_ Applier     = (*fakeApplier)(nil)
+	_ StatusStore = (*fakeStatus)(nil)
+)
+
+func quietLogger() logrus.FieldLogger {
+	l := logrus.New()
+	l.SetOutput(io.Discard)
+	return l
+}

@@ -1,0 +1,162 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/sirupsen/logrus"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/sources"
+)
+
+// Labels roleout sets on every object it applies.
+const (
+	AppLabel  = "roleout.dev/app"
+	RoleLabel = "roleout.dev/role"
+)
+
+// reconcileApp takes one app from the snapshot to the cluster and records
+// the outcome on the status branch. Render and plan errors apply nothing.
+func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app AppConfig) error {
+	log := a.log.WithFields(logrus.Fields{"app": app.Name, "commit": snap.Revision.Short()})
+	prev, err := loadStatus(ctx, a.deps.Status, app.Name)
+	if err != nil {
+		return err
+	}
+	if prev != nil && prev.Revision == snap.Revision.String() && prev.Phase == PhaseSucceeded {
+		log.Debug("already reconciled at this revision")
+		return nil
+	}
+	st := &AppStatus{
+		APIVersion: ConfigAPIVersion, Kind: StatusKind, App: app.Name,
+		Source: a.sourceURL, Path: app.Path, Revision: snap.Revision.String(),
+	}
+	plan, err := a.plan(ctx, snap, app)
+	if err != nil {
+		log.WithError(err).Error("render failed: nothing applied")
+		st.Phase, st.Message = PhaseFailed, err.Error()
+		if prev != nil {
+			st.Prerequisites, st.Roles = prev.Prerequisites, prev.Roles
+		}
+		return errors.Join(err, a.report(ctx, log, app, st, fmt.Sprintf("roleout: %s render failed (%s)", app.Name, snap.Revision.Short())))
+	}
+	steps := newRollout(app, snap.Revision, plan, prev)
+	steps.logSequence(log)
+	if app.Paused {
+		st.Phase, st.Message = PhasePaused, "app is paused: planned, nothing applied"
+		st.Prerequisites, st.Roles = steps.prereq, steps.roles
+		return a.report(ctx, log, app, st, fmt.Sprintf("roleout: %s paused (%s)", app.Name, snap.Revision.Short()))
+	}
+	err = a.rollout(ctx, log, app, steps)
+	st.Prerequisites, st.Roles = steps.prereq, steps.roles
+	st.Phase = PhaseSucceeded
+	if err != nil {
+		st.Phase, st.Message = PhaseFailed, err.Error()
+	}
+	return errors.Join(err, a.report(ctx, log, app, st, steps.commitMessage(app.Name, err)))
+}
+
+// plan renders the app's overlay and plans it.
+func (a *Agent) plan(ctx context.Context, snap sources.Snapshot, app AppConfig) (*render.Plan, error) {
+	objs, err := a.deps.Renderer.Render(ctx, snap.Dir, app)
+	if err != nil {
+		return nil, fmt.Errorf("render %s at %s: %w", app.Path, snap.Revision.Short(), err)
+	}
+	if len(objs) == 0 && !app.AllowEmpty {
+		return nil, fmt.Errorf("render %s at %s: no objects (set allowEmpty: true if that is intended)", app.Path, snap.Revision.Short())
+	}
+	plan, err := a.deps.Planner.Plan(objs, app)
+	if err != nil {
+		return nil, fmt.Errorf("plan %s at %s: %w", app.Path, snap.Revision.Short(), err)
+	}
+	return plan, nil
+}
+
+// rollout applies the prerequisite step and then each wave's changed
+// roles, waiting for every wave to be healthy before the next starts.
+func (a *Agent) rollout(ctx context.Context, log logrus.FieldLogger, app AppConfig, r *rollout) error {
+	opts := apply.ApplyOptions{Force: app.Force, Labels: map[string]string{AppLabel: app.Name}}
+	if r.prereqChanged {
+		if err := a.applyStep(ctx, log.WithField("step", "prerequisites"), r.plan.Prerequisites, opts, app); err != nil {
+			return fmt.Errorf("prerequisites: %w", err)
+		}
+		r.markPrerequisitesApplied()
+		a.deps.Applier.ResetMapper()
+	}
+	for i, wave := range r.plan.Waves {
+		var objs []*unstructured.Unstructured
+		var changed []string
+		for _, role := range wave.Roles {
+			if r.changed[role.Name] {
+				objs = append(objs, withLabel(role.Objects, RoleLabel, role.Name)...)
+				changed = append(changed, role.Name)
+			}
+		}
+		if len(objs) == 0 {
+			continue
+		}
+		wlog := log.WithFields(logrus.Fields{"wave": i + 1, "upgradeOrder": wave.UpgradeOrder, "roles": changed})
+		if err := a.applyStep(ctx, wlog, objs, opts, app); err != nil {
+			r.markWaveFailed(i, err)
+			r.markPending(i + 1)
+			return fmt.Errorf("wave %d (upgradeOrder %d): %w", i+1, wave.UpgradeOrder, err)
+		}
+		r.markWaveApplied(i)
+	}
+	return nil
+}
+
+// applyStep applies objs and waits until they are healthy.
+func (a *Agent) applyStep(ctx context.Context, log logrus.FieldLogger, objs []*unstructured.Unstructured, opts apply.ApplyOptions, app AppConfig) error {
+	log.WithField("objects", len(objs)).Info("applying")
+	results, err := a.deps.Applier.Apply(ctx, objs, opts)
+	for _, res := range results {
+		log.WithField("object", res.Object.String()).Debug(res.Action)
+	}
+	if err != nil {
+		return err
+	}
+	if err := a.deps.Applier.WaitHealthy(ctx, objs, app.Timeout.Duration); err != nil {
+		return err
+	}
+	log.Info("healthy")
+	return nil
+}
+
+// report commits the app's status to the status branch.
+func (a *Agent) report(ctx context.Context, log logrus.FieldLogger, app AppConfig, st *AppStatus, msg string) error {
+	data, err := st.encode()
+	if err != nil {
+		return err
+	}
+	_, err = a.deps.Status.Commit(ctx, map[string][]byte{statusPath(app.Name): data}, msg)
+	if errors.Is(err, sources.ErrNoChange) {
+		return nil
+	}
+	if err != nil {
+		log.WithError(err).Error("status not recorded")
+		return fmt.Errorf("record status: %w", err)
+	}
+	log.WithField("phase", st.Phase).Info(msg)
+	return nil
+}
+
+// withLabel returns copies of objs with label key=value set.
+func withLabel(objs []*unstructured.Unstructured, key, value string) []*unstructured.Unstructured {
+	out := make([]*unstructured.Unstructured, len(objs))
+	for i, o := range objs {
+		c := o.DeepCopy()
+		l := c.GetLabels()
+		if l == nil {
+			l = map[string]string{}
+		}
+		l[key] = value
+		c.SetLabels(l)
+		out[i] = c
+	}
+	return out
+}

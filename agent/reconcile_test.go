@@ -1,0 +1,263 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/sources"
+)
+
+// roleDeployment returns a Deployment in role with upgradeOrder order.
+func roleDeployment(name, role string, order int, image string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": name, "namespace": "app", "annotations": map[string]any{
+			render.RoleAnnotation: role, render.UpgradeOrderAnnotation: fmt.Sprint(order),
+		}},
+		"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+			"containers": []any{map[string]any{"name": name, "image": image}},
+		}}},
+	}}
+}
+
+func threeRoles(decodeImage string) []*unstructured.Unstructured {
+	return []*unstructured.Unstructured{
+		{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "app"}}},
+		roleDeployment("prefill", "prefill", 1, "prefill:1"),
+		roleDeployment("decode", "decode", 2, decodeImage),
+		roleDeployment("router", "router", 3, "router:1"),
+	}
+}
+
+type harness struct {
+	agent    *Agent
+	fetcher  *fakeFetcher
+	renderer *fakeRenderer
+	planner  *fakePlanner
+	applier  *fakeApplier
+	status   *fakeStatus
+}
+
+func newHarness(objs []*unstructured.Unstructured, mutate func(*AppConfig)) *harness {
+	app := AppConfig{Name: "llm", Path: "apps/llm", UnorderedRoles: "First", Timeout: metav1.Duration{Duration: time.Minute}}
+	if mutate != nil {
+		mutate(&app)
+	}
+	h := &harness{
+		fetcher:  &fakeFetcher{snap: sources.Snapshot{Revision: sources.Revision{Ref: "main", Commit: strings.Repeat("a", 40)}}},
+		renderer: &fakeRenderer{objs: objs},
+		planner:  &fakePlanner{},
+		applier:  &fakeApplier{},
+		status:   &fakeStatus{},
+	}
+	cfg := &Config{Source: SourceConfig{URL: "http://git.example/config.git", Branch: "main"}, Apps: []AppConfig{app}}
+	h.agent = NewWithDeps(cfg, Deps{Fetcher: h.fetcher, Renderer: h.renderer, Planner: h.planner, Applier: h.applier, Status: h.status}, quietLogger())
+	return h
+}
+
+func (h *harness) newCommit(c byte, objs []*unstructured.Unstructured) {
+	h.fetcher.snap.Revision.Commit = strings.Repeat(string(c), 40)
+	h.renderer.objs = objs
+}
+
+func (h *harness) appStatus(t *testing.T) *AppStatus {
+	t.Helper()
+	st, err := parseStatus(h.status.files["llm/status.yaml"], "llm/status.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func summary(st *AppStatus) string {
+	var parts []string
+	for _, r := range st.Roles {
+		parts = append(parts, fmt.Sprintf("%s:%s:%d", r.Name, r.Result, r.Revision))
+	}
+	return st.Phase + " " + strings.Join(parts, " ")
+}
+
+func TestReconcileAppliesWavesInOrder(t *testing.T) {
+	h := newHarness(threeRoles("decode:1"), nil)
+	if err := h.agent.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"app", "prefill", "decode", "router"}, h.applier.applied); diff != "" {
+		t.Errorf("apply order (-want +got):\n%s", diff)
+	}
+	if h.applier.resets != 1 {
+		t.Errorf("mapper resets after the prerequisite step = %d, want 1", h.applier.resets)
+	}
+	if l := h.applier.labels["decode"]; l[AppLabel] != "llm" || l[RoleLabel] != "decode" {
+		t.Errorf("decode labels = %v", l)
+	}
+	if got := summary(h.appStatus(t)); got != "Succeeded prefill:Applied:1 decode:Applied:1 router:Applied:1" {
+		t.Errorf("status = %s", got)
+	}
+
+	h.newCommit('b', threeRoles("decode:2"))
+	h.applier.applied = nil
+	if err := h.agent.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"decode"}, h.applier.applied); diff != "" {
+		t.Errorf("second rollout applied (-want +got):\n%s", diff)
+	}
+	st := h.appStatus(t)
+	if got := summary(st); got != "Succeeded prefill:Unchanged:1 decode:Applied:2 router:Unchanged:1" {
+		t.Errorf("status = %s", got)
+	}
+	if st.Roles[1].RevisionName != "llm-decode-"+st.Roles[1].Hash || st.Roles[1].AppliedRevision != "main@sha1:"+strings.Repeat("b", 40) {
+		t.Errorf("decode status = %+v", st.Roles[1])
+	}
+	want := []string{
+		"roleout: llm roles prefill → rev 1, decode → rev 1, router → rev 1 (main@sha1:aaaaaaa)",
+		"roleout: llm role decode → rev 2 (main@sha1:bbbbbbb)",
+	}
+	if diff := cmp.Diff(want, h.status.commits); diff != "" {
+		t.Errorf("status commits (-want +got):\n%s", diff)
+	}
+}
+
+func TestReconcileUnhealthyWaveStopsLaterWaves(t *testing.T) {
+	h := newHarness(threeRoles("decode:1"), nil)
+	h.applier.failHealth = "decode"
+	err := h.agent.RunOnce(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "app llm: wave 2 (upgradeOrder 2): Deployment/app/decode not ready") {
+		t.Fatalf("error = %v", err)
+	}
+	if diff := cmp.Diff([]string{"app", "prefill", "decode"}, h.applier.applied); diff != "" {
+		t.Errorf("applied (-want +got):\n%s", diff)
+	}
+	st := h.appStatus(t)
+	if got := summary(st); got != "Failed prefill:Applied:1 decode:Failed:0 router:Pending:0" {
+		t.Errorf("status = %s", got)
+	}
+	if !strings.Contains(st.Roles[1].Message, "Available: 0/1") {
+		t.Errorf("decode message %q lacks the condition", st.Roles[1].Message)
+	}
+	if c := h.status.commits[0]; !strings.Contains(c, "role prefill → rev 1; failed: wave 2") {
+		t.Errorf("commit message %q", c)
+	}
+
+	// The same commit again, now healthy: only the roles not yet applied
+	// are written.
+	h.applier.failHealth, h.applier.applied = "", nil
+	if err := h.agent.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"decode", "router"}, h.applier.applied); diff != "" {
+		t.Errorf("retry applied (-want +got):\n%s", diff)
+	}
+	if got := summary(h.appStatus(t)); got != "Succeeded prefill:Unchanged:1 decode:Applied:1 router:Applied:1" {
+		t.Errorf("status = %s", got)
+	}
+}
+
+func TestReconcileRenderErrorAppliesNothing(t *testing.T) {
+	h := newHarness(threeRoles("decode:1"), nil)
+	if err := h.agent.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h.newCommit('b', nil)
+	h.renderer.err = errors.New("kustomize build apps/llm: missing.yaml: no such file")
+	h.applier.applied = nil
+	err := h.agent.RunOnce(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "app llm: render apps/llm at main@sha1:bbbbbbb: kustomize build") {
+		t.Fatalf("error = %v", err)
+	}
+	if len(h.applier.applied) != 0 {
+		t.Errorf("applied %v after a render error", h.applier.applied)
+	}
+	st := h.appStatus(t)
+	if got := summary(st); got != "Failed prefill:Applied:1 decode:Applied:1 router:Applied:1" {
+		t.Errorf("status = %s (the applied roles must stay recorded)", got)
+	}
+	if !strings.Contains(st.Message, "missing.yaml") || st.Revision != "main@sha1:"+strings.Repeat("b", 40) {
+		t.Errorf("status message %q revision %s", st.Message, st.Revision)
+	}
+}
+
+func TestReconcileSkipsWhatIsDone(t *testing.T) {
+	cases := []struct {
+		name       string
+		objs       []*unstructured.Unstructured
+		mutate     func(*AppConfig)
+		wantPhase  string
+		wantRender int
+	}{
+		{"empty render is an error", nil, nil, PhaseFailed, 1},
+		{"paused plans but applies nothing", threeRoles("decode:1"), func(a *AppConfig) { a.Paused = true }, PhasePaused, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(tc.objs, tc.mutate)
+			_ = h.agent.RunOnce(context.Background())
+			if len(h.applier.applied) != 0 {
+				t.Errorf("applied %v", h.applier.applied)
+			}
+			if st := h.appStatus(t); st.Phase != tc.wantPhase {
+				t.Errorf("phase %s, want %s (%s)", st.Phase, tc.wantPhase, st.Message)
+			}
+			if h.renderer.calls != tc.wantRender {
+				t.Errorf("renders = %d, want %d", h.renderer.calls, tc.wantRender)
+			}
+		})
+	}
+	t.Run("a reconciled revision is not rendered again", func(t *testing.T) {
+		h := newHarness(threeRoles("decode:1"), nil)
+		for range 3 {
+			if err := h.agent.RunOnce(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if h.renderer.calls != 1 || len(h.status.commits) != 1 {
+			t.Errorf("renders = %d, status commits = %d; want 1 and 1", h.renderer.calls, len(h.status.commits))
+		}
+	})
+}
+
+func TestReconcileFetchError(t *testing.T) {
+	h := newHarness(threeRoles("decode:1"), nil)
+	h.fetcher.err = errors.New("fetch http://git.example/config.git: connection refused")
+	err := h.agent.RunOnce(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "poll source: fetch") {
+		t.Fatalf("error = %v", err)
+	}
+	if h.renderer.calls != 0 || len(h.applier.applied) != 0 || len(h.status.commits) != 0 {
+		t.Error("a failed fetch must render, apply and record nothing")
+	}
+}
+
+func TestSchedule(t *testing.T) {
+	now := time.Date(2026, 11, 29, 10, 7, 30, 0, time.UTC)
+	cases := []struct {
+		name string
+		cfg  ScheduleConfig
+		want time.Time
+	}{
+		{"interval", ScheduleConfig{Interval: metav1.Duration{Duration: time.Minute}}, now.Add(time.Minute)},
+		{"cron", ScheduleConfig{Cron: "*/10 * * * *"}, time.Date(2026, 11, 29, 10, 10, 0, 0, time.UTC)},
+		{"cron in a time zone", ScheduleConfig{Cron: "0 2 * * *", TimeZone: "Europe/Berlin"}, time.Date(2026, 11, 30, 1, 0, 0, 0, time.UTC)},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := newSchedule(tc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.Next(now); !got.Equal(tc.want) {
+				t.Errorf("Next = %s, want %s", got.UTC(), tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,115 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+
+	"sigs.k8s.io/yaml"
+)
+
+// Status file kinds and the phases of an app.
+const (
+	StatusKind = "AppStatus"
+
+	PhaseSucceeded = "Succeeded"
+	PhaseFailed    = "Failed"
+	PhasePaused    = "Paused"
+)
+
+// Role results recorded in status.
+const (
+	RoleApplied   = "Applied"   // written in this rollout and healthy
+	RoleUnchanged = "Unchanged" // its template hash was already applied
+	RoleFailed    = "Failed"    // apply or health wait failed
+	RolePending   = "Pending"   // not reached: an earlier wave failed, or paused
+)
+
+// AppStatus is an app's status.yaml on the status branch (DESIGN.md §3):
+// what the agent last reconciled and, per role, what is applied.
+type AppStatus struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	App        string `json:"app"`
+	// Source is the repository URL, credentials redacted, and Path the
+	// overlay.
+	Source string `json:"source"`
+	Path   string `json:"path"`
+	// Revision is the source revision last reconciled (main@sha1:…).
+	Revision string `json:"revision"`
+	Phase    string `json:"phase"`
+	// Message explains a Failed or Paused phase.
+	Message       string        `json:"message,omitempty"`
+	Prerequisites *StepStatus   `json:"prerequisites,omitempty"`
+	Roles         []*RoleStatus `json:"roles,omitempty"`
+}
+
+// StepStatus is the prerequisite step's applied hash.
+type StepStatus struct {
+	Hash    string `json:"hash"`
+	Objects int    `json:"objects"`
+}
+
+// RoleStatus is one role in status.
+type RoleStatus struct {
+	Name         string `json:"name"`
+	UpgradeOrder int    `json:"upgradeOrder"`
+	// Hash, Revision and RevisionName describe the template applied and
+	// healthy; they stay at the previous values when a rollout fails.
+	Hash         string `json:"hash,omitempty"`
+	Revision     int64  `json:"revision,omitempty"`
+	RevisionName string `json:"revisionName,omitempty"`
+	// AppliedRevision is the source revision Hash was applied from.
+	AppliedRevision string `json:"appliedRevision,omitempty"`
+	Objects         int    `json:"objects"`
+	// Result is what the last reconcile did to the role.
+	Result  string `json:"result"`
+	Message string `json:"message,omitempty"`
+}
+
+// role returns the status of role name, or nil.
+func (s *AppStatus) role(name string) *RoleStatus {
+	if s == nil {
+		return nil
+	}
+	for _, r := range s.Roles {
+		if r.Name == name {
+			return r
+		}
+	}
+	return nil
+}
+
+// statusPath returns the path of an app's status.yaml on the branch.
+func statusPath(app string) string { return path.Join(app, "status.yaml") }
+
+// loadStatus reads an app's status.yaml; a missing file is a nil status.
+func loadStatus(ctx context.Context, r StatusReader, app string) (*AppStatus, error) {
+	data, err := r.ReadFile(ctx, statusPath(app))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return parseStatus(data, statusPath(app))
+}
+
+// parseStatus decodes a status.yaml strictly.
+func parseStatus(data []byte, name string) (*AppStatus, error) {
+	var s AppStatus
+	if err := yaml.UnmarshalStrict(data, &s); err != nil {
+		return nil, fmt.Errorf("status branch file %s is not a valid status: %w (fix or delete it on the status branch)", name, err)
+	}
+	if s.Kind != StatusKind {
+		return nil, fmt.Errorf("status branch file %s has kind %q, want %s", name, s.Kind, StatusKind)
+	}
+	return &s, nil
+}
+
+// encode returns the status as YAML.
+func (s *AppStatus) encode() ([]byte, error) {
+	return yaml.Marshal(s)
+}

@@ -1,0 +1,138 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
+
+	"github.com/roleout/roleout/internal/testcluster"
+)
+
+var cluster *testcluster.Cluster
+
+func TestMain(m *testing.M) {
+	os.Exit(testcluster.Main(m, testcluster.DefaultOptions(), &cluster))
+}
+
+func obj(t *testing.T, y string) *unstructured.Unstructured {
+	t.Helper()
+	m := map[string]any{}
+	if err := yaml.Unmarshal([]byte(y), &m); err != nil {
+		t.Fatal(err)
+	}
+	return &unstructured.Unstructured{Object: m}
+}
+
+func deployment(t *testing.T, name, image, nodeSelector string) *unstructured.Unstructured {
+	t.Helper()
+	return obj(t, `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: `+name+`, namespace: default}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: `+name+`}}
+  template:
+    metadata: {labels: {app: `+name+`}}
+    spec:
+      nodeSelector: {`+nodeSelector+`}
+      containers: [{name: main, image: "`+image+`"}]
+`)
+}
+
+func newApplier(t *testing.T) *Applier {
+	t.Helper()
+	a, err := New(testcluster.Require(t, cluster).Config, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func actions(rs []Result) []Action {
+	var out []Action
+	for _, r := range rs {
+		out = append(out, r.Action)
+	}
+	return out
+}
+
+func TestApplyActionsAndHealth(t *testing.T) {
+	a := newApplier(t)
+	ctx := context.Background()
+	cm := obj(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web-config, namespace: default}\ndata: {a: '1'}\n")
+	dep := deployment(t, "web", "web:1.0", "")
+	opts := ApplyOptions{Labels: map[string]string{"roleout.dev/app": "web"}}
+	steps := []struct {
+		name string
+		objs []*unstructured.Unstructured
+		want []Action
+	}{
+		{"create", []*unstructured.Unstructured{cm, dep}, []Action{Created, Created}},
+		{"same again", []*unstructured.Unstructured{cm, dep}, []Action{Unchanged, Unchanged}},
+		{"new image", []*unstructured.Unstructured{cm, deployment(t, "web", "web:2.0", "")}, []Action{Unchanged, Configured}},
+	}
+	for _, s := range steps {
+		res, err := a.Apply(ctx, s.objs, opts)
+		if err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		if diff := cmp.Diff(s.want, actions(res)); diff != "" {
+			t.Errorf("%s: actions (-want +got):\n%s", s.name, diff)
+		}
+		if err := a.WaitHealthy(ctx, s.objs, time.Minute); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+	}
+	cs, err := kubernetes.NewForConfig(cluster.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := cs.AppsV1().Deployments("default").Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Labels["roleout.dev/app"] != "web" || d.Status.UpdatedReplicas != 2 || d.Status.AvailableReplicas != 2 {
+		t.Errorf("deployment after the wait: labels %v, status %+v", d.Labels, d.Status)
+	}
+	for _, mf := range d.ManagedFields {
+		if mf.Operation == metav1.ManagedFieldsOperationApply && mf.Manager != FieldManager {
+			t.Errorf("applied by field manager %q, want %q", mf.Manager, FieldManager)
+		}
+	}
+}
+
+func TestWaitHealthyTimeoutNamesObject(t *testing.T) {
+	a := newApplier(t)
+	ctx := context.Background()
+	stuck := deployment(t, "stuck", "stuck:1.0", "no-such-node: 'true'")
+	if _, err := a.Apply(ctx, []*unstructured.Unstructured{stuck}, ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	err := a.WaitHealthy(ctx, []*unstructured.Unstructured{stuck}, 2*time.Second)
+	var nr *NotReadyError
+	if !errors.As(err, &nr) {
+		t.Fatalf("error %v, want a NotReadyError", err)
+	}
+	t.Log(err)
+	if nr.Object.String() != "Deployment/default/stuck" || nr.Status != "InProgress" || !strings.Contains(err.Error(), "after waiting 2s") {
+		t.Errorf("not-ready error = %q (%+v)", err, nr)
+	}
+}
+
+func TestApplyFailureNamesObject(t *testing.T) {
+	a := newApplier(t)
+	bad := obj(t, "apiVersion: example.com/v1\nkind: Nothing\nmetadata: {name: x, namespace: default}\n")
+	res, err := a.Apply(context.Background(), []*unstructured.Unstructured{bad}, ApplyOptions{})
+	if err == nil || res[0].Action != Failed || !strings.Contains(err.Error(), "Nothing/default/x") {
+		t.Errorf("apply of an unknown kind: %v %+v", err, res)
+	}
+}

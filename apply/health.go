@@ -1,0 +1,102 @@
+package apply
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+)
+
+// NotReadyError says which object was not healthy when a wait ended.
+type NotReadyError struct {
+	Object ObjectRef
+	// Status is the object's kstatus status (InProgress, Failed, …).
+	Status string
+	// Message is kstatus' explanation, from the object's conditions.
+	Message string
+	Err     error
+}
+
+func (e *NotReadyError) Error() string {
+	msg := fmt.Sprintf("%s not ready (%s)", e.Object, e.Status)
+	if e.Message != "" {
+		msg += ": " + e.Message
+	}
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+func (e *NotReadyError) Unwrap() error { return e.Err }
+
+// WaitHealthy waits until every object in objs is Current by kstatus:
+// Deployments rolled out, StatefulSets at their update revision, Jobs
+// complete, custom resources Ready. It returns a *NotReadyError naming the
+// first object that is not when timeout passes or ctx ends, and at once
+// when an object's status is Failed.
+func (a *Applier) WaitHealthy(ctx context.Context, objs []*unstructured.Unstructured, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	pending := append([]*unstructured.Unstructured(nil), objs...)
+	tick := time.NewTicker(a.opts.PollInterval)
+	defer tick.Stop()
+	for {
+		var notReady *NotReadyError
+		var still []*unstructured.Unstructured
+		for _, o := range pending {
+			nr := a.check(ctx, o)
+			if nr == nil {
+				continue
+			}
+			if nr.Status == string(status.FailedStatus) {
+				return nr
+			}
+			if notReady == nil {
+				notReady = nr
+			}
+			still = append(still, o)
+		}
+		if len(still) == 0 {
+			return nil
+		}
+		pending = still
+		if time.Now().After(deadline) {
+			notReady.Err = fmt.Errorf("still %s after waiting %s", notReady.Status, timeout)
+			return notReady
+		}
+		select {
+		case <-ctx.Done():
+			notReady.Err = ctx.Err()
+			return notReady
+		case <-tick.C:
+		}
+	}
+}
+
+// check reads o and returns nil when it is Current.
+func (a *Applier) check(ctx context.Context, o *unstructured.Unstructured) *NotReadyError {
+	ref := RefOf(o)
+	ri, err := a.resource(o.DeepCopy())
+	if err != nil {
+		return &NotReadyError{Object: ref, Status: string(status.UnknownStatus), Err: err}
+	}
+	live, err := ri.Get(ctx, o.GetName(), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return &NotReadyError{Object: ref, Status: string(status.NotFoundStatus)}
+	}
+	if err != nil {
+		return &NotReadyError{Object: ref, Status: string(status.UnknownStatus), Err: err}
+	}
+	res, err := status.Compute(live)
+	if err != nil {
+		return &NotReadyError{Object: ref, Status: string(status.UnknownStatus), Err: err}
+	}
+	if res.Status == status.CurrentStatus {
+		return nil
+	}
+	return &NotReadyError{Object: ref, Status: string(res.Status), Message: res.Message}
+}

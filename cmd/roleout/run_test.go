@@ -1,0 +1,284 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
+
+	"github.com/roleout/roleout/agent"
+	"github.com/roleout/roleout/internal/testcluster"
+	"github.com/roleout/roleout/internal/testgit"
+)
+
+var cluster *testcluster.Cluster
+
+func TestMain(m *testing.M) {
+	os.Exit(testcluster.Main(m, testcluster.DefaultOptions(), &cluster))
+}
+
+// cli runs roleout with args in-process and returns its exit code and
+// output.
+func cli(args ...string) (int, string, string) {
+	var out, errOut bytes.Buffer
+	code := run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// newSourceRepo serves a repository whose main branch holds
+// testdata/web at apps/web.
+func newSourceRepo(t *testing.T) (*testgit.Server, *testgit.Repo, string) {
+	t.Helper()
+	srv := testgit.New(t, testgit.Options{})
+	repo := srv.MustRepo(t, "config")
+	sha, err := repo.CommitDir("main", "web app", "testdata/web", "apps/web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, repo, sha
+}
+
+// writeConfig writes an agent config for url with the given apps YAML
+// list and returns its path.
+func writeConfig(t *testing.T, url, apps string) string {
+	t.Helper()
+	cfg := fmt.Sprintf(`apiVersion: roleout.dev/v1alpha1
+kind: AgentConfig
+source: {url: %q, branch: main}
+cacheDir: %q
+kubeconfig: %q
+apps:
+%s`, url, t.TempDir(), cluster.Kubeconfig, apps)
+	path := filepath.Join(t.TempDir(), "agent.yaml")
+	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func readStatus(t *testing.T, repo *testgit.Repo, app string) *agent.AppStatus {
+	t.Helper()
+	data, err := repo.Show("roleout/status", app+"/status.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st agent.AppStatus
+	if err := yaml.UnmarshalStrict([]byte(data), &st); err != nil {
+		t.Fatal(err)
+	}
+	return &st
+}
+
+// roleSummary renders status roles as "name:result:rev" in order.
+func roleSummary(st *agent.AppStatus) string {
+	var parts []string
+	for _, r := range st.Roles {
+		parts = append(parts, fmt.Sprintf("%s:%s:%d", r.Name, r.Result, r.Revision))
+	}
+	return strings.Join(parts, " ")
+}
+
+// roleoutWrites counts the write requests roleout made, by
+// resource/name.
+func roleoutWrites(t *testing.T) map[string]int {
+	t.Helper()
+	writes, err := cluster.Writes("roleout/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int{}
+	for _, w := range writes {
+		out[w.Resource+"/"+w.Name]++
+	}
+	return out
+}
+
+func diffCounts(before, after map[string]int) map[string]int {
+	out := map[string]int{}
+	for k, v := range after {
+		if d := v - before[k]; d != 0 {
+			out[k] = d
+		}
+	}
+	return out
+}
+
+func TestRunOnceRollsOutInUpgradeOrder(t *testing.T) {
+	testcluster.Require(t, cluster)
+	cs, err := kubernetes.NewForConfig(cluster.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	_, repo, first := newSourceRepo(t)
+	config := writeConfig(t, repo.URL(), "- {name: web, path: apps/web}\n")
+
+	events := watchDeployments(t, cs, "web")
+	code, _, logs := cli("run", "--once", "--config", config)
+	if code != exitOK {
+		t.Fatalf("run --once exit %d:\n%s", code, logs)
+	}
+	t.Logf("first rollout:\n%s", logs)
+	assertWaveOrder(t, events(), "db", []string{"api", "worker"})
+	for _, line := range []string{"[1] role db (upgradeOrder 1, rev 1", "[2] role api (upgradeOrder 2, rev 1", "[3] role worker (upgradeOrder 2, rev 1"} {
+		if !strings.Contains(logs, line) {
+			t.Errorf("log lacks upgrade sequence line %q:\n%s", line, logs)
+		}
+	}
+	for _, name := range []string{"db", "api", "worker"} {
+		d, err := cs.AppsV1().Deployments("web").Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Labels[agent.AppLabel] != "web" || d.Labels[agent.RoleLabel] != name {
+			t.Errorf("deployment %s labels = %v", name, d.Labels)
+		}
+	}
+	if _, err := cs.CoreV1().ConfigMaps("web").Get(ctx, "db-config", metav1.GetOptions{}); err != nil {
+		t.Errorf("configmap db-config: %v", err)
+	}
+	log, err := repo.Log("roleout/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantMsg := fmt.Sprintf("roleout: web roles db → rev 1, api → rev 1, worker → rev 1 (main@sha1:%s)", first[:7])
+	if len(log) != 1 || log[0] != wantMsg {
+		t.Errorf("status commits = %q, want one: %q", log, wantMsg)
+	}
+	st := readStatus(t, repo, "web")
+	if st.Revision != "main@sha1:"+first || st.Phase != agent.PhaseSucceeded || roleSummary(st) != "db:Applied:1 api:Applied:1 worker:Applied:1" {
+		t.Errorf("status after first rollout: %s %s %s", st.Revision, st.Phase, roleSummary(st))
+	}
+
+	t.Run("a change to one role writes only that role", func(t *testing.T) {
+		rv := map[string]string{}
+		for _, name := range []string{"db", "api"} {
+			d, err := cs.AppsV1().Deployments("web").Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rv[name] = d.ResourceVersion
+		}
+		worker, err := os.ReadFile("testdata/web/worker.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		second, err := repo.Commit("main", "worker 2.0", map[string]string{
+			"apps/web/worker.yaml": strings.Replace(string(worker), "worker:1.0", "worker:2.0", 1),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := roleoutWrites(t)
+		if code, _, logs := cli("run", "--once", "--config", config); code != exitOK {
+			t.Fatalf("run --once exit %d:\n%s", code, logs)
+		}
+		if got := diffCounts(before, roleoutWrites(t)); fmt.Sprint(got) != "map[deployments/worker:1]" {
+			t.Errorf("writes of the second rollout = %v, want one patch of deployments/worker", got)
+		}
+		for name, want := range rv {
+			d, err := cs.AppsV1().Deployments("web").Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.ResourceVersion != want {
+				t.Errorf("deployment %s resourceVersion %s → %s: it was written", name, want, d.ResourceVersion)
+			}
+		}
+		st := readStatus(t, repo, "web")
+		if st.Revision != "main@sha1:"+second || roleSummary(st) != "db:Unchanged:1 api:Unchanged:1 worker:Applied:2" {
+			t.Errorf("status after second rollout: %s %s", st.Revision, roleSummary(st))
+		}
+		log, _ := repo.Log("roleout/status")
+		if want := fmt.Sprintf("roleout: web role worker → rev 2 (main@sha1:%s)", second[:7]); len(log) != 2 || log[0] != want {
+			t.Errorf("status commits = %q, want newest %q", log, want)
+		}
+	})
+
+	t.Run("no new commit: no write, no status commit", func(t *testing.T) {
+		before := roleoutWrites(t)
+		if code, _, logs := cli("run", "--once", "--config", config); code != exitOK {
+			t.Fatalf("run --once exit %d:\n%s", code, logs)
+		}
+		if got := diffCounts(before, roleoutWrites(t)); len(got) != 0 {
+			t.Errorf("writes = %v, want none", got)
+		}
+		if log, _ := repo.Log("roleout/status"); len(log) != 2 {
+			t.Errorf("status commits = %d, want still 2", len(log))
+		}
+	})
+}
+
+// deploymentEvent is one watch event of a Deployment.
+type deploymentEvent struct {
+	typ       string
+	name      string
+	available bool
+}
+
+// watchDeployments records the Deployment events of namespace ns, in the
+// order the API server sent them (etcd's order), until the returned
+// function is called.
+func watchDeployments(t *testing.T, cs kubernetes.Interface, ns string) func() []deploymentEvent {
+	t.Helper()
+	w, err := cs.AppsV1().Deployments(ns).Watch(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []deploymentEvent
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range w.ResultChan() {
+			d, ok := ev.Object.(*appsv1.Deployment)
+			if !ok {
+				continue
+			}
+			available := false
+			for _, c := range d.Status.Conditions {
+				available = available || (c.Type == appsv1.DeploymentAvailable && c.Status == "True" &&
+					d.Status.UpdatedReplicas == *d.Spec.Replicas && d.Status.ObservedGeneration == d.Generation)
+			}
+			events = append(events, deploymentEvent{typ: string(ev.Type), name: d.Name, available: available})
+		}
+	}()
+	return func() []deploymentEvent {
+		w.Stop()
+		<-done
+		return events
+	}
+}
+
+// assertWaveOrder checks that first was Available before any of later
+// was created.
+func assertWaveOrder(t *testing.T, events []deploymentEvent, first string, later []string) {
+	t.Helper()
+	availableAt, createdAt := -1, map[string]int{}
+	for i, ev := range events {
+		if ev.name == first && ev.available && availableAt < 0 {
+			availableAt = i
+		}
+		if ev.typ == "ADDED" {
+			createdAt[ev.name] = i
+		}
+	}
+	if availableAt < 0 {
+		t.Fatalf("%s never became Available; events %+v", first, events)
+	}
+	for _, name := range later {
+		at, ok := createdAt[name]
+		if !ok {
+			t.Errorf("%s was never created; events %+v", name, events)
+		} else if at < availableAt {
+			t.Errorf("%s created (event %d) before %s was Available (event %d); events %+v", name, at, first, availableAt, events)
+		}
+	}
+}

@@ -1,0 +1,272 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/roleout/roleout/render/revision"
+)
+
+// Annotations and names that place objects into roles.
+const (
+	RoleAnnotation         = "roleout.dev/role"
+	UpgradeOrderAnnotation = "roleout.dev/upgrade-order"
+	// DefaultRole holds the objects no role claims.
+	DefaultRole = "default"
+)
+
+// UnorderedPolicy says where roles without an upgradeOrder go.
+type UnorderedPolicy string
+
+// The two UnorderedPolicy values.
+const (
+	// UnorderedFirst counts an unset upgradeOrder as 0 (the default).
+	UnorderedFirst UnorderedPolicy = "First"
+	// UnorderedLast puts roles without an upgradeOrder after all ordered
+	// ones, in one wave.
+	UnorderedLast UnorderedPolicy = "Last"
+)
+
+// RoleSpec declares a role in the app config.
+type RoleSpec struct {
+	Name string
+	// UpgradeOrder, when set, overrides nothing: objects' annotations must
+	// agree with it.
+	UpgradeOrder *int
+	// Selector, when set, claims objects without a role annotation whose
+	// labels match.
+	Selector labels.Selector
+	// Kinds, when set, limits Selector to these kinds.
+	Kinds []string
+}
+
+// PlanOptions configures NewPlan.
+type PlanOptions struct {
+	Roles          []RoleSpec
+	UnorderedRoles UnorderedPolicy
+}
+
+// Role is a named group of rendered objects applied together.
+type Role struct {
+	Name string
+	// UpgradeOrder is the role's effective order (0 when unset in First
+	// mode). Ordered says whether it was set.
+	UpgradeOrder int
+	Ordered      bool
+	Objects      []*unstructured.Unstructured
+	// Hash is the role's template hash (render/revision.TemplateHash).
+	Hash string
+}
+
+// Wave is the roles that share one upgradeOrder, applied together and
+// waited on before the next wave.
+type Wave struct {
+	// UpgradeOrder is the roles' order; for the unordered roles of Last
+	// mode it is one past the highest ordered value.
+	UpgradeOrder int
+	Roles        []*Role
+}
+
+// Plan is an app's rendered objects in apply order: prerequisites, then
+// waves.
+type Plan struct {
+	// Prerequisites are the cluster-wide objects applied before the first
+	// wave, whatever their role.
+	Prerequisites []*unstructured.Unstructured
+	// PrerequisitesHash is the template hash of Prerequisites.
+	PrerequisitesHash string
+	Waves             []Wave
+}
+
+// Roles returns every role of the plan in apply order.
+func (p *Plan) Roles() []*Role {
+	var out []*Role
+	for _, w := range p.Waves {
+		out = append(out, w.Roles...)
+	}
+	return out
+}
+
+// NewPlan groups objs into roles and orders the roles into waves. It is
+// pure; the rules are in the package documentation.
+func NewPlan(objs []*unstructured.Unstructured, opts PlanOptions) (*Plan, error) {
+	p := &Plan{}
+	var rest []*unstructured.Unstructured
+	for _, o := range objs {
+		if IsPrerequisite(o) {
+			p.Prerequisites = append(p.Prerequisites, o)
+		} else {
+			rest = append(rest, o)
+		}
+	}
+	roles, err := groupRoles(rest, opts.Roles)
+	if err != nil {
+		return nil, err
+	}
+	if err := orderRoles(roles, opts.Roles); err != nil {
+		return nil, err
+	}
+	if p.PrerequisitesHash, err = revision.TemplateHash(p.Prerequisites); err != nil {
+		return nil, err
+	}
+	for _, r := range roles {
+		if r.Hash, err = revision.TemplateHash(r.Objects); err != nil {
+			return nil, fmt.Errorf("role %s: %w", r.Name, err)
+		}
+	}
+	p.Waves = waves(roles, opts.UnorderedRoles)
+	return p, nil
+}
+
+// prerequisiteKinds are the cluster-wide kinds applied before any wave.
+var prerequisiteKinds = map[string]string{
+	"CustomResourceDefinition": "apiextensions.k8s.io",
+	"Namespace":                "",
+	"PriorityClass":            "scheduling.k8s.io",
+	"StorageClass":             "storage.k8s.io",
+	"ClusterRole":              "rbac.authorization.k8s.io",
+	"ClusterRoleBinding":       "rbac.authorization.k8s.io",
+}
+
+// IsPrerequisite reports whether o goes in the prerequisite step.
+func IsPrerequisite(o *unstructured.Unstructured) bool {
+	group, ok := prerequisiteKinds[o.GetKind()]
+	return ok && o.GroupVersionKind().Group == group
+}
+
+// groupRoles assigns every object to a role: its role annotation, else
+// the one config selector that matches it, else the default role. Roles
+// come in declaration order: config roles first, then roles met in objs.
+func groupRoles(objs []*unstructured.Unstructured, specs []RoleSpec) ([]*Role, error) {
+	var roles []*Role
+	byName := map[string]*Role{}
+	get := func(name string) *Role {
+		if r := byName[name]; r != nil {
+			return r
+		}
+		r := &Role{Name: name}
+		byName[name] = r
+		roles = append(roles, r)
+		return r
+	}
+	for _, s := range specs {
+		get(s.Name)
+	}
+	var errs []error
+	for _, o := range objs {
+		name := o.GetAnnotations()[RoleAnnotation]
+		if name == "" {
+			var matched []string
+			for _, s := range specs {
+				if s.matches(o) {
+					matched = append(matched, s.Name)
+				}
+			}
+			switch len(matched) {
+			case 0:
+				name = DefaultRole
+			case 1:
+				name = matched[0]
+			default:
+				errs = append(errs, fmt.Errorf("%s: matched by the selectors of roles %s: give it a %s annotation or narrow the selectors",
+					Describe(o), strings.Join(matched, " and "), RoleAnnotation))
+				continue
+			}
+		}
+		r := get(name)
+		r.Objects = append(r.Objects, o)
+	}
+	var out []*Role
+	for _, r := range roles {
+		if len(r.Objects) > 0 {
+			out = append(out, r)
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+func (s RoleSpec) matches(o *unstructured.Unstructured) bool {
+	if s.Selector == nil {
+		return false
+	}
+	if len(s.Kinds) > 0 {
+		found := false
+		for _, k := range s.Kinds {
+			found = found || k == o.GetKind()
+		}
+		if !found {
+			return false
+		}
+	}
+	return s.Selector.Matches(labels.Set(o.GetLabels()))
+}
+
+// orderRoles sets each role's upgradeOrder from the config or its
+// objects' annotations, and fails when they disagree.
+func orderRoles(roles []*Role, specs []RoleSpec) error {
+	config := map[string]*int{}
+	for _, s := range specs {
+		config[s.Name] = s.UpgradeOrder
+	}
+	var errs []error
+	for _, r := range roles {
+		set, from := config[r.Name], "the app config"
+		if set != nil {
+			r.UpgradeOrder, r.Ordered = *set, true
+		}
+		for _, o := range r.Objects {
+			v, ok := o.GetAnnotations()[UpgradeOrderAnnotation]
+			if !ok {
+				continue
+			}
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil || n < 0 {
+				errs = append(errs, fmt.Errorf("%s: annotation %s=%q must be a whole number, 0 or more", Describe(o), UpgradeOrderAnnotation, v))
+				continue
+			}
+			if r.Ordered && n != r.UpgradeOrder {
+				errs = append(errs, fmt.Errorf("role %s: %s has %s=%d but %s sets %d: give the role one upgradeOrder",
+					r.Name, Describe(o), UpgradeOrderAnnotation, n, from, r.UpgradeOrder))
+				continue
+			}
+			if !r.Ordered {
+				r.UpgradeOrder, r.Ordered, from = n, true, Describe(o)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// waves sorts roles by upgradeOrder, keeping declaration order among
+// equals, and cuts them into waves.
+func waves(roles []*Role, policy UnorderedPolicy) []Wave {
+	last := 0
+	for _, r := range roles {
+		if r.Ordered && r.UpgradeOrder >= last {
+			last = r.UpgradeOrder + 1
+		}
+	}
+	if policy == UnorderedLast {
+		for _, r := range roles {
+			if !r.Ordered {
+				r.UpgradeOrder = last
+			}
+		}
+	}
+	sort.SliceStable(roles, func(i, j int) bool { return roles[i].UpgradeOrder < roles[j].UpgradeOrder })
+	var out []Wave
+	for _, r := range roles {
+		if n := len(out); n > 0 && out[n-1].UpgradeOrder == r.UpgradeOrder {
+			out[n-1].Roles = append(out[n-1].Roles, r)
+			continue
+		}
+		out = append(out, Wave{UpgradeOrder: r.UpgradeOrder, Roles: []*Role{r}})
+	}
+	return out
+}

@@ -1,0 +1,166 @@
+package render
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/yaml"
+)
+
+// obj builds an object from YAML.
+func obj(t *testing.T, y string) *unstructured.Unstructured {
+	t.Helper()
+	m := map[string]any{}
+	if err := yaml.Unmarshal([]byte(y), &m); err != nil {
+		t.Fatal(err)
+	}
+	return &unstructured.Unstructured{Object: m}
+}
+
+// deploy returns a Deployment with the given role and upgrade-order
+// annotations ("" leaves one out) and labels.
+func deploy(t *testing.T, name, role, order string, lbls ...string) *unstructured.Unstructured {
+	t.Helper()
+	o := obj(t, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: "+name+", namespace: app}\n")
+	ann := map[string]string{}
+	if role != "" {
+		ann[RoleAnnotation] = role
+	}
+	if order != "" {
+		ann[UpgradeOrderAnnotation] = order
+	}
+	if len(ann) > 0 {
+		o.SetAnnotations(ann)
+	}
+	l := map[string]string{}
+	for i := 0; i+1 < len(lbls); i += 2 {
+		l[lbls[i]] = lbls[i+1]
+	}
+	if len(l) > 0 {
+		o.SetLabels(l)
+	}
+	return o
+}
+
+func intp(n int) *int { return &n }
+
+// waveNames renders a plan's waves as "order:role,role | order:role".
+func waveNames(p *Plan) string {
+	var parts []string
+	for _, w := range p.Waves {
+		var names []string
+		for _, r := range w.Roles {
+			names = append(names, r.Name)
+		}
+		parts = append(parts, strings.Join(append([]string{strconv.Itoa(w.UpgradeOrder)}, names...), ":"))
+	}
+	return strings.Join(parts, " | ")
+}
+
+func TestNewPlanWaves(t *testing.T) {
+	cases := []struct {
+		name string
+		objs func(t *testing.T) []*unstructured.Unstructured
+		opts PlanOptions
+		want string
+	}{
+		{"ties keep declaration order", func(t *testing.T) []*unstructured.Unstructured {
+			return []*unstructured.Unstructured{
+				deploy(t, "router", "router", "2"), deploy(t, "prefill", "prefill", "1"), deploy(t, "decode", "decode", "2"),
+			}
+		}, PlanOptions{}, "1:prefill | 2:router:decode"},
+		{"unset counts as 0 in First mode", func(t *testing.T) []*unstructured.Unstructured {
+			return []*unstructured.Unstructured{deploy(t, "a", "a", "1"), deploy(t, "b", "b", ""), deploy(t, "c", "", "")}
+		}, PlanOptions{UnorderedRoles: UnorderedFirst}, "0:b:default | 1:a"},
+		{"unset goes last in Last mode", func(t *testing.T) []*unstructured.Unstructured {
+			return []*unstructured.Unstructured{deploy(t, "a", "a", "1"), deploy(t, "b", "b", ""), deploy(t, "c", "c", "0")}
+		}, PlanOptions{UnorderedRoles: UnorderedLast}, "0:c | 1:a | 2:b"},
+		{"config order and selectors", func(t *testing.T) []*unstructured.Unstructured {
+			return []*unstructured.Unstructured{deploy(t, "web", "", "", "tier", "web"), deploy(t, "db", "", "", "tier", "db")}
+		}, PlanOptions{Roles: []RoleSpec{
+			{Name: "front", UpgradeOrder: intp(3), Selector: labels.SelectorFromSet(labels.Set{"tier": "web"})},
+			{Name: "data", UpgradeOrder: intp(1), Selector: labels.SelectorFromSet(labels.Set{"tier": "db"})},
+		}}, "1:data | 3:front"},
+		{"annotation beats selector", func(t *testing.T) []*unstructured.Unstructured {
+			return []*unstructured.Unstructured{deploy(t, "web", "data", "", "tier", "web")}
+		}, PlanOptions{Roles: []RoleSpec{
+			{Name: "front", UpgradeOrder: intp(3), Selector: labels.SelectorFromSet(labels.Set{"tier": "web"})},
+			{Name: "data", UpgradeOrder: intp(1)},
+		}}, "1:data"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := NewPlan(tc.objs(t), tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, waveNames(p)); diff != "" {
+				t.Errorf("waves (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestNewPlanPrerequisites(t *testing.T) {
+	crd := obj(t, "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: widgets.example.com, annotations: {roleout.dev/role: b}}\n")
+	ns := obj(t, "apiVersion: v1\nkind: Namespace\nmetadata: {name: app}\n")
+	cr := obj(t, "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: app, annotations: {roleout.dev/role: b, roleout.dev/upgrade-order: '1'}}\n")
+	p, err := NewPlan([]*unstructured.Unstructured{cr, crd, ns}, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Prerequisites) != 2 || p.Prerequisites[0] != crd || p.Prerequisites[1] != ns {
+		t.Errorf("prerequisites = %v, want the CRD and the Namespace", p.Prerequisites)
+	}
+	if got := waveNames(p); got != "1:b" {
+		t.Errorf("waves = %q, want the CR alone in role b", got)
+	}
+	if p.PrerequisitesHash == "" || p.Waves[0].Roles[0].Hash == "" {
+		t.Error("hashes not computed")
+	}
+}
+
+func TestNewPlanErrors(t *testing.T) {
+	cases := []struct {
+		name    string
+		objs    func(t *testing.T) []*unstructured.Unstructured
+		opts    PlanOptions
+		wantErr []string
+	}{
+		{"conflicting annotations in a role", func(t *testing.T) []*unstructured.Unstructured {
+			return []*unstructured.Unstructured{deploy(t, "a", "r", "1"), deploy(t, "b", "r", "2")}
+		}, PlanOptions{}, []string{"role r", "Deployment/app/b", "=2", "Deployment/app/a", "sets 1"}},
+		{"annotation disagrees with config", func(t *testing.T) []*unstructured.Unstructured {
+			return []*unstructured.Unstructured{deploy(t, "a", "r", "1")}
+		}, PlanOptions{Roles: []RoleSpec{{Name: "r", UpgradeOrder: intp(4)}}}, []string{"Deployment/app/a", "the app config sets 4"}},
+		{"negative order", func(t *testing.T) []*unstructured.Unstructured {
+			return []*unstructured.Unstructured{deploy(t, "a", "r", "-1")}
+		}, PlanOptions{}, []string{"Deployment/app/a", `roleout.dev/upgrade-order="-1"`, "0 or more"}},
+		{"not a number", func(t *testing.T) []*unstructured.Unstructured {
+			return []*unstructured.Unstructured{deploy(t, "a", "r", "first")}
+		}, PlanOptions{}, []string{`"first"`}},
+		{"two selectors match", func(t *testing.T) []*unstructured.Unstructured {
+			return []*unstructured.Unstructured{deploy(t, "a", "", "", "x", "1")}
+		}, PlanOptions{Roles: []RoleSpec{
+			{Name: "p", Selector: labels.SelectorFromSet(labels.Set{"x": "1"})},
+			{Name: "q", Selector: labels.Everything()},
+		}}, []string{"Deployment/app/a", "roles p and q"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := NewPlan(tc.objs(t), tc.opts)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, want := range tc.wantErr {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not contain %q", err, want)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,119 @@
+package render
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/roleout/roleout/render/revision"
+)
+
+// writeTree writes files (slash paths → content) under a new directory.
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for p, content := range files {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+const baseDeployment = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+  annotations: {roleout.dev/role: api, roleout.dev/upgrade-order: "2"}
+spec:
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec: {containers: [{name: api, image: "api:1.0"}]}
+`
+
+func TestBuildOverlay(t *testing.T) {
+	root := writeTree(t, map[string]string{
+		"base/kustomization.yaml":          "resources: [deployment.yaml]\n",
+		"base/deployment.yaml":             baseDeployment,
+		"overlays/prod/kustomization.yaml": "resources: [../../base]\nimages: [{name: api, newTag: '2.0'}]\n",
+	})
+	objs, err := Renderer{}.Build(context.Background(), root, "overlays/prod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs) != 1 || objs[0].GetName() != "api" {
+		t.Fatalf("objects = %v", objs)
+	}
+	containers, _, _ := unstructured.NestedSlice(objs[0].Object, "spec", "template", "spec", "containers")
+	if img := containers[0].(map[string]any)["image"]; img != "api:2.0" {
+		t.Errorf("image = %v, want the overlay's api:2.0", img)
+	}
+	// Rendered objects must hold JSON types only, so that they can be
+	// copied and hashed.
+	if _, err := revision.TemplateHash(objs); err != nil {
+		t.Errorf("hash rendered objects: %v", err)
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	cases := []struct {
+		name    string
+		files   map[string]string
+		overlay string
+		wantErr []string
+	}{
+		{"missing overlay", map[string]string{"x/kustomization.yaml": "resources: []\n"}, "apps/web",
+			[]string{"kustomize build apps/web", "not found"}},
+		{"invalid yaml", map[string]string{"app/kustomization.yaml": "resources: [d.yaml]\n", "app/d.yaml": "kind: [unclosed\n"}, "app",
+			[]string{"kustomize build app", "d.yaml"}},
+		{"missing base", map[string]string{"app/kustomization.yaml": "resources: [../base]\n"}, "app",
+			[]string{"kustomize build app", "base"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root := writeTree(t, tc.files)
+			_, err := Renderer{}.Build(context.Background(), root, tc.overlay)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, want := range tc.wantErr {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not contain %q", err, want)
+				}
+			}
+			if strings.Contains(err.Error(), root) {
+				t.Errorf("error %q shows the checkout path", err)
+			}
+		})
+	}
+}
+
+func TestDefaultNamespace(t *testing.T) {
+	dep := obj(t, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\n")
+	own := obj(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: other}\n")
+	ns := obj(t, "apiVersion: v1\nkind: Namespace\nmetadata: {name: app}\n")
+	crd := obj(t, "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: gadgets.example.com}\nspec: {group: example.com, scope: Cluster, names: {kind: Gadget}}\n")
+	gadget := obj(t, "apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: g}\n")
+	unknown := obj(t, "apiVersion: other.example.com/v1\nkind: Thing\nmetadata: {name: t}\n")
+	if err := DefaultNamespace([]*unstructured.Unstructured{dep, own, ns, crd, gadget, unknown}, "app"); err != nil {
+		t.Fatal(err)
+	}
+	for o, want := range map[*unstructured.Unstructured]string{dep: "app", own: "other", ns: "", crd: "", gadget: "", unknown: "app"} {
+		if o.GetNamespace() != want {
+			t.Errorf("%s namespace = %q, want %q", Describe(o), o.GetNamespace(), want)
+		}
+	}
+	bad := obj(t, "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r, namespace: app}\n")
+	if err := DefaultNamespace([]*unstructured.Unstructured{bad}, "app"); err == nil || !strings.Contains(err.Error(), "ClusterRole/app/r") {
+		t.Errorf("a namespaced ClusterRole: %v", err)
+	}
+}

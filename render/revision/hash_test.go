@@ -1,0 +1,149 @@
+package revision
+
+import (
+	"math/rand/v2"
+	"regexp"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+)
+
+func parse(t *testing.T, docs ...string) []*unstructured.Unstructured {
+	t.Helper()
+	var out []*unstructured.Unstructured
+	for _, d := range docs {
+		m := map[string]any{}
+		if err := yaml.Unmarshal([]byte(d), &m); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, &unstructured.Unstructured{Object: m})
+	}
+	return out
+}
+
+func hash(t *testing.T, objs []*unstructured.Unstructured) string {
+	t.Helper()
+	h, err := TemplateHash(objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+const (
+	block = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+  namespace: web
+  labels: {app: api}
+spec:
+  replicas: 2
+  template:
+    spec:
+      containers:
+      - name: api
+        image: api:1.0
+`
+	// flow is block with other key order, flow style and a comment.
+	flow = `# the API
+kind: Deployment
+spec: {template: {spec: {containers: [{image: "api:1.0", name: api}]}}, replicas: 2}
+metadata: {namespace: web, labels: {app: api}, name: api}
+apiVersion: apps/v1
+`
+	// live is block as the API server returns it.
+	live = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+  namespace: web
+  labels: {app: api}
+  uid: 0b5e
+  resourceVersion: "42"
+  generation: 3
+  creationTimestamp: "2026-11-29T10:00:00Z"
+  managedFields: [{manager: roleout}]
+  annotations: {kubectl.kubernetes.io/last-applied-configuration: "{}"}
+spec:
+  replicas: 2
+  template:
+    spec:
+      containers:
+      - name: api
+        image: api:1.0
+status: {replicas: 2}
+`
+	cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: api, namespace: web}\ndata: {a: '1'}\n"
+)
+
+func TestTemplateHashIgnoresForm(t *testing.T) {
+	want := hash(t, parse(t, block, cm))
+	for name, objs := range map[string][]*unstructured.Unstructured{
+		"flow style, key order, comment": parse(t, flow, cm),
+		"server-owned fields and status": parse(t, live, cm),
+		"other object order":             parse(t, cm, block),
+	} {
+		if got := hash(t, objs); got != want {
+			t.Errorf("%s: hash %s, want %s", name, got, want)
+		}
+	}
+}
+
+func TestTemplateHashStableAcrossShuffles(t *testing.T) {
+	var docs []string
+	for _, n := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
+		docs = append(docs, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: "+n+", namespace: web}\ndata: {k: "+n+"}\n")
+	}
+	objs := parse(t, append(docs, block)...)
+	want := hash(t, objs)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 1000 {
+		r.Shuffle(len(objs), func(i, j int) { objs[i], objs[j] = objs[j], objs[i] })
+		if got := hash(t, objs); got != want {
+			t.Fatalf("shuffle %d: hash %s, want %s", i, got, want)
+		}
+	}
+}
+
+func TestTemplateHashChangesWithMeaning(t *testing.T) {
+	base := hash(t, parse(t, block, cm))
+	seen := map[string]string{base: "base"}
+	for name, objs := range map[string][]*unstructured.Unstructured{
+		"image":         parse(t, replace(block, "api:1.0", "api:1.1"), cm),
+		"replicas":      parse(t, replace(block, "replicas: 2", "replicas: 3"), cm),
+		"label":         parse(t, replace(block, "{app: api}", "{app: api2}"), cm),
+		"namespace":     parse(t, replace(block, "namespace: web", "namespace: web2"), cm),
+		"configmap":     parse(t, block, replace(cm, "'1'", "'2'")),
+		"object gone":   parse(t, block),
+		"string vs int": parse(t, block, replace(cm, "'1'", "1")),
+	} {
+		h := hash(t, objs)
+		if prev, dup := seen[h]; dup {
+			t.Errorf("%s: hash %s equals that of %s", name, h, prev)
+		}
+		seen[h] = name
+	}
+}
+
+func TestTemplateHashEncoding(t *testing.T) {
+	h := hash(t, parse(t, block))
+	if !regexp.MustCompile(`^[bcdfghjklmnpqrstvwxz2456789]{1,10}$`).MatchString(h) {
+		t.Errorf("hash %q is not rand.SafeEncodeString of a decimal FNV-32 sum", h)
+	}
+	objs := parse(t, live)
+	before := objs[0].GetResourceVersion()
+	hash(t, objs)
+	if objs[0].GetResourceVersion() != before || objs[0].Object["status"] == nil {
+		t.Error("TemplateHash modified its input")
+	}
+}
+
+func replace(s, old, new string) string {
+	out := regexp.MustCompile(regexp.QuoteMeta(old)).ReplaceAllLiteralString(s, new)
+	if out == s {
+		panic("replace: " + old + " not found")
+	}
+	return out
+}

@@ -1,0 +1,188 @@
+package sources
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/go-git/go-git/v5"
+	gitconfig "github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+)
+
+// Ref says what a source follows. Exactly one field is set.
+type Ref struct {
+	Branch string
+	Tag    string
+	// Semver is a range over the repository's tags (">=1.2.0 <2.0.0");
+	// the highest matching tag wins.
+	Semver string
+	// Commit is a full commit hash.
+	Commit string
+}
+
+// Options configures a GitSource.
+type Options struct {
+	// URL is the repository's URL. It may carry credentials; they are
+	// redacted from every error.
+	URL string
+	Ref Ref
+	// Auth supplies credentials; nil means anonymous.
+	Auth Credentials
+	// CacheDir holds the on-disk object store and the checked-out
+	// snapshots.
+	CacheDir string
+	// KeepSnapshots is how many checked-out commits to keep on disk;
+	// older ones are removed. Default 3.
+	KeepSnapshots int
+}
+
+// Snapshot is one fetched commit, its tree checked out in Dir.
+type Snapshot struct {
+	Revision Revision
+	// Dir holds the commit's files. It must be treated as read-only.
+	Dir string
+}
+
+// GitSource fetches a git repository with go-git into an on-disk cache
+// and checks out the followed ref's commit.
+type GitSource struct {
+	opts     Options
+	repoDir  string
+	treesDir string
+}
+
+// NewGitSource returns a source for opts. It touches nothing until Fetch.
+func NewGitSource(opts Options) (*GitSource, error) {
+	if opts.URL == "" {
+		return nil, errors.New("git source: URL is required")
+	}
+	if opts.CacheDir == "" {
+		return nil, errors.New("git source: cache directory is required")
+	}
+	if opts.KeepSnapshots == 0 {
+		opts.KeepSnapshots = 3
+	}
+	sum := sha256.Sum256([]byte(opts.URL))
+	key := hex.EncodeToString(sum[:8])
+	return &GitSource{
+		opts:     opts,
+		repoDir:  filepath.Join(opts.CacheDir, "git", key+".git"),
+		treesDir: filepath.Join(opts.CacheDir, "trees", key),
+	}, nil
+}
+
+// URL returns the source's URL with credentials redacted.
+func (s *GitSource) URL() string { return RedactURL(s.opts.URL) }
+
+// Fetch resolves the followed ref on the remote, fetches its commit when
+// it is not on disk yet and returns the checked-out snapshot. When the
+// remote ref still points at a commit already checked out, Fetch lists
+// the remote's refs and transfers nothing else.
+func (s *GitSource) Fetch(ctx context.Context) (Snapshot, error) {
+	snap, err := s.fetch(ctx)
+	if err != nil {
+		return Snapshot{}, fmt.Errorf("fetch %s: %w", s.URL(), redactError(err, s.opts.URL))
+	}
+	return snap, nil
+}
+
+func (s *GitSource) fetch(ctx context.Context) (Snapshot, error) {
+	auth, err := authMethod(s.opts.Auth)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	repo, err := s.open()
+	if err != nil {
+		return Snapshot{}, err
+	}
+	rev, refspec, err := s.resolve(ctx, repo, auth)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	dir := filepath.Join(s.treesDir, rev.Commit)
+	if _, err := os.Stat(dir); err == nil {
+		return Snapshot{Revision: rev, Dir: dir}, nil
+	}
+	if err := s.fetchCommit(ctx, repo, auth, rev.Commit, refspec); err != nil {
+		return Snapshot{}, err
+	}
+	if err := checkout(repo, plumbing.NewHash(rev.Commit), dir); err != nil {
+		return Snapshot{}, err
+	}
+	s.pruneSnapshots(rev.Commit)
+	return Snapshot{Revision: rev, Dir: dir}, nil
+}
+
+// open opens the cache's bare repository, creating it on first use.
+func (s *GitSource) open() (*git.Repository, error) {
+	repo, err := git.PlainOpen(s.repoDir)
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		if err := os.MkdirAll(s.repoDir, 0o755); err != nil {
+			return nil, err
+		}
+		repo, err = git.PlainInit(s.repoDir, true)
+		if err != nil {
+			return nil, fmt.Errorf("init cache repository: %w", err)
+		}
+		_, err = repo.CreateRemote(&gitconfig.RemoteConfig{Name: "origin", URLs: []string{s.opts.URL}})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open cache repository %s: %w", s.repoDir, err)
+	}
+	return repo, nil
+}
+
+// fetchCommit fetches refspec (depth 1) and checks that commit arrived; a
+// pinned commit, which no ref names, is fetched with all branches.
+func (s *GitSource) fetchCommit(ctx context.Context, repo *git.Repository, auth transport.AuthMethod, commit string, refspec gitconfig.RefSpec) error {
+	opts := &git.FetchOptions{RemoteName: "origin", RemoteURL: s.opts.URL, Auth: auth, Force: true, Tags: git.NoTags}
+	if refspec != "" {
+		opts.RefSpecs = []gitconfig.RefSpec{refspec}
+		opts.Depth = 1
+	} else {
+		opts.RefSpecs = []gitconfig.RefSpec{"+refs/heads/*:refs/remotes/origin/*"}
+	}
+	err := repo.FetchContext(ctx, opts)
+	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+		return err
+	}
+	if _, err := repo.CommitObject(plumbing.NewHash(commit)); err != nil {
+		return fmt.Errorf("commit %s not found after fetch: %w", commit, err)
+	}
+	return nil
+}
+
+// pruneSnapshots removes checked-out commits beyond KeepSnapshots, oldest
+// first, never keep.
+func (s *GitSource) pruneSnapshots(keep string) {
+	entries, err := os.ReadDir(s.treesDir)
+	if err != nil || len(entries) <= s.opts.KeepSnapshots {
+		return
+	}
+	type dated struct {
+		name string
+		mod  int64
+	}
+	var all []dated
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && e.Name() != keep {
+			all = append(all, dated{e.Name(), info.ModTime().UnixNano()})
+		}
+	}
+	for len(all) >= s.opts.KeepSnapshots {
+		oldest := 0
+		for i := range all {
+			if all[i].mod < all[oldest].mod {
+				oldest = i
+			}
+		}
+		_ = os.RemoveAll(filepath.Join(s.treesDir, all[oldest].name))
+		all = append(all[:oldest], all[oldest+1:]...)
+	}
+}

@@ -1,0 +1,154 @@
+package sources
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/roleout/roleout/internal/testgit"
+)
+
+func newFixture(t *testing.T, opts testgit.Options) (*testgit.Server, *testgit.Repo) {
+	t.Helper()
+	srv := testgit.New(t, opts)
+	return srv, srv.MustRepo(t, "config")
+}
+
+func mustCommit(t *testing.T, r *testgit.Repo, branch, msg string, files map[string]string) string {
+	t.Helper()
+	sha, err := r.Commit(branch, msg, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sha
+}
+
+func TestFetchFollowsRefs(t *testing.T) {
+	srv, repo := newFixture(t, testgit.Options{})
+	first := mustCommit(t, repo, "main", "first", map[string]string{"app/a.yaml": "a: 1\n"})
+	second := mustCommit(t, repo, "main", "second", map[string]string{"app/a.yaml": "a: 2\n", "app/link": ""})
+	if err := repo.Tag("v1.2.0", first); err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.Tag("v1.3.1", second); err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.Tag("v2.0.0", second); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name       string
+		ref        Ref
+		wantCommit string
+		wantRef    string
+		wantA      string
+	}{
+		{"branch", Ref{Branch: "main"}, second, "main", "a: 2\n"},
+		{"tag", Ref{Tag: "v1.2.0"}, first, "v1.2.0", "a: 1\n"},
+		{"semver range", Ref{Semver: ">=1.2.0 <2.0.0"}, second, "v1.3.1", "a: 2\n"},
+		{"pinned commit", Ref{Commit: first}, first, "", "a: 1\n"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			src, err := NewGitSource(Options{URL: srv.RepoURL("config"), Ref: tc.ref, CacheDir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			snap, err := src.Fetch(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if snap.Revision.Commit != tc.wantCommit || snap.Revision.Ref != tc.wantRef {
+				t.Errorf("revision = %s, want %s@%s", snap.Revision, tc.wantRef, tc.wantCommit)
+			}
+			got, err := os.ReadFile(filepath.Join(snap.Dir, "app", "a.yaml"))
+			if err != nil || string(got) != tc.wantA {
+				t.Errorf("app/a.yaml = %q, %v; want %q", got, err, tc.wantA)
+			}
+		})
+	}
+}
+
+func TestFetchIdlePollTransfersNothing(t *testing.T) {
+	srv, repo := newFixture(t, testgit.Options{})
+	mustCommit(t, repo, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
+	src, err := NewGitSource(Options{URL: srv.RepoURL("config"), Ref: Ref{Branch: "main"}, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := src.Fetch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	srv.ResetCounts()
+	if _, err := src.Fetch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.Counts("config"); got[testgit.RefsUpload] != 1 || got[testgit.UploadPack] != 0 {
+		t.Errorf("idle poll requests = %v, want one ref listing and no upload-pack", got)
+	}
+	next := mustCommit(t, repo, "main", "second", map[string]string{"a.yaml": "a: 2\n"})
+	srv.ResetCounts()
+	snap, err := src.Fetch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Revision.Commit != next {
+		t.Errorf("after a new commit, revision = %s, want %s", snap.Revision.Commit, next)
+	}
+	if got := srv.Counts("config"); got[testgit.UploadPack] != 1 {
+		t.Errorf("new-commit poll requests = %v, want exactly one upload-pack", got)
+	}
+}
+
+func TestFetchErrors(t *testing.T) {
+	srv, repo := newFixture(t, testgit.Options{Username: "git", Password: "hunter2-secret"})
+	mustCommit(t, repo, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	user, pass, wrong := write("user", "git\n"), write("pass", "hunter2-secret\n"), write("wrong", "nope\n")
+	withPassword := strings.Replace(srv.RepoURL("config"), "http://", "http://git:hunter2-secret@", 1)
+	cases := []struct {
+		name    string
+		opts    Options
+		wantErr []string
+	}{
+		{"unreachable host", Options{URL: "http://127.0.0.1:1/config.git", Ref: Ref{Branch: "main"}}, []string{"fetch http://127.0.0.1:1/config.git", "connection refused"}},
+		{"unknown branch", Options{URL: srv.RepoURL("config"), Ref: Ref{Branch: "nope"},
+			Auth: Credentials{UsernameFile: user, PasswordFile: pass}}, []string{`branch "nope" not found`}},
+		{"wrong password", Options{URL: srv.RepoURL("config"), Ref: Ref{Branch: "main"},
+			Auth: Credentials{UsernameFile: user, PasswordFile: wrong}}, []string{"authentication required"}},
+		{"no tag matches", Options{URL: srv.RepoURL("config"), Ref: Ref{Semver: ">=9.0.0"},
+			Auth: Credentials{UsernameFile: user, PasswordFile: pass}}, []string{`no tag on the remote matches semver range ">=9.0.0"`}},
+		{"password in URL is redacted", Options{URL: withPassword, Ref: Ref{Branch: "nope"}}, []string{"git:redacted@", `branch "nope"`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.opts.CacheDir = t.TempDir()
+			src, err := NewGitSource(tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = src.Fetch(context.Background())
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, want := range tc.wantErr {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not contain %q", err, want)
+				}
+			}
+			if strings.Contains(err.Error(), "hunter2") {
+				t.Errorf("error leaks the password: %q", err)
+			}
+		})
+	}
+}

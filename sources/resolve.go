@@ -1,0 +1,96 @@
+package sources
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/go-git/go-git/v5"
+	gitconfig "github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+)
+
+// resolve lists the remote's refs (one request, no object transfer) and
+// returns the revision the followed ref points at and the refspec that
+// fetches it. A pinned commit needs no listing and gets an empty refspec.
+func (s *GitSource) resolve(ctx context.Context, repo *git.Repository, auth transport.AuthMethod) (Revision, gitconfig.RefSpec, error) {
+	ref := s.opts.Ref
+	if ref.Commit != "" {
+		return Revision{Commit: ref.Commit}, "", nil
+	}
+	remote, err := repo.Remote("origin")
+	if err != nil {
+		return Revision{}, "", err
+	}
+	refs, err := remote.ListContext(ctx, &git.ListOptions{Auth: auth, PeelingOption: git.AppendPeeled})
+	if err != nil {
+		return Revision{}, "", fmt.Errorf("list remote refs: %w", err)
+	}
+	byName := make(map[string]plumbing.Hash, len(refs))
+	for _, r := range refs {
+		if r.Type() == plumbing.HashReference {
+			byName[r.Name().String()] = r.Hash()
+		}
+	}
+	switch {
+	case ref.Branch != "":
+		h, ok := byName["refs/heads/"+ref.Branch]
+		if !ok {
+			return Revision{}, "", fmt.Errorf("branch %q not found on the remote: check source.branch", ref.Branch)
+		}
+		spec := gitconfig.RefSpec(fmt.Sprintf("+refs/heads/%s:refs/remotes/origin/%s", ref.Branch, ref.Branch))
+		return Revision{Ref: ref.Branch, Commit: h.String()}, spec, nil
+	case ref.Tag != "":
+		return tagRevision(byName, ref.Tag)
+	case ref.Semver != "":
+		tag, err := highestTag(byName, ref.Semver)
+		if err != nil {
+			return Revision{}, "", err
+		}
+		return tagRevision(byName, tag)
+	}
+	return Revision{}, "", fmt.Errorf("no ref to follow: set a branch, tag, semver range or commit")
+}
+
+// tagRevision returns the commit tag points at, peeling an annotated tag.
+func tagRevision(byName map[string]plumbing.Hash, tag string) (Revision, gitconfig.RefSpec, error) {
+	name := "refs/tags/" + tag
+	h, ok := byName[name+"^{}"]
+	if !ok {
+		h, ok = byName[name]
+	}
+	if !ok {
+		return Revision{}, "", fmt.Errorf("tag %q not found on the remote: check source.tag", tag)
+	}
+	return Revision{Ref: tag, Commit: h.String()}, gitconfig.RefSpec("+" + name + ":" + name), nil
+}
+
+// highestTag returns the highest tag that is a semantic version within
+// rangeExpr.
+func highestTag(byName map[string]plumbing.Hash, rangeExpr string) (string, error) {
+	c, err := semver.NewConstraint(rangeExpr)
+	if err != nil {
+		return "", fmt.Errorf("invalid semver range %q: %w", rangeExpr, err)
+	}
+	var best *semver.Version
+	bestTag := ""
+	for name := range byName {
+		tag, ok := strings.CutPrefix(name, "refs/tags/")
+		if !ok || strings.HasSuffix(tag, "^{}") {
+			continue
+		}
+		v, err := semver.NewVersion(tag)
+		if err != nil || !c.Check(v) {
+			continue
+		}
+		if best == nil || v.GreaterThan(best) {
+			best, bestTag = v, tag
+		}
+	}
+	if best == nil {
+		return "", fmt.Errorf("no tag on the remote matches semver range %q", rangeExpr)
+	}
+	return bestTag, nil
+}

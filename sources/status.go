@@ -1,0 +1,256 @@
+package sources
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-billy/v5"
+	"github.com/go-git/go-billy/v5/memfs"
+	"github.com/go-git/go-git/v5"
+	gitconfig "github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/storage/memory"
+)
+
+// ErrNoChange is returned by StatusBranch.Commit when the changes leave
+// the branch as it is: no commit is made.
+var ErrNoChange = errors.New("status unchanged: nothing to commit")
+
+// StatusOptions configures a StatusBranch.
+type StatusOptions struct {
+	URL    string
+	Auth   Credentials
+	Branch string
+	// AuthorName and AuthorEmail sign the status commits as author and
+	// committer.
+	AuthorName, AuthorEmail string
+	// MaxAttempts bounds the retries of a push rejected as
+	// non-fast-forward. Default 10.
+	MaxAttempts int
+}
+
+// StatusBranch reads and writes the status branch of a repository. The
+// branch is an orphan (it shares no history with the watched branch) and
+// is created on the first commit. Every call works on a fresh shallow
+// clone in memory: the status branch is small.
+type StatusBranch struct {
+	opts StatusOptions
+}
+
+// NewStatusBranch returns a StatusBranch for opts.
+func NewStatusBranch(opts StatusOptions) *StatusBranch {
+	if opts.MaxAttempts == 0 {
+		opts.MaxAttempts = 10
+	}
+	return &StatusBranch{opts: opts}
+}
+
+// ReadFile returns the content of name (a slash-separated path) on the
+// status branch, or os.ErrNotExist when the file or the branch does not
+// exist.
+func (b *StatusBranch) ReadFile(ctx context.Context, name string) ([]byte, error) {
+	repo, fs, err := b.clone(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read %s from status branch %s: %w", name, b.opts.Branch, err)
+	}
+	if repo == nil {
+		return nil, os.ErrNotExist
+	}
+	f, err := fs.Open(name)
+	if err != nil {
+		return nil, os.ErrNotExist
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+// Commit writes files (path → content; nil content deletes the path) on
+// top of the status branch as one commit with message msg and pushes it.
+// A push rejected because another writer moved the branch is retried on
+// the new head with backoff, so neither writer's records are lost. It
+// returns the new commit's hash, or ErrNoChange when nothing changed.
+func (b *StatusBranch) Commit(ctx context.Context, files map[string][]byte, msg string) (string, error) {
+	var lastErr error
+	for attempt := range b.opts.MaxAttempts {
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+				return "", ctx.Err()
+			case <-time.After(backoff(attempt)):
+			}
+		}
+		hash, err := b.commitOnce(ctx, files, msg)
+		if err == nil || errors.Is(err, ErrNoChange) {
+			return hash, err
+		}
+		lastErr = err
+		// A remote head the shallow clone has never seen shows up as
+		// ErrObjectNotFound during the fast-forward check: it moved.
+		if !errors.Is(err, git.ErrNonFastForwardUpdate) && !errors.Is(err, plumbing.ErrObjectNotFound) && !isRejected(err) {
+			break
+		}
+	}
+	return "", fmt.Errorf("commit status to branch %s: %w", b.opts.Branch, redactError(lastErr, b.opts.URL))
+}
+
+// backoff returns the wait before retry attempt n (1, 2, …): growing,
+// with jitter so that two writers that collided do not collide again.
+func backoff(n int) time.Duration {
+	base := time.Duration(n*n) * 50 * time.Millisecond
+	return base + rand.N(base)
+}
+
+func (b *StatusBranch) commitOnce(ctx context.Context, files map[string][]byte, msg string) (string, error) {
+	repo, fs, err := b.clone(ctx)
+	if err != nil {
+		return "", err
+	}
+	if repo == nil {
+		if repo, fs, err = b.initOrphan(); err != nil {
+			return "", err
+		}
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		return "", err
+	}
+	if err := writeChanges(fs, wt, files); err != nil {
+		return "", err
+	}
+	st, err := wt.Status()
+	if err != nil {
+		return "", err
+	}
+	if st.IsClean() {
+		return "", ErrNoChange
+	}
+	sig := &object.Signature{Name: b.opts.AuthorName, Email: b.opts.AuthorEmail, When: time.Now()}
+	hash, err := wt.Commit(msg, &git.CommitOptions{Author: sig, Committer: sig})
+	if err != nil {
+		return "", err
+	}
+	auth, err := authMethod(b.opts.Auth)
+	if err != nil {
+		return "", err
+	}
+	ref := plumbing.NewBranchReferenceName(b.opts.Branch)
+	err = repo.PushContext(ctx, &git.PushOptions{
+		RemoteName: "origin",
+		Auth:       auth,
+		RefSpecs:   []gitconfig.RefSpec{gitconfig.RefSpec(fmt.Sprintf("%s:%s", ref, ref))},
+	})
+	if err != nil {
+		return "", err
+	}
+	return hash.String(), nil
+}
+
+// clone makes a shallow in-memory clone of the status branch. It returns
+// a nil repository when the branch does not exist yet.
+func (b *StatusBranch) clone(ctx context.Context) (*git.Repository, billy.Filesystem, error) {
+	auth, err := authMethod(b.opts.Auth)
+	if err != nil {
+		return nil, nil, err
+	}
+	fs := memfs.New()
+	repo, err := git.CloneContext(ctx, memory.NewStorage(), fs, &git.CloneOptions{
+		URL:           b.opts.URL,
+		Auth:          auth,
+		ReferenceName: plumbing.NewBranchReferenceName(b.opts.Branch),
+		SingleBranch:  true,
+		Depth:         1,
+		Tags:          git.NoTags,
+	})
+	if err != nil {
+		if isMissingRef(err) {
+			return nil, nil, nil
+		}
+		return nil, nil, redactError(err, b.opts.URL)
+	}
+	return repo, fs, nil
+}
+
+// initOrphan starts the status branch: an empty in-memory repository
+// whose HEAD is the branch, with origin set to the source URL.
+func (b *StatusBranch) initOrphan() (*git.Repository, billy.Filesystem, error) {
+	fs := memfs.New()
+	repo, err := git.Init(memory.NewStorage(), fs)
+	if err != nil {
+		return nil, nil, err
+	}
+	head := plumbing.NewSymbolicReference(plumbing.HEAD, plumbing.NewBranchReferenceName(b.opts.Branch))
+	if err := repo.Storer.SetReference(head); err != nil {
+		return nil, nil, err
+	}
+	if _, err := repo.CreateRemote(&gitconfig.RemoteConfig{Name: "origin", URLs: []string{b.opts.URL}}); err != nil {
+		return nil, nil, err
+	}
+	return repo, fs, nil
+}
+
+func writeChanges(fs billy.Filesystem, wt *git.Worktree, files map[string][]byte) error {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		content := files[name]
+		if content == nil {
+			if _, err := fs.Stat(name); err == nil {
+				if _, err := wt.Remove(name); err != nil {
+					return fmt.Errorf("remove %s: %w", name, err)
+				}
+			}
+			continue
+		}
+		if err := fs.MkdirAll(path.Dir(name), 0o755); err != nil {
+			return err
+		}
+		f, err := fs.Create(name)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(f, bytes.NewReader(content)); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+		if _, err := wt.Add(name); err != nil {
+			return fmt.Errorf("add %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func isMissingRef(err error) bool {
+	var noMatch git.NoMatchingRefSpecError
+	return errors.Is(err, plumbing.ErrReferenceNotFound) || errors.As(err, &noMatch) ||
+		errors.Is(err, transport.ErrEmptyRemoteRepository)
+}
+
+// isRejected reports whether a push was refused because the remote
+// branch moved or was being moved by another writer at the same moment
+// (go-git reports some such refusals only as text).
+func isRejected(err error) bool {
+	s := err.Error()
+	for _, text := range []string{"non-fast-forward", "fetch first", "rejected", "failed to update ref", "cannot lock ref"} {
+		if strings.Contains(s, text) {
+			return true
+		}
+	}
+	return false
+}
