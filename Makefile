@@ -6,7 +6,7 @@ CLUSTER   := .cluster
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT    ?= $(shell git rev-parse --verify -q HEAD 2>/dev/null || echo unknown)
 LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
-TEST_FLAGS ?= -count=1 -timeout 45m
+TEST_FLAGS ?= -race -count=1 -timeout 45m
 IMAGE     ?= roleout:$(VERSION)
 
 .PHONY: all build test test-unit bench run cluster-bins cluster-up cluster-down lint docker clean

@@ -10,7 +10,6 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/roleout/roleout/apply"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
 )
 
@@ -38,17 +37,7 @@ type Agent struct {
 // reaches, with the git source, kustomize renderer, role planner,
 // server-side applier and status branch wired in.
 func New(cfg *Config, restCfg *rest.Config, log logrus.FieldLogger) (*Agent, error) {
-	creds := sources.Credentials{
-		UsernameFile: cfg.Source.Auth.UsernameFile,
-		PasswordFile: cfg.Source.Auth.PasswordFile,
-		TokenFile:    cfg.Source.Auth.TokenFile,
-	}
-	src, err := sources.NewGitSource(sources.Options{
-		URL:      cfg.Source.URL,
-		Ref:      sources.Ref{Branch: cfg.Source.Branch, Tag: cfg.Source.Tag, Semver: cfg.Source.Semver, Commit: cfg.Source.Commit},
-		Auth:     creds,
-		CacheDir: cfg.CacheDir,
-	})
+	src, err := sources.NewGitSource(sourceOptions(cfg))
 	if err != nil {
 		return nil, err
 	}
@@ -56,17 +45,41 @@ func New(cfg *Config, restCfg *rest.Config, log logrus.FieldLogger) (*Agent, err
 	if err != nil {
 		return nil, err
 	}
-	status := sources.NewStatusBranch(sources.StatusOptions{
-		URL: cfg.Source.URL, Auth: creds, Branch: cfg.Status.Branch,
-		AuthorName: cfg.Status.Author.Name, AuthorEmail: cfg.Status.Author.Email,
-	})
 	return NewWithDeps(cfg, Deps{
 		Fetcher:  src,
-		Renderer: kustomizeRenderer{r: render.Renderer{}},
+		Renderer: &kustomizeRenderer{},
 		Planner:  rolePlanner{},
 		Applier:  applier,
-		Status:   status,
+		Status:   sources.NewStatusBranch(statusOptions(cfg)),
 	}, log), nil
+}
+
+// credentials returns the source's credential files.
+func credentials(cfg *Config) sources.Credentials {
+	return sources.Credentials{
+		UsernameFile: cfg.Source.Auth.UsernameFile,
+		PasswordFile: cfg.Source.Auth.PasswordFile,
+		TokenFile:    cfg.Source.Auth.TokenFile,
+	}
+}
+
+// sourceOptions returns the git source of cfg.
+func sourceOptions(cfg *Config) sources.Options {
+	s := cfg.Source
+	return sources.Options{
+		URL:      s.URL,
+		Ref:      sources.Ref{Branch: s.Branch, Tag: s.Tag, Semver: s.Semver, Commit: s.Commit},
+		Auth:     credentials(cfg),
+		CacheDir: cfg.CacheDir,
+	}
+}
+
+// statusOptions returns the status branch of cfg.
+func statusOptions(cfg *Config) sources.StatusOptions {
+	return sources.StatusOptions{
+		URL: cfg.Source.URL, Auth: credentials(cfg), Branch: cfg.Status.Branch,
+		AuthorName: cfg.Status.Author.Name, AuthorEmail: cfg.Status.Author.Email,
+	}
 }
 
 // NewWithDeps returns an Agent for cfg driving deps.

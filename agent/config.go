@@ -108,6 +108,24 @@ type AppConfig struct {
 	Timeout              metav1.Duration `json:"timeout,omitempty"`
 	RevisionHistoryLimit *int            `json:"revisionHistoryLimit,omitempty"`
 	Windows              []WindowConfig  `json:"windows,omitempty"`
+	// Render sets what the app's kustomize build may do and its limits.
+	Render RenderConfig `json:"render,omitempty"`
+}
+
+// RenderConfig is an app's kustomize build settings. Zero limits take the
+// defaults of render.DefaultOptions.
+type RenderConfig struct {
+	// RemoteHosts are the hosts remote bases may come from; none by
+	// default.
+	RemoteHosts []string `json:"remoteHosts,omitempty"`
+	// EnableHelm lets helmCharts run the helm program.
+	EnableHelm bool `json:"enableHelm,omitempty"`
+	// EnableExec lets exec KRM functions and plugins run.
+	EnableExec   bool            `json:"enableExec,omitempty"`
+	MaxObjects   int             `json:"maxObjects,omitempty"`
+	MaxBytes     int64           `json:"maxBytes,omitempty"`
+	MaxFileBytes int64           `json:"maxFileBytes,omitempty"`
+	Timeout      metav1.Duration `json:"timeout,omitempty"`
 }
 
 // RoleConfig declares a role: its upgradeOrder and, optionally, a

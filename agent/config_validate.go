@@ -123,6 +123,9 @@ func (a *AppConfig) validate(field string, add func(field, format string, args .
 	if *a.RevisionHistoryLimit < 1 {
 		add(field+".revisionHistoryLimit", "must be 1 or more, got %d", *a.RevisionHistoryLimit)
 	}
+	if r := a.Render; r.MaxObjects < 0 || r.MaxBytes < 0 || r.MaxFileBytes < 0 || r.Timeout.Duration < 0 {
+		add(field+".render", "limits must be positive (0 takes the default)")
+	}
 	roles := map[string]bool{}
 	for j, r := range a.Roles {
 		rf := fmt.Sprintf("%s.roles[%d]", field, j)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,9 +31,13 @@ type fakeRenderer struct {
 	calls int
 }
 
-func (f *fakeRenderer) Render(context.Context, string, AppConfig) ([]*unstructured.Unstructured, error) {
+func (f *fakeRenderer) Render(context.Context, sources.Snapshot, AppConfig) ([]*unstructured.Unstructured, error) {
 	f.calls++
-	return f.objs, f.err
+	out := make([]*unstructured.Unstructured, len(f.objs))
+	for i, o := range f.objs {
+		out[i] = o.DeepCopy()
+	}
+	return out, f.err
 }
 
 // fakePlanner plans with the real planner; it exists to count calls and
@@ -43,12 +47,12 @@ type fakePlanner struct {
 	calls int
 }
 
-func (f *fakePlanner) Plan(objs []*unstructured.Unstructured, app AppConfig) (*render.Plan, error) {
+func (f *fakePlanner) Plan(objs []*unstructured.Unstructured, opts render.PlanOptions) (*render.Plan, error) {
 	f.calls++
 	if f.err != nil {
 		return nil, f.err
 	}
-	return rolePlanner{}.Plan(objs, app)
+	return rolePlanner{}.Plan(objs, opts)
 }
 
 // fakeApplier records the names of applied objects in order; an object
@@ -109,12 +113,14 @@ type fakeStatus struct {
 	commits []string
 }
 
-func (f *fakeStatus) ReadFile(_ context.Context, name string) ([]byte, error) {
-	data, ok := f.files[name]
-	if !ok {
-		return nil, os.ErrNotExist
+func (f *fakeStatus) ReadFiles(_ context.Context, dir string) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	for name, data := range f.files {
+		if strings.HasPrefix(name, dir+"/") {
+			out[name] = data
+		}
 	}
-	return data, nil
+	return out, nil
 }
 
 func (f *fakeStatus) Commit(_ context.Context, files map[string][]byte, msg string) (string, error) {

@@ -18,15 +18,16 @@ type Fetcher interface {
 	Fetch(ctx context.Context) (sources.Snapshot, error)
 }
 
-// Renderer renders one app's overlay from a checkout into objects, with
+// Renderer renders one app's overlay from a snapshot into objects, with
 // the app's namespace set on namespaced objects that name none.
 type Renderer interface {
-	Render(ctx context.Context, root string, app AppConfig) ([]*unstructured.Unstructured, error)
+	Render(ctx context.Context, snap sources.Snapshot, app AppConfig) ([]*unstructured.Unstructured, error)
 }
 
-// Planner groups an app's rendered objects into roles and waves.
+// Planner groups an app's rendered objects into roles and waves and
+// decides each role's revision against its history.
 type Planner interface {
-	Plan(objs []*unstructured.Unstructured, app AppConfig) (*render.Plan, error)
+	Plan(objs []*unstructured.Unstructured, opts render.PlanOptions) (*render.Plan, error)
 }
 
 // Applier writes objects to the cluster and waits for them to be healthy.
@@ -37,10 +38,11 @@ type Applier interface {
 	ResetMapper()
 }
 
-// StatusReader reads files from the status branch; a missing file is
-// os.ErrNotExist.
+// StatusReader reads the status branch.
 type StatusReader interface {
-	ReadFile(ctx context.Context, name string) ([]byte, error)
+	// ReadFiles returns every file under dir, by path; none is an empty
+	// map.
+	ReadFiles(ctx context.Context, dir string) (map[string][]byte, error)
 }
 
 // StatusWriter commits files (nil content deletes) to the status branch
@@ -60,15 +62,19 @@ var (
 	_ Fetcher     = (*sources.GitSource)(nil)
 	_ StatusStore = (*sources.StatusBranch)(nil)
 	_ Applier     = (*apply.Applier)(nil)
-	_ Renderer    = kustomizeRenderer{}
+	_ Renderer    = (*kustomizeRenderer)(nil)
 	_ Planner     = rolePlanner{}
 )
 
-// kustomizeRenderer is the Renderer of render.Renderer.
+// kustomizeRenderer is the Renderer of render.Renderer, with its cache.
 type kustomizeRenderer struct{ r render.Renderer }
 
-func (k kustomizeRenderer) Render(ctx context.Context, root string, app AppConfig) ([]*unstructured.Unstructured, error) {
-	objs, err := k.r.Build(ctx, root, app.Path)
+func (k *kustomizeRenderer) Render(ctx context.Context, snap sources.Snapshot, app AppConfig) ([]*unstructured.Unstructured, error) {
+	src := render.Source{Root: snap.Dir}
+	if snap.Index != nil {
+		src.Index = snap.Index
+	}
+	res, err := k.r.Build(ctx, src, app.Path, renderOptions(app.Render))
 	if err != nil {
 		return nil, err
 	}
@@ -76,15 +82,38 @@ func (k kustomizeRenderer) Render(ctx context.Context, root string, app AppConfi
 	if ns == "" {
 		ns = "default"
 	}
-	return objs, render.DefaultNamespace(objs, ns)
+	return res.Objects, render.DefaultNamespace(res.Objects, ns)
 }
 
-// rolePlanner is the Planner of render.NewPlan with the app's role
-// config.
+// renderOptions turns an app's render config into render options.
+func renderOptions(c RenderConfig) render.Options {
+	o := render.DefaultOptions()
+	o.RemoteHosts, o.EnableHelm, o.EnableExec = c.RemoteHosts, c.EnableHelm, c.EnableExec
+	if c.MaxObjects > 0 {
+		o.Limits.MaxObjects = c.MaxObjects
+	}
+	if c.MaxBytes > 0 {
+		o.Limits.MaxBytes = c.MaxBytes
+	}
+	if c.MaxFileBytes > 0 {
+		o.Limits.MaxFileBytes = c.MaxFileBytes
+	}
+	if c.Timeout.Duration > 0 {
+		o.Limits.Timeout = c.Timeout.Duration
+	}
+	return o
+}
+
+// rolePlanner is the Planner of render.NewPlan.
 type rolePlanner struct{}
 
-func (rolePlanner) Plan(objs []*unstructured.Unstructured, app AppConfig) (*render.Plan, error) {
-	opts := render.PlanOptions{UnorderedRoles: render.UnorderedPolicy(app.UnorderedRoles)}
+func (rolePlanner) Plan(objs []*unstructured.Unstructured, opts render.PlanOptions) (*render.Plan, error) {
+	return render.NewPlan(objs, opts)
+}
+
+// RoleSpecs turns an app's role config into render role specs.
+func RoleSpecs(app AppConfig) ([]render.RoleSpec, error) {
+	var out []render.RoleSpec
 	for _, r := range app.Roles {
 		spec := render.RoleSpec{Name: r.Name, UpgradeOrder: r.UpgradeOrder, Kinds: r.Kinds}
 		if r.Selector != nil {
@@ -94,7 +123,7 @@ func (rolePlanner) Plan(objs []*unstructured.Unstructured, app AppConfig) (*rend
 			}
 			spec.Selector = sel
 		}
-		opts.Roles = append(opts.Roles, spec)
+		out = append(out, spec)
 	}
-	return render.NewPlan(objs, opts)
+	return out, nil
 }

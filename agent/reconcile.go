@@ -23,11 +23,12 @@ const (
 // the outcome on the status branch. Render and plan errors apply nothing.
 func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app AppConfig) error {
 	log := a.log.WithFields(logrus.Fields{"app": app.Name, "commit": snap.Revision.Short()})
-	prev, err := loadStatus(ctx, a.deps.Status, app.Name)
+	prev, err := loadPrevious(ctx, a.deps.Status, app.Name)
 	if err != nil {
+		log.WithError(err).Error("cannot read the app's status: nothing applied")
 		return err
 	}
-	if prev != nil && prev.Revision == snap.Revision.String() && prev.Phase == PhaseSucceeded {
+	if s := prev.status; s != nil && s.Revision == snap.Revision.String() && s.Phase == PhaseSucceeded {
 		log.Debug("already reconciled at this revision")
 		return nil
 	}
@@ -35,21 +36,22 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 		APIVersion: ConfigAPIVersion, Kind: StatusKind, App: app.Name,
 		Source: a.sourceURL, Path: app.Path, Revision: snap.Revision.String(),
 	}
-	plan, err := a.plan(ctx, snap, app)
+	plan, err := a.plan(ctx, snap, app, prev)
 	if err != nil {
 		log.WithError(err).Error("render failed: nothing applied")
 		st.Phase, st.Message = PhaseFailed, err.Error()
-		if prev != nil {
-			st.Prerequisites, st.Roles = prev.Prerequisites, prev.Roles
+		if prev.status != nil {
+			st.Prerequisites, st.Roles = prev.status.Prerequisites, prev.status.Roles
 		}
-		return errors.Join(err, a.report(ctx, log, app, st, fmt.Sprintf("roleout: %s render failed (%s)", app.Name, snap.Revision.Short())))
+		msg := fmt.Sprintf("roleout: %s render failed (%s)", app.Name, snap.Revision.Short())
+		return errors.Join(err, a.report(ctx, log, app, st, nil, prev, msg))
 	}
-	steps := newRollout(app, snap.Revision, plan, prev)
+	steps := newRollout(snap.Revision, plan, prev.status)
 	steps.logSequence(log)
 	if app.Paused {
 		st.Phase, st.Message = PhasePaused, "app is paused: planned, nothing applied"
 		st.Prerequisites, st.Roles = steps.prereq, steps.roles
-		return a.report(ctx, log, app, st, fmt.Sprintf("roleout: %s paused (%s)", app.Name, snap.Revision.Short()))
+		return a.report(ctx, log, app, st, steps, prev, fmt.Sprintf("roleout: %s paused (%s)", app.Name, snap.Revision.Short()))
 	}
 	err = a.rollout(ctx, log, app, steps)
 	st.Prerequisites, st.Roles = steps.prereq, steps.roles
@@ -57,19 +59,27 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 	if err != nil {
 		st.Phase, st.Message = PhaseFailed, err.Error()
 	}
-	return errors.Join(err, a.report(ctx, log, app, st, steps.commitMessage(app.Name, err)))
+	return errors.Join(err, a.report(ctx, log, app, st, steps, prev, steps.commitMessage(app.Name, err)))
 }
 
-// plan renders the app's overlay and plans it.
-func (a *Agent) plan(ctx context.Context, snap sources.Snapshot, app AppConfig) (*render.Plan, error) {
-	objs, err := a.deps.Renderer.Render(ctx, snap.Dir, app)
+// plan renders the app's overlay and plans it against the previous
+// status.
+func (a *Agent) plan(ctx context.Context, snap sources.Snapshot, app AppConfig, prev *previous) (*render.Plan, error) {
+	objs, err := a.deps.Renderer.Render(ctx, snap, app)
 	if err != nil {
 		return nil, fmt.Errorf("render %s at %s: %w", app.Path, snap.Revision.Short(), err)
 	}
 	if len(objs) == 0 && !app.AllowEmpty {
 		return nil, fmt.Errorf("render %s at %s: no objects (set allowEmpty: true if that is intended)", app.Path, snap.Revision.Short())
 	}
-	plan, err := a.deps.Planner.Plan(objs, app)
+	roles, err := RoleSpecs(app)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := a.deps.Planner.Plan(objs, render.PlanOptions{
+		App: app.Name, Roles: roles, UnorderedRoles: render.UnorderedPolicy(app.UnorderedRoles),
+		History: prev.history, Inventory: prev.inventory, Source: snap.Revision.String(),
+	})
 	if err != nil {
 		return nil, fmt.Errorf("plan %s at %s: %w", app.Path, snap.Revision.Short(), err)
 	}
@@ -91,7 +101,7 @@ func (a *Agent) rollout(ctx context.Context, log logrus.FieldLogger, app AppConf
 		var objs []*unstructured.Unstructured
 		var changed []string
 		for _, role := range wave.Roles {
-			if r.changed[role.Name] {
+			if r.apply[role.Name] {
 				objs = append(objs, withLabel(role.Objects, RoleLabel, role.Name)...)
 				changed = append(changed, role.Name)
 			}
@@ -102,7 +112,6 @@ func (a *Agent) rollout(ctx context.Context, log logrus.FieldLogger, app AppConf
 		wlog := log.WithFields(logrus.Fields{"wave": i + 1, "upgradeOrder": wave.UpgradeOrder, "roles": changed})
 		if err := a.applyStep(ctx, wlog, objs, opts, app); err != nil {
 			r.markWaveFailed(i, err)
-			r.markPending(i + 1)
 			return fmt.Errorf("wave %d (upgradeOrder %d): %w", i+1, wave.UpgradeOrder, err)
 		}
 		r.markWaveApplied(i)
@@ -127,13 +136,13 @@ func (a *Agent) applyStep(ctx context.Context, log logrus.FieldLogger, objs []*u
 	return nil
 }
 
-// report commits the app's status to the status branch.
-func (a *Agent) report(ctx context.Context, log logrus.FieldLogger, app AppConfig, st *AppStatus, msg string) error {
-	data, err := st.encode()
+// report commits the app's status files to the status branch.
+func (a *Agent) report(ctx context.Context, log logrus.FieldLogger, app AppConfig, st *AppStatus, r *rollout, prev *previous, msg string) error {
+	files, err := statusFiles(app, st, r, prev, st.Phase == PhaseSucceeded)
 	if err != nil {
 		return err
 	}
-	_, err = a.deps.Status.Commit(ctx, map[string][]byte{statusPath(app.Name): data}, msg)
+	_, err = a.deps.Status.Commit(ctx, files, msg)
 	if errors.Is(err, sources.ErrNoChange) {
 		return nil
 	}

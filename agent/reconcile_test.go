@@ -48,7 +48,8 @@ type harness struct {
 }
 
 func newHarness(objs []*unstructured.Unstructured, mutate func(*AppConfig)) *harness {
-	app := AppConfig{Name: "llm", Path: "apps/llm", UnorderedRoles: "First", Timeout: metav1.Duration{Duration: time.Minute}}
+	limit := 10
+	app := AppConfig{Name: "llm", Path: "apps/llm", UnorderedRoles: "First", Timeout: metav1.Duration{Duration: time.Minute}, RevisionHistoryLimit: &limit}
 	if mutate != nil {
 		mutate(&app)
 	}

@@ -7,32 +7,30 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/render/revision"
 	"github.com/roleout/roleout/sources"
 )
 
-// rollout is the bookkeeping of one app's rollout: which roles changed,
-// the revision each gets, and the status entries updated as waves finish.
+// rollout is the bookkeeping of one app's rollout: which roles must be
+// applied, and the status entries updated as waves finish.
 type rollout struct {
 	plan     *render.Plan
 	revision sources.Revision
-	// changed holds the roles whose template hash differs from the one
-	// last applied.
-	changed       map[string]bool
+	// apply holds the roles whose decided revision is not the one
+	// applied: new templates, rollbacks, and retries of failed rollouts.
+	apply         map[string]bool
 	prereqChanged bool
 	// prereq is the applied prerequisite step; nextPrereq replaces it
 	// once the step is applied and healthy.
 	prereq, nextPrereq *StepStatus
 	// roles are the status entries, in apply order.
 	roles []*RoleStatus
-	// next holds the hash, revision and revision name each changed role
-	// gets once its wave is healthy.
-	next map[string]RoleStatus
 }
 
-// newRollout compares plan with the previous status: a role whose hash
-// equals the applied one is unchanged; any other gets revision max+1.
-func newRollout(app AppConfig, rev sources.Revision, plan *render.Plan, prev *AppStatus) *rollout {
-	r := &rollout{plan: plan, revision: rev, changed: map[string]bool{}, next: map[string]RoleStatus{}}
+// newRollout compares the plan's decisions with what the previous status
+// says is applied.
+func newRollout(rev sources.Revision, plan *render.Plan, prev *AppStatus) *rollout {
+	r := &rollout{plan: plan, revision: rev, apply: map[string]bool{}}
 	r.nextPrereq = &StepStatus{Hash: plan.PrerequisitesHash, Objects: len(plan.Prerequisites)}
 	if prev != nil {
 		r.prereq = prev.Prerequisites
@@ -48,15 +46,9 @@ func newRollout(app AppConfig, rev sources.Revision, plan *render.Plan, prev *Ap
 		if old := prev.role(role.Name); old != nil {
 			st.Hash, st.Revision, st.RevisionName, st.AppliedRevision = old.Hash, old.Revision, old.RevisionName, old.AppliedRevision
 		}
-		if st.Hash != role.Hash {
-			r.changed[role.Name] = true
+		if st.RevisionName != role.Decision.Revision.Name || st.Revision != role.Decision.Revision.Revision {
+			r.apply[role.Name] = true
 			st.Result = RolePending
-			r.next[role.Name] = RoleStatus{
-				Hash:            role.Hash,
-				Revision:        st.Revision + 1,
-				RevisionName:    fmt.Sprintf("%s-%s-%s", app.Name, role.Name, role.Hash),
-				AppliedRevision: rev.String(),
-			}
 		}
 		r.roles = append(r.roles, st)
 	}
@@ -64,52 +56,48 @@ func newRollout(app AppConfig, rev sources.Revision, plan *render.Plan, prev *Ap
 }
 
 // logSequence logs the upgrade sequence, one line per role:
-// [1] role prefill (upgradeOrder 1, rev 4, hash 6d5f…).
+// [1] role prefill (upgradeOrder 1, rev 4, hash 6d5f…) update from rev 3.
 func (r *rollout) logSequence(log logrus.FieldLogger) {
-	for i, st := range r.roles {
-		rev, hash, state := st.Revision, st.Hash, "unchanged"
-		if n, ok := r.next[st.Name]; ok {
-			rev, hash, state = n.Revision, n.Hash, "changed"
+	for i, role := range r.plan.Roles() {
+		d := role.Decision
+		state := "unchanged"
+		switch {
+		case d.Action == revision.Rollback:
+			state = fmt.Sprintf("rollback to the template of %s", d.Revision.Name)
+		case d.Action == revision.Update && d.Previous > 0:
+			state = fmt.Sprintf("update from rev %d", d.Previous)
+		case d.Action == revision.Update:
+			state = "new"
+		case r.apply[role.Name]:
+			state = "retry"
 		}
-		log.WithFields(logrus.Fields{"role": st.Name, "revision": rev}).
-			Infof("[%d] role %s (upgradeOrder %d, rev %d, hash %s) %s", i+1, st.Name, st.UpgradeOrder, rev, hash, state)
+		log.WithFields(logrus.Fields{"role": role.Name, "revision": d.Revision.Revision}).
+			Infof("[%d] role %s (upgradeOrder %d, rev %d, hash %s) %s", i+1, role.Name, role.UpgradeOrder, d.Revision.Revision, d.Revision.Hash, state)
 	}
 }
 
 // markPrerequisitesApplied records the prerequisite step as applied.
 func (r *rollout) markPrerequisitesApplied() { r.prereq, r.prereqChanged = r.nextPrereq, false }
 
-// markWaveApplied records wave i's changed roles as applied at their new
-// revisions.
+// markWaveApplied records wave i's roles to apply as applied at their
+// decided revisions.
 func (r *rollout) markWaveApplied(i int) {
 	for _, role := range r.plan.Waves[i].Roles {
-		if !r.changed[role.Name] {
+		if !r.apply[role.Name] {
 			continue
 		}
-		st, n := r.status(role.Name), r.next[role.Name]
-		st.Hash, st.Revision, st.RevisionName, st.AppliedRevision = n.Hash, n.Revision, n.RevisionName, n.AppliedRevision
+		st, d := r.status(role.Name), role.Decision.Revision
+		st.Hash, st.Revision, st.RevisionName, st.AppliedRevision = d.Hash, d.Revision, d.Name, r.revision.String()
 		st.Result, st.Message = RoleApplied, ""
 	}
 }
 
-// markWaveFailed records wave i's changed roles as failed with err.
+// markWaveFailed records wave i's roles to apply as failed with err.
 func (r *rollout) markWaveFailed(i int, err error) {
 	for _, role := range r.plan.Waves[i].Roles {
-		if r.changed[role.Name] {
+		if r.apply[role.Name] {
 			st := r.status(role.Name)
 			st.Result, st.Message = RoleFailed, err.Error()
-		}
-	}
-}
-
-// markPending records the changed roles of waves from..last as not
-// reached.
-func (r *rollout) markPending(from int) {
-	for _, w := range r.plan.Waves[from:] {
-		for _, role := range w.Roles {
-			if r.changed[role.Name] {
-				r.status(role.Name).Result = RolePending
-			}
 		}
 	}
 }

@@ -2,12 +2,15 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"path"
+	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/render/revision"
 )
 
 // Status file kinds and the phases of an app.
@@ -82,19 +85,58 @@ func (s *AppStatus) role(name string) *RoleStatus {
 	return nil
 }
 
-// statusPath returns the path of an app's status.yaml on the branch.
-func statusPath(app string) string { return path.Join(app, "status.yaml") }
+// Paths of an app's files on the status branch (DESIGN.md §3).
+func statusPath(app string) string    { return path.Join(app, "status.yaml") }
+func inventoryPath(app string) string { return path.Join(app, "inventory.yaml") }
+func revisionPath(app, role, name string) string {
+	return path.Join(app, "revisions", role, name+".yaml")
+}
 
-// loadStatus reads an app's status.yaml; a missing file is a nil status.
-func loadStatus(ctx context.Context, r StatusReader, app string) (*AppStatus, error) {
-	data, err := r.ReadFile(ctx, statusPath(app))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
+// previous is what the status branch records of an app.
+type previous struct {
+	status    *AppStatus
+	history   map[string][]revision.RoleRevision
+	inventory []render.InventoryEntry
+	// files are the app's files as read, to tell which to delete.
+	files map[string][]byte
+}
+
+// loadPrevious reads an app's status, inventory and role revisions from
+// the status branch. A file that does not parse is an error that names it
+// and says how to fix it; nothing is applied until it is fixed.
+func loadPrevious(ctx context.Context, r StatusReader, app string) (*previous, error) {
+	files, err := r.ReadFiles(ctx, app)
 	if err != nil {
 		return nil, err
 	}
-	return parseStatus(data, statusPath(app))
+	p := &previous{history: map[string][]revision.RoleRevision{}, files: files}
+	if data, ok := files[statusPath(app)]; ok {
+		if p.status, err = parseStatus(data, statusPath(app)); err != nil {
+			return nil, err
+		}
+	}
+	if data, ok := files[inventoryPath(app)]; ok {
+		if err := yaml.UnmarshalStrict(data, &p.inventory); err != nil {
+			return nil, fmt.Errorf("status branch file %s is not a valid inventory: %w (fix or delete it on the status branch)", inventoryPath(app), err)
+		}
+	}
+	prefix := path.Join(app, "revisions") + "/"
+	for name, data := range files {
+		if !strings.HasPrefix(name, prefix) {
+			continue
+		}
+		var cr appsv1.ControllerRevision
+		if err := yaml.UnmarshalStrict(data, &cr); err != nil {
+			return nil, fmt.Errorf("status branch file %s is not a valid ControllerRevision: %w (fix or delete it on the status branch)", name, err)
+		}
+		rev, err := revision.FromControllerRevision(&cr)
+		if err != nil {
+			return nil, fmt.Errorf("status branch file %s: %w", name, err)
+		}
+		role := path.Base(path.Dir(name))
+		p.history[role] = append(p.history[role], rev)
+	}
+	return p, nil
 }
 
 // parseStatus decodes a status.yaml strictly.

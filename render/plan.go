@@ -46,10 +46,20 @@ type RoleSpec struct {
 	Kinds []string
 }
 
-// PlanOptions configures NewPlan.
+// PlanOptions configures NewPlan: the app's role config and what the
+// previous status recorded.
 type PlanOptions struct {
+	// App names the app; role revisions are named <app>-<role>-<hash>.
+	App            string
 	Roles          []RoleSpec
 	UnorderedRoles UnorderedPolicy
+	// History holds each role's recorded revisions.
+	History map[string][]revision.RoleRevision
+	// Inventory is what the app applied last; objects in it that the
+	// render no longer has form the prune set.
+	Inventory []InventoryEntry
+	// Source is the source revision being planned (main@sha1:…).
+	Source string
 }
 
 // Role is a named group of rendered objects applied together.
@@ -62,7 +72,15 @@ type Role struct {
 	Objects      []*unstructured.Unstructured
 	// Hash is the role's template hash (render/revision.TemplateHash).
 	Hash string
+	// Decision says whether the role is unchanged, rolled back or
+	// updated, and which revision it is at afterwards.
+	Decision revision.Decision
+	// History is the role's revision history including Decision.
+	History []revision.RoleRevision
 }
+
+// Changed reports whether the role must be applied.
+func (r *Role) Changed() bool { return r.Decision.Action != revision.Unchanged }
 
 // Wave is the roles that share one upgradeOrder, applied together and
 // waited on before the next wave.
@@ -82,6 +100,10 @@ type Plan struct {
 	// PrerequisitesHash is the template hash of Prerequisites.
 	PrerequisitesHash string
 	Waves             []Wave
+	// Prune lists the objects of the previous inventory that the render
+	// no longer has, in deletion order: later waves first, prerequisites
+	// last.
+	Prune []InventoryEntry
 }
 
 // Roles returns every role of the plan in apply order.
@@ -119,8 +141,13 @@ func NewPlan(objs []*unstructured.Unstructured, opts PlanOptions) (*Plan, error)
 		if r.Hash, err = revision.TemplateHash(r.Objects); err != nil {
 			return nil, fmt.Errorf("role %s: %w", r.Name, err)
 		}
+		r.Decision, r.History, err = revision.Decide(opts.App, r.Name, r.Objects, opts.History[r.Name], opts.Source)
+		if err != nil {
+			return nil, fmt.Errorf("role %s: %w", r.Name, err)
+		}
 	}
 	p.Waves = waves(roles, opts.UnorderedRoles)
+	p.Prune = pruneSet(opts.Inventory, objs)
 	return p, nil
 }
 

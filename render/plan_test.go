@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/yaml"
+
+	"github.com/roleout/roleout/render/revision"
 )
 
 // obj builds an object from YAML.
@@ -162,5 +164,66 @@ func TestNewPlanErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestNewPlanPrune(t *testing.T) {
+	ns := obj(t, "apiVersion: v1\nkind: Namespace\nmetadata: {name: app}\n")
+	objs := []*unstructured.Unstructured{ns,
+		deploy(t, "db", "db", "1"), deploy(t, "db-backup", "db", "1"),
+		deploy(t, "api", "api", "2"), deploy(t, "cache", "cache", "3")}
+	first, err := NewPlan(objs, PlanOptions{App: "web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv := first.Inventory()
+	if len(inv) != 5 || !inv[0].Prerequisite || inv[4].Role != "cache" || inv[4].UpgradeOrder != 3 {
+		t.Fatalf("inventory = %+v", inv)
+	}
+	// db loses one object, cache loses all of its, the namespace goes.
+	second, err := NewPlan([]*unstructured.Unstructured{objs[1], objs[3]}, PlanOptions{App: "web", Inventory: inv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range second.Prune {
+		got = append(got, e.String())
+	}
+	want := []string{"Deployment/app/cache", "Deployment/app/db-backup", "Namespace/app"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("prune order (-want +got):\n%s", diff)
+	}
+	if r := second.Waves[0].Roles[0]; r.Name != "db" || !r.Changed() {
+		t.Errorf("role db lost an object: it must be changed, got %+v", r.Decision)
+	}
+}
+
+func TestNewPlanDecisions(t *testing.T) {
+	objs := func(image string) []*unstructured.Unstructured {
+		d := deploy(t, "api", "api", "1")
+		d.Object["spec"] = map[string]any{"image": image}
+		return []*unstructured.Unstructured{d, deploy(t, "db", "db", "0")}
+	}
+	p1, err := NewPlan(objs("v1"), PlanOptions{App: "web", Source: "main@sha1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	history := map[string][]revision.RoleRevision{}
+	for _, r := range p1.Roles() {
+		history[r.Name] = r.History
+	}
+	p2, err := NewPlan(objs("v2"), PlanOptions{App: "web", History: history, Source: "main@sha1:2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range p2.Roles() {
+		got[r.Name] = string(r.Decision.Action) + ":" + strconv.Itoa(int(r.Decision.Revision.Revision))
+		if r.Decision.Revision.Name != "web-"+r.Name+"-"+r.Decision.Revision.Hash {
+			t.Errorf("revision name %q", r.Decision.Revision.Name)
+		}
+	}
+	if diff := cmp.Diff(map[string]string{"db": "unchanged:1", "api": "update:2"}, got); diff != "" {
+		t.Errorf("decisions (-want +got):\n%s", diff)
 	}
 }

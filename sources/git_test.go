@@ -38,6 +38,9 @@ func TestFetchFollowsRefs(t *testing.T) {
 	if err := repo.Tag("v2.0.0", second); err != nil {
 		t.Fatal(err)
 	}
+	if err := repo.PullRequest(3, first); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name       string
 		ref        Ref
@@ -49,6 +52,9 @@ func TestFetchFollowsRefs(t *testing.T) {
 		{"tag", Ref{Tag: "v1.2.0"}, first, "v1.2.0", "a: 1\n"},
 		{"semver range", Ref{Semver: ">=1.2.0 <2.0.0"}, second, "v1.3.1", "a: 2\n"},
 		{"pinned commit", Ref{Commit: first}, first, "", "a: 1\n"},
+		{"name as branch", Ref{Name: "main"}, second, "main", "a: 2\n"},
+		{"name as tag", Ref{Name: "v1.2.0"}, first, "v1.2.0", "a: 1\n"},
+		{"name as full ref", Ref{Name: "refs/pull/3/head"}, first, "refs/pull/3/head", "a: 1\n"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -150,5 +156,40 @@ func TestFetchErrors(t *testing.T) {
 				t.Errorf("error leaks the password: %q", err)
 			}
 		})
+	}
+}
+
+func TestSnapshotIndex(t *testing.T) {
+	srv, repo := newFixture(t, testgit.Options{})
+	mustCommit(t, repo, "main", "first", map[string]string{"apps/web/k.yaml": "a\n", "apps/db/k.yaml": "b\n"})
+	src, err := NewGitSource(Options{URL: srv.RepoURL("config"), Ref: Ref{Branch: "main"}, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := src.Fetch(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, repo, "main", "second", map[string]string{"apps/db/k.yaml": "c\n"})
+	second, err := src.Fetch(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := func(p string) bool {
+		a, okA := first.Index.Hash(p)
+		b, okB := second.Index.Hash(p)
+		if !okA || !okB {
+			t.Fatalf("%s missing from an index", p)
+		}
+		return a == b
+	}
+	if !same("apps/web/k.yaml") || !same("apps/web") {
+		t.Error("an untouched file or directory changed hash")
+	}
+	if same("apps/db/k.yaml") || same("apps/db") || same("apps") || same("") {
+		t.Error("a changed file, or a directory above it, kept its hash")
+	}
+	if _, ok := second.Index.Hash("apps/nothing"); ok {
+		t.Error("a missing path has a hash")
 	}
 }

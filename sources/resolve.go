@@ -44,6 +44,8 @@ func (s *GitSource) resolve(ctx context.Context, repo *git.Repository, auth tran
 		return Revision{Ref: ref.Branch, Commit: h.String()}, spec, nil
 	case ref.Tag != "":
 		return tagRevision(byName, ref.Tag)
+	case ref.Name != "":
+		return namedRevision(byName, ref.Name)
 	case ref.Semver != "":
 		tag, err := highestTag(byName, ref.Semver)
 		if err != nil {
@@ -52,6 +54,21 @@ func (s *GitSource) resolve(ctx context.Context, repo *git.Repository, auth tran
 		return tagRevision(byName, tag)
 	}
 	return Revision{}, "", fmt.Errorf("no ref to follow: set a branch, tag, semver range or commit")
+}
+
+// namedRevision resolves a name as a branch, then a tag, then a full
+// ref name.
+func namedRevision(byName map[string]plumbing.Hash, name string) (Revision, gitconfig.RefSpec, error) {
+	if h, ok := byName["refs/heads/"+name]; ok {
+		return Revision{Ref: name, Commit: h.String()}, gitconfig.RefSpec(fmt.Sprintf("+refs/heads/%s:refs/remotes/origin/%s", name, name)), nil
+	}
+	if _, ok := byName["refs/tags/"+name]; ok {
+		return tagRevision(byName, name)
+	}
+	if h, ok := byName[name]; ok && strings.HasPrefix(name, "refs/") {
+		return Revision{Ref: name, Commit: h.String()}, gitconfig.RefSpec("+" + name + ":" + name), nil
+	}
+	return Revision{}, "", fmt.Errorf("ref %q not found on the remote as a branch, a tag or a full ref name", name)
 }
 
 // tagRevision returns the commit tag points at, peeling an annotated tag.

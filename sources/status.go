@@ -9,12 +9,14 @@ import (
 	"math/rand/v2"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/memfs"
+	"github.com/go-git/go-billy/v5/util"
 	"github.com/go-git/go-git/v5"
 	gitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -73,6 +75,38 @@ func (b *StatusBranch) ReadFile(ctx context.Context, name string) ([]byte, error
 	}
 	defer f.Close()
 	return io.ReadAll(f)
+}
+
+// ReadFiles returns every file under dir (a slash-separated path; "" for
+// the whole branch) on the status branch, by path. A missing branch or
+// directory gives an empty map.
+func (b *StatusBranch) ReadFiles(ctx context.Context, dir string) (map[string][]byte, error) {
+	repo, fs, err := b.clone(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read %s from status branch %s: %w", dir, b.opts.Branch, err)
+	}
+	out := map[string][]byte{}
+	if repo == nil {
+		return out, nil
+	}
+	err = util.Walk(fs, path.Clean("/"+dir), func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			if os.IsNotExist(err) {
+				return filepath.SkipDir
+			}
+			return err
+		}
+		if info.IsDir() {
+			return nil
+		}
+		data, err := util.ReadFile(fs, p)
+		if err != nil {
+			return err
+		}
+		out[strings.TrimPrefix(p, "/")] = data
+		return nil
+	})
+	return out, err
 }
 
 // Commit writes files (path → content; nil content deletes the path) on

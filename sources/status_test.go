@@ -95,3 +95,27 @@ func TestStatusBranchConcurrentWriters(t *testing.T) {
 		t.Errorf("status commits = %d, want %d", n, 2*rounds)
 	}
 }
+
+func TestStatusBranchReadFiles(t *testing.T) {
+	b, _, _ := newStatusBranch(t)
+	ctx := context.Background()
+	if got, err := b.ReadFiles(ctx, "web"); err != nil || len(got) != 0 {
+		t.Fatalf("before the branch exists: %v %v", got, err)
+	}
+	files := map[string][]byte{
+		"web/status.yaml": []byte("a\n"), "web/revisions/db/web-db-1.yaml": []byte("b\n"), "other/status.yaml": []byte("c\n"),
+	}
+	if _, err := b.Commit(ctx, files, "roleout: files"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.ReadFiles(ctx, "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || string(got["web/status.yaml"]) != "a\n" || string(got["web/revisions/db/web-db-1.yaml"]) != "b\n" {
+		t.Errorf("ReadFiles(web) = %v", got)
+	}
+	if got, err := b.ReadFiles(ctx, "missing"); err != nil || len(got) != 0 {
+		t.Errorf("missing dir: %v %v", got, err)
+	}
+}

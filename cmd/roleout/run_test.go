@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
+	"github.com/roleout/roleout/render"
 )
 
 var cluster *testcluster.Cluster
@@ -153,6 +155,12 @@ func TestRunOnceRollsOutInUpgradeOrder(t *testing.T) {
 	if len(log) != 1 || log[0] != wantMsg {
 		t.Errorf("status commits = %q, want one: %q", log, wantMsg)
 	}
+	if _, err := repo.Show("roleout/status", "web/revisions/db/"+readStatus(t, repo, "web").Roles[0].RevisionName+".yaml"); err != nil {
+		t.Errorf("role db's revision is not recorded: %v", err)
+	}
+	if inv, err := repo.Show("roleout/status", "web/inventory.yaml"); err != nil || !strings.Contains(inv, "name: worker") {
+		t.Errorf("inventory.yaml = %q, %v", inv, err)
+	}
 	st := readStatus(t, repo, "web")
 	if st.Revision != "main@sha1:"+first || st.Phase != agent.PhaseSucceeded || roleSummary(st) != "db:Applied:1 api:Applied:1 worker:Applied:1" {
 		t.Errorf("status after first rollout: %s %s %s", st.Revision, st.Phase, roleSummary(st))
@@ -176,6 +184,24 @@ func TestRunOnceRollsOutInUpgradeOrder(t *testing.T) {
 		})
 		if err != nil {
 			t.Fatal(err)
+		}
+		// roleout plan, offline, says what the run is about to do.
+		code, out, errOut := cli("plan", "--config", config, "--app", "web", "--output", "json")
+		if code != exitOK {
+			t.Fatalf("plan exit %d: %s", code, errOut)
+		}
+		var s render.Summary
+		if err := json.Unmarshal([]byte(out), &s); err != nil {
+			t.Fatalf("plan --output json: %v\n%s", err, out)
+		}
+		var planned []string
+		for _, w := range s.Waves {
+			for _, r := range w.Roles {
+				planned = append(planned, fmt.Sprintf("%s:%v:%d", r.Name, r.Changed, r.Revision))
+			}
+		}
+		if got := strings.Join(planned, " "); got != "db:false:1 api:false:1 worker:true:2" {
+			t.Errorf("plan = %s, want only worker changed, at rev 2", got)
 		}
 		before := roleoutWrites(t)
 		if code, _, logs := cli("run", "--once", "--config", config); code != exitOK {

@@ -29,11 +29,25 @@ const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 // depends on the objects' meaning only: not on key order, YAML style,
 // comments or the order objs come in. objs are not modified.
 func TemplateHash(objs []*unstructured.Unstructured) (string, error) {
+	return hashNormalized(normalizeAll(objs), 0)
+}
+
+// normalizeAll returns the normalised objects sorted by group, kind,
+// namespace and name.
+func normalizeAll(objs []*unstructured.Unstructured) []map[string]any {
 	norm := make([]map[string]any, 0, len(objs))
 	for _, o := range objs {
 		norm = append(norm, Normalize(o))
 	}
-	sort.Slice(norm, func(i, j int) bool { return sortKey(norm[i]) < sortKey(norm[j]) })
+	sort.SliceStable(norm, func(i, j int) bool { return sortKey(norm[i]) < sortKey(norm[j]) })
+	return norm
+}
+
+// hashNormalized hashes sorted normalised objects. A collision count
+// above 0 is added to the hash the way the StatefulSet controller adds
+// its collisionCount, giving a new name for a template whose name is
+// taken by another.
+func hashNormalized(norm []map[string]any, collisions int) (string, error) {
 	h := fnv.New32a()
 	for _, m := range norm {
 		// encoding/json writes map keys in sorted order: canonical.
@@ -43,6 +57,9 @@ func TemplateHash(objs []*unstructured.Unstructured) (string, error) {
 		}
 		h.Write(data)
 		h.Write([]byte{'\n'})
+	}
+	if collisions > 0 {
+		h.Write(strconv.AppendInt(nil, int64(collisions), 10))
 	}
 	return rand.SafeEncodeString(strconv.FormatUint(uint64(h.Sum32()), 10)), nil
 }

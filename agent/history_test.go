@@ -1,0 +1,111 @@
+package agent
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// revisionFiles lists the revision files of role on the fake branch.
+func (h *harness) revisionFiles(role string) []string {
+	var out []string
+	for name := range h.status.files {
+		if strings.HasPrefix(name, "llm/revisions/"+role+"/") {
+			out = append(out, strings.TrimPrefix(name, "llm/revisions/"+role+"/"))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestReconcileRollbackAndHistory(t *testing.T) {
+	limit := 2
+	h := newHarness(threeRoles("decode:1"), func(a *AppConfig) { a.RevisionHistoryLimit = &limit })
+	ctx := context.Background()
+	run := func(c byte, image string) *AppStatus {
+		t.Helper()
+		h.newCommit(c, threeRoles(image))
+		if err := h.agent.RunOnce(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return h.appStatus(t)
+	}
+	first := run('a', "decode:1")
+	rev1 := first.Roles[1].RevisionName
+	run('b', "decode:2")
+	if got := h.revisionFiles("decode"); len(got) != 2 {
+		t.Fatalf("decode revisions after an update = %v, want 2", got)
+	}
+	// Back to the first template: a rollback, numbered max+1, under the
+	// first revision's name.
+	h.applier.applied = nil
+	back := run('c', "decode:1")
+	if d := back.Roles[1]; d.Revision != 3 || d.RevisionName != rev1 || d.Result != RoleApplied {
+		t.Errorf("after rollback decode = %+v, want rev 3 named %s", d, rev1)
+	}
+	if diff := cmp.Diff([]string{"decode"}, h.applier.applied); diff != "" {
+		t.Errorf("rollback applied (-want +got):\n%s", diff)
+	}
+	run('d', "decode:3")
+	files := h.revisionFiles("decode")
+	if len(files) != 2 || !contains(files, rev1+".yaml") {
+		t.Errorf("decode revisions after truncation to 2 = %v, want rev 3 (%s) and rev 4", files, rev1)
+	}
+	inv := string(h.status.files["llm/inventory.yaml"])
+	for _, want := range []string{"kind: Namespace", "name: prefill", "role: decode", "upgradeOrder: 3"} {
+		if !strings.Contains(inv, want) {
+			t.Errorf("inventory lacks %q:\n%s", want, inv)
+		}
+	}
+}
+
+func TestReconcileFailedRolloutKeepsRevisionNumber(t *testing.T) {
+	h := newHarness(threeRoles("decode:1"), nil)
+	ctx := context.Background()
+	if err := h.agent.RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.newCommit('b', threeRoles("decode:2"))
+	h.applier.failHealth = "decode"
+	if err := h.agent.RunOnce(ctx); err == nil {
+		t.Fatal("want the wave to fail")
+	}
+	st := h.appStatus(t)
+	if d := st.Roles[1]; d.Revision != 1 || d.Result != RoleFailed {
+		t.Errorf("decode after the failure = %+v, want still at rev 1, Failed", d)
+	}
+	if got := h.revisionFiles("decode"); len(got) != 2 {
+		t.Errorf("revision 2 must be recorded even though it failed: %v", got)
+	}
+	h.applier.failHealth = ""
+	if err := h.agent.RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if d := h.appStatus(t).Roles[1]; d.Revision != 2 || d.Result != RoleApplied {
+		t.Errorf("decode after the retry = %+v, want rev 2 applied (number not reused or skipped)", d)
+	}
+}
+
+func TestReconcileRefusesBrokenStatus(t *testing.T) {
+	h := newHarness(threeRoles("decode:1"), nil)
+	h.status.files = map[string][]byte{"llm/status.yaml": []byte("kind: AppStatus\nroles: {not: a list}\n")}
+	err := h.agent.RunOnce(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "llm/status.yaml is not a valid status") || !strings.Contains(err.Error(), "fix or delete it") {
+		t.Fatalf("error = %v", err)
+	}
+	if len(h.applier.applied) != 0 || len(h.status.commits) != 0 {
+		t.Error("a broken status file must stop the app before anything is applied or recorded")
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

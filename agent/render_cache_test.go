@@ -1,0 +1,61 @@
+package agent
+
+import (
+	"context"
+	"testing"
+
+	"github.com/roleout/roleout/internal/testgit"
+	"github.com/roleout/roleout/sources"
+)
+
+// TestRenderCacheWithGitIndex renders from real git snapshots: a commit
+// that changes nothing the overlay reads reuses the render; a commit that
+// changes a base file renders again.
+func TestRenderCacheWithGitIndex(t *testing.T) {
+	srv := testgit.New(t, testgit.Options{})
+	repo := srv.MustRepo(t, "config")
+	files := map[string]string{
+		"base/kustomization.yaml":     "resources: [cm.yaml]\n",
+		"base/cm.yaml":                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {level: info}\n",
+		"apps/web/kustomization.yaml": "resources: [../../base]\n",
+		"apps/db/kustomization.yaml":  "resources: [../../base]\nnamePrefix: db-\n",
+	}
+	if _, err := repo.Commit("main", "first", files); err != nil {
+		t.Fatal(err)
+	}
+	src, err := sources.NewGitSource(sources.Options{URL: repo.URL(), Ref: sources.Ref{Branch: "main"}, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &kustomizeRenderer{}
+	app := AppConfig{Name: "web", Path: "apps/web"}
+	ctx := context.Background()
+	render := func(msg string, change map[string]string) string {
+		t.Helper()
+		if change != nil {
+			if _, err := repo.Commit("main", msg, change); err != nil {
+				t.Fatal(err)
+			}
+		}
+		snap, err := src.Fetch(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs, err := r.Render(ctx, snap, app)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return objs[0].Object["data"].(map[string]any)["level"].(string)
+	}
+	render("first", nil)
+	render("unrelated", map[string]string{"README.md": "docs\n", "apps/db/kustomization.yaml": "resources: [../../base]\nnamePrefix: x-\n"})
+	if n := r.r.Builds(); n != 1 {
+		t.Errorf("kustomize builds after a commit outside the inputs = %d, want 1", n)
+	}
+	if level := render("base change", map[string]string{"base/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {level: debug}\n"}); level != "debug" {
+		t.Errorf("level = %s after the base changed", level)
+	}
+	if n := r.r.Builds(); n != 2 {
+		t.Errorf("kustomize builds after a base change = %d, want 2", n)
+	}
+}

@@ -1,0 +1,81 @@
+package agent
+
+import (
+	"path"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/render/revision"
+)
+
+// statusFiles returns the app's files for the status commit: status.yaml,
+// inventory.yaml and every role revision, with revisions dropped by
+// truncation deleted (nil content). History is truncated to the app's
+// revisionHistoryLimit only after a rollout that succeeded; the inventory
+// after a failed one keeps everything the app may have applied.
+func statusFiles(app AppConfig, st *AppStatus, r *rollout, prev *previous, succeeded bool) (map[string][]byte, error) {
+	files := map[string][]byte{}
+	data, err := st.encode()
+	if err != nil {
+		return nil, err
+	}
+	files[statusPath(app.Name)] = data
+	if r == nil {
+		return files, nil
+	}
+	inv := r.plan.Inventory()
+	if !succeeded {
+		inv = mergeInventory(prev.inventory, inv)
+	}
+	if files[inventoryPath(app.Name)], err = yaml.Marshal(inv); err != nil {
+		return nil, err
+	}
+	keep := map[string]bool{}
+	for _, role := range r.plan.Roles() {
+		hist := role.History
+		if succeeded {
+			hist = revision.Truncate(hist, *app.RevisionHistoryLimit, role.Decision.Revision.Name)
+		}
+		for _, rev := range hist {
+			cr, err := rev.ControllerRevision(app.Name, role.Name, "")
+			if err != nil {
+				return nil, err
+			}
+			p := revisionPath(app.Name, role.Name, rev.Name)
+			if files[p], err = yaml.Marshal(cr); err != nil {
+				return nil, err
+			}
+			keep[p] = true
+		}
+	}
+	// Delete truncated revisions of the planned roles; a role that left
+	// the render keeps its history.
+	planned := map[string]bool{}
+	for _, role := range r.plan.Roles() {
+		planned[role.Name] = true
+	}
+	for p := range prev.files {
+		dir, ok := strings.CutPrefix(path.Dir(p), path.Join(app.Name, "revisions")+"/")
+		if ok && planned[dir] && !keep[p] {
+			files[p] = nil
+		}
+	}
+	return files, nil
+}
+
+// mergeInventory returns a followed by the entries of b it lacks.
+func mergeInventory(a, b []render.InventoryEntry) []render.InventoryEntry {
+	seen := map[render.ObjectRef]bool{}
+	out := append([]render.InventoryEntry(nil), a...)
+	for _, e := range a {
+		seen[e.ObjectRef] = true
+	}
+	for _, e := range b {
+		if !seen[e.ObjectRef] {
+			out = append(out, e)
+		}
+	}
+	return out
+}

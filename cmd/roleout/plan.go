@@ -1,0 +1,247 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/roleout/roleout/agent"
+	"github.com/roleout/roleout/render"
+)
+
+// planFlags select what render and plan work on: a local directory, or an
+// app of an agent config read from git.
+type planFlags struct {
+	root      string
+	namespace string
+	name      string
+	config    string
+	app       string
+	ref       string
+}
+
+func (f *planFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.root, "root", "", "repository root for a local DIR: reads outside it are refused (default: the enclosing git work tree, else DIR)")
+	cmd.Flags().StringVar(&f.namespace, "namespace", "default", "namespace for namespaced objects that name none (local DIR)")
+	cmd.Flags().StringVar(&f.name, "name", "", "app name for revision names (local DIR; default: DIR's base name)")
+	cmd.Flags().StringVar(&f.config, "config", "", "agent config: plan an app from git instead of a local DIR")
+	cmd.Flags().StringVar(&f.app, "app", "", "app of --config to plan")
+	cmd.Flags().StringVar(&f.ref, "ref", "", "with --config: a branch, tag, full ref name or commit to plan (default: the configured one)")
+}
+
+func newRenderCommand(global *globalOptions) *cobra.Command {
+	f := &planFlags{}
+	cmd := &cobra.Command{
+		Use:   "render [DIR | --config F --app NAME]",
+		Short: "Render an overlay and print its objects grouped by wave and role (offline)",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			plan, _, err := f.plan(cmd.Context(), args)
+			if err != nil {
+				return err
+			}
+			return printRender(cmd.OutOrStdout(), plan, global.output)
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+func newPlanCommand(global *globalOptions) *cobra.Command {
+	f := &planFlags{}
+	cmd := &cobra.Command{
+		Use:   "plan [DIR | --config F --app NAME [--ref REF]]",
+		Short: "Show waves, roles, revisions and what changed, without a cluster",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			plan, header, err := f.plan(cmd.Context(), args)
+			if err != nil {
+				return err
+			}
+			s := plan.Summarize(nil)
+			if global.output == "json" {
+				return writeJSON(cmd.OutOrStdout(), s)
+			}
+			return printPlan(cmd.OutOrStdout(), header, s)
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+// plan renders and plans what the flags select. It returns a header line
+// naming what was planned.
+func (f *planFlags) plan(ctx context.Context, args []string) (*render.Plan, string, error) {
+	if f.config != "" {
+		if len(args) > 0 {
+			return nil, "", errors.New("give a DIR or --config, not both")
+		}
+		if f.app == "" {
+			return nil, "", errors.New("--app is required with --config")
+		}
+		cfg, err := agent.LoadConfig(f.config)
+		if err != nil {
+			return nil, "", err
+		}
+		plan, rev, err := agent.PlanFromGit(ctx, cfg, f.app, f.ref)
+		if err != nil {
+			return nil, "", err
+		}
+		return plan, fmt.Sprintf("app %s at %s", f.app, rev), nil
+	}
+	if len(args) != 1 {
+		return nil, "", errors.New("give a kustomize DIR, or --config F --app NAME")
+	}
+	return f.planDir(ctx, args[0])
+}
+
+var nonName = regexp.MustCompile(`[^a-z0-9-]+`)
+
+func (f *planFlags) planDir(ctx context.Context, dir string) (*render.Plan, string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	root := f.root
+	if root == "" {
+		root = gitRoot(abs)
+	}
+	if root, err = filepath.Abs(root); err != nil {
+		return nil, "", err
+	}
+	overlay, err := filepath.Rel(root, abs)
+	if err != nil || strings.HasPrefix(overlay, "..") {
+		return nil, "", fmt.Errorf("%s is not inside the root %s", dir, root)
+	}
+	name := f.name
+	if name == "" {
+		name = strings.Trim(nonName.ReplaceAllString(strings.ToLower(filepath.Base(abs)), "-"), "-")
+	}
+	res, err := (&render.Renderer{}).Build(ctx, render.Source{Root: root}, filepath.ToSlash(overlay), render.DefaultOptions())
+	if err != nil {
+		return nil, "", err
+	}
+	if err := render.DefaultNamespace(res.Objects, f.namespace); err != nil {
+		return nil, "", err
+	}
+	plan, err := render.NewPlan(res.Objects, render.PlanOptions{App: name})
+	if err != nil {
+		return nil, "", err
+	}
+	return plan, fmt.Sprintf("%s (app %s, no previous status)", dir, name), nil
+}
+
+// gitRoot returns the nearest directory at or above dir that holds .git,
+// else dir.
+func gitRoot(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return dir
+		}
+	}
+}
+
+func printPlan(w io.Writer, header string, s render.Summary) error {
+	p := &printer{w: w}
+	p.f("plan for %s\n", header)
+	if len(s.Prerequisites) > 0 {
+		p.f("prerequisites: %s\n", joinRefs(s.Prerequisites))
+	}
+	for i, wave := range s.Waves {
+		p.f("wave %d (upgradeOrder %d)\n", i+1, wave.UpgradeOrder)
+		for _, r := range wave.Roles {
+			state := "unchanged"
+			if r.Changed {
+				state = r.Action
+			}
+			p.f("  role %-16s rev %-3d %-40s %-9s %d objects\n", r.Name, r.Revision, r.RevisionName, state, len(r.Objects))
+		}
+	}
+	if len(s.Prune) > 0 {
+		p.f("prune: %s\n", joinRefs(s.Prune))
+	}
+	return p.err
+}
+
+func printRender(w io.Writer, plan *render.Plan, output string) error {
+	if output == "json" {
+		type role struct {
+			Name         string                       `json:"name"`
+			UpgradeOrder int                          `json:"upgradeOrder"`
+			Objects      []*unstructured.Unstructured `json:"objects"`
+		}
+		type wave struct {
+			UpgradeOrder int    `json:"upgradeOrder"`
+			Roles        []role `json:"roles"`
+		}
+		out := struct {
+			Prerequisites []*unstructured.Unstructured `json:"prerequisites"`
+			Waves         []wave                       `json:"waves"`
+		}{Prerequisites: plan.Prerequisites}
+		for _, w := range plan.Waves {
+			wv := wave{UpgradeOrder: w.UpgradeOrder}
+			for _, r := range w.Roles {
+				wv.Roles = append(wv.Roles, role{Name: r.Name, UpgradeOrder: r.UpgradeOrder, Objects: r.Objects})
+			}
+			out.Waves = append(out.Waves, wv)
+		}
+		return writeJSON(w, out)
+	}
+	p := &printer{w: w}
+	docs := func(header string, objs []*unstructured.Unstructured) {
+		for _, o := range objs {
+			data, err := yaml.Marshal(o.Object)
+			if err != nil {
+				p.err = err
+				return
+			}
+			p.f("---\n# %s\n%s", header, data)
+		}
+	}
+	docs("prerequisites", plan.Prerequisites)
+	for i, w := range plan.Waves {
+		for _, r := range w.Roles {
+			docs(fmt.Sprintf("wave %d (upgradeOrder %d), role %s", i+1, w.UpgradeOrder, r.Name), r.Objects)
+		}
+	}
+	return p.err
+}
+
+func joinRefs(refs []render.ObjectRef) string {
+	var parts []string
+	for _, r := range refs {
+		parts = append(parts, r.String())
+	}
+	return strings.Join(parts, ", ")
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// printer writes formatted text and keeps the first error.
+type printer struct {
+	w   io.Writer
+	err error
+}
+
+func (p *printer) f(format string, args ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(p.w, format, args...)
+	}
+}

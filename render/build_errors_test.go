@@ -1,0 +1,124 @@
+package render
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBuildRefusesAndExplains(t *testing.T) {
+	const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"
+	cases := []struct {
+		name    string
+		files   map[string]string
+		setup   func(t *testing.T, root string)
+		opts    func(*Options)
+		wantErr []string
+	}{
+		{"missing overlay", map[string]string{"x/kustomization.yaml": "resources: []\n"}, nil, nil,
+			[]string{"kustomize build app", "not found"}},
+		{"invalid yaml names file and line", map[string]string{"app/kustomization.yaml": "resources: [d.yaml]\n", "app/d.yaml": "kind: ConfigMap\nmetadata:\n  name: x\n   bad: indent\n"}, nil, nil,
+			[]string{"kustomize build app", "d.yaml", "line 4"}},
+		{"missing base", map[string]string{"app/kustomization.yaml": "resources: [../base]\n"}, nil, nil,
+			[]string{"kustomize build app", "base"}},
+		{"escapes the repository", map[string]string{"app/kustomization.yaml": "resources: [../../outside]\n"},
+			func(t *testing.T, root string) {
+				writeFile(t, filepath.Join(filepath.Dir(root), "outside", "kustomization.yaml"), "resources: []\n")
+			}, nil,
+			[]string{"outside is outside the repository"}},
+		{"file outside the repository", map[string]string{"app/kustomization.yaml": "resources: [../../secret.yaml]\n"},
+			func(t *testing.T, root string) { writeFile(t, filepath.Join(filepath.Dir(root), "secret.yaml"), cm) }, nil,
+			[]string{"secret.yaml is outside the repository"}},
+		{"symlink out of the repository", map[string]string{"app/kustomization.yaml": "resources: [etc/passwd.yaml]\n"},
+			func(t *testing.T, root string) {
+				outside := t.TempDir()
+				writeFile(t, filepath.Join(outside, "passwd.yaml"), cm)
+				if err := os.Symlink(outside, filepath.Join(root, "app", "etc")); err != nil {
+					t.Fatal(err)
+				}
+			}, nil, []string{"is outside the repository"}},
+		{"remote base over https", map[string]string{"app/kustomization.yaml": "resources:\n- https://github.com/org/repo//base?ref=v1\n"}, nil, nil,
+			[]string{"app/kustomization.yaml", `remote base "https://github.com/org/repo//base?ref=v1" is not allowed`, `add host "github.com" to render.remoteHosts`}},
+		{"remote base, github form", map[string]string{"app/kustomization.yaml": "resources: [github.com/org/repo/base]\n"}, nil, nil,
+			[]string{`add host "github.com"`}},
+		{"remote base, scp form in a base", map[string]string{
+			"app/kustomization.yaml":  "resources: [../base]\n",
+			"base/kustomization.yaml": "resources: [git@git.example.com:org/repo.git]\n"}, nil, nil,
+			[]string{"base/kustomization.yaml", `add host "git.example.com"`}},
+		{"remote base from another host", map[string]string{"app/kustomization.yaml": "resources: [https://evil.example/x.yaml]\n"}, nil,
+			func(o *Options) { o.RemoteHosts = []string{"github.com"} }, []string{`add host "evil.example"`}},
+		{"file url", map[string]string{"app/kustomization.yaml": "resources: [file:///etc/repo]\n"}, nil,
+			func(o *Options) { o.RemoteHosts = []string{"file"} }, []string{`remote base "file:///etc/repo" is not allowed`}},
+		{"helm off", map[string]string{"app/kustomization.yaml": "helmCharts: [{name: x, repo: https://charts.example}]\n"}, nil, nil,
+			[]string{"render.enableHelm"}},
+		{"duplicate object", map[string]string{"app/kustomization.yaml": "resources: [a.yaml, b.yaml]\n", "app/a.yaml": cm, "app/b.yaml": cm}, nil, nil,
+			[]string{"ConfigMap", "same kind, namespace and name"}},
+		{"file too large", map[string]string{"app/kustomization.yaml": "resources: [big.yaml]\n", "app/big.yaml": cm + strings.Repeat("# padding\n", 200)}, nil,
+			func(o *Options) { o.Limits.MaxFileBytes = 1000 }, []string{"big.yaml is", "over the limit of 1000 bytes per file"}},
+		{"too many objects", map[string]string{"app/kustomization.yaml": "resources: [a.yaml]\n",
+			"app/a.yaml": cm + "---\n" + strings.Replace(cm, "name: a", "name: b", 1)}, nil,
+			func(o *Options) { o.Limits.MaxObjects = 1 }, []string{"2 objects, over the limit of 1"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "repo")
+			for p, c := range tc.files {
+				writeFile(t, filepath.Join(root, filepath.FromSlash(p)), c)
+			}
+			if tc.setup != nil {
+				tc.setup(t, root)
+			}
+			opts := DefaultOptions()
+			if tc.opts != nil {
+				tc.opts(&opts)
+			}
+			_, err := (&Renderer{}).Build(context.Background(), Source{Root: root}, "app", opts)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, want := range tc.wantErr {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not contain %q", err, want)
+				}
+			}
+			if strings.Contains(err.Error(), root) {
+				t.Errorf("error %q shows the checkout path", err)
+			}
+		})
+	}
+}
+
+func writeFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRemoteHost(t *testing.T) {
+	cases := map[string]string{
+		"https://github.com/org/repo//base?ref=v1": "github.com",
+		"git::https://GitLab.com/org/repo":         "gitlab.com",
+		"ssh://git@git.example.com:2222/org/repo":  "git.example.com",
+		"git@git.example.com:org/repo.git":         "git.example.com",
+		"github.com/org/repo/base":                 "github.com",
+		"http://127.0.0.1:8080/x.git":              "127.0.0.1",
+		"file:///srv/repo":                         "file",
+	}
+	for entry, want := range cases {
+		host, remote := remoteHost(entry)
+		if !remote || host != want {
+			t.Errorf("remoteHost(%q) = %q, %v; want %q, true", entry, host, remote, want)
+		}
+	}
+	for _, local := range []string{"../base", "base", "my.app/overlay", "deploy.yaml", "./x"} {
+		if _, remote := remoteHost(local); remote {
+			t.Errorf("remoteHost(%q) says remote", local)
+		}
+	}
+}

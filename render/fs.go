@@ -1,0 +1,265 @@
+package render
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+)
+
+// repoFS is the read-only file system a render sees: the repository's
+// checkout and nothing outside it. Every path is resolved through
+// symlinks and refused when it leaves the root (or, for an allowed remote
+// base, kustomize's own clone directory). It enforces the render's limits
+// on bytes read and time, and records every path it was asked about, so
+// the render can be cached by the git hashes of exactly its inputs.
+type repoFS struct {
+	root     string // absolute, symlinks resolved
+	disk     filesys.FileSystem
+	limits   Limits
+	ctx      context.Context
+	deadline time.Time
+	// clones is where kustomize clones remote bases; reads there are
+	// allowed only when a remote base is.
+	clones    string
+	bytesRead int64
+	// inputs are the paths (relative to root, slash-separated) the render
+	// touched: read, listed or checked for existence.
+	inputs map[string]bool
+	// external is set when the render read outside the repository (an
+	// allowed remote base); such a render is never cached.
+	external bool
+}
+
+var _ filesys.FileSystem = (*repoFS)(nil)
+
+func newRepoFS(ctx context.Context, root string, limits Limits, allowClones bool) (*repoFS, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	if abs, err = filepath.EvalSymlinks(abs); err != nil {
+		return nil, err
+	}
+	fs := &repoFS{root: abs, disk: filesys.MakeFsOnDisk(), limits: limits, ctx: ctx, inputs: map[string]bool{}}
+	if limits.Timeout > 0 {
+		fs.deadline = time.Now().Add(limits.Timeout)
+	}
+	if allowClones {
+		if fs.clones, err = filepath.EvalSymlinks(os.TempDir()); err != nil {
+			return nil, err
+		}
+	}
+	return fs, nil
+}
+
+// errOutside is the error for a path that leaves the repository.
+type errOutside struct{ path string }
+
+func (e *errOutside) Error() string {
+	return fmt.Sprintf("%s is outside the repository: a render may only read files inside it", e.path)
+}
+
+// check resolves path (through symlinks, as far as it exists) and returns
+// the resolved absolute path when it lies inside the repository. It also
+// enforces the time limit and records the path as an input.
+func (fs *repoFS) check(path string) (string, error) {
+	if err := fs.ctx.Err(); err != nil {
+		return "", err
+	}
+	if !fs.deadline.IsZero() && time.Now().After(fs.deadline) {
+		return "", fmt.Errorf("render took longer than %s (limit timeout)", fs.limits.Timeout)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	resolved := resolveExisting(abs)
+	if rel, ok := fs.rel(resolved); ok {
+		fs.inputs[rel] = true
+		return resolved, nil
+	}
+	if fs.clones != "" && within(fs.clones, resolved) && strings.Contains(resolved, "kustomize-") {
+		fs.external = true
+		return resolved, nil
+	}
+	return "", &errOutside{path: fs.display(abs)}
+}
+
+// rel returns p relative to the root, slash-separated ("" for the root),
+// when p is inside it.
+func (fs *repoFS) rel(p string) (string, bool) {
+	if !within(fs.root, p) {
+		return "", false
+	}
+	r, err := filepath.Rel(fs.root, p)
+	if err != nil {
+		return "", false
+	}
+	if r == "." {
+		r = ""
+	}
+	return filepath.ToSlash(r), true
+}
+
+// display shows p relative to the root when it can, so that errors never
+// show the cache directory.
+func (fs *repoFS) display(p string) string {
+	if r, err := filepath.Rel(fs.root, p); err == nil {
+		return filepath.ToSlash(r)
+	}
+	return p
+}
+
+func within(dir, p string) bool {
+	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
+}
+
+// resolveExisting resolves symlinks in the longest existing prefix of p
+// and appends the rest unchanged.
+func resolveExisting(p string) string {
+	var rest []string
+	cur := p
+	for {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(append([]string{r}, rest...)...)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		rest = append([]string{filepath.Base(cur)}, rest...)
+		cur = parent
+	}
+}
+
+func (fs *repoFS) readOnly(path string) error {
+	return fmt.Errorf("%s: the render's file system is read-only", fs.display(path))
+}
+
+// Create refuses: renders do not write.
+func (fs *repoFS) Create(path string) (filesys.File, error) { return nil, fs.readOnly(path) }
+
+// Mkdir refuses: renders do not write.
+func (fs *repoFS) Mkdir(path string) error { return fs.readOnly(path) }
+
+// MkdirAll refuses: renders do not write.
+func (fs *repoFS) MkdirAll(path string) error { return fs.readOnly(path) }
+
+// RemoveAll removes only kustomize's own clone directories.
+func (fs *repoFS) RemoveAll(path string) error {
+	if fs.clones != "" && within(fs.clones, resolveExisting(path)) && strings.Contains(path, "kustomize-") {
+		return fs.disk.RemoveAll(path)
+	}
+	return fs.readOnly(path)
+}
+
+// WriteFile refuses: renders do not write.
+func (fs *repoFS) WriteFile(path string, _ []byte) error { return fs.readOnly(path) }
+
+// Open opens a file inside the repository.
+func (fs *repoFS) Open(path string) (filesys.File, error) {
+	p, err := fs.check(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := fs.account(p); err != nil {
+		return nil, err
+	}
+	return fs.disk.Open(p)
+}
+
+// ReadFile reads a file inside the repository, within the byte limits.
+func (fs *repoFS) ReadFile(path string) ([]byte, error) {
+	p, err := fs.check(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := fs.account(p); err != nil {
+		return nil, err
+	}
+	return fs.disk.ReadFile(p)
+}
+
+// account adds a file's size to the bytes read and enforces the limits.
+func (fs *repoFS) account(p string) error {
+	info, err := os.Stat(p)
+	if err != nil || info.IsDir() {
+		return nil // the read itself reports it
+	}
+	if max := fs.limits.MaxFileBytes; max > 0 && info.Size() > max {
+		return fmt.Errorf("%s is %d bytes, over the limit of %d bytes per file (limit maxFileBytes)", fs.display(p), info.Size(), max)
+	}
+	fs.bytesRead += info.Size()
+	if max := fs.limits.MaxBytes; max > 0 && fs.bytesRead > max {
+		return fmt.Errorf("render read more than %d bytes (limit maxBytes), at %s", max, fs.display(p))
+	}
+	return nil
+}
+
+// IsDir reports whether path is a directory inside the repository.
+func (fs *repoFS) IsDir(path string) bool {
+	p, err := fs.check(path)
+	return err == nil && fs.disk.IsDir(p)
+}
+
+// ReadDir lists a directory inside the repository.
+func (fs *repoFS) ReadDir(path string) ([]string, error) {
+	p, err := fs.check(path)
+	if err != nil {
+		return nil, err
+	}
+	return fs.disk.ReadDir(p)
+}
+
+// CleanedAbs cleans path and confirms it is inside the repository.
+func (fs *repoFS) CleanedAbs(path string) (filesys.ConfirmedDir, string, error) {
+	p, err := fs.check(path)
+	if err != nil {
+		return "", "", err
+	}
+	return fs.disk.CleanedAbs(p)
+}
+
+// Exists reports whether path exists inside the repository.
+func (fs *repoFS) Exists(path string) bool {
+	p, err := fs.check(path)
+	return err == nil && fs.disk.Exists(p)
+}
+
+// Glob returns the matches of pattern that lie inside the repository.
+func (fs *repoFS) Glob(pattern string) ([]string, error) {
+	if _, err := fs.check(filepath.Dir(pattern)); err != nil {
+		return nil, err
+	}
+	matches, err := fs.disk.Glob(pattern)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, m := range matches {
+		if _, err := fs.check(m); err == nil {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// Walk walks a directory inside the repository, refusing entries that
+// resolve outside it.
+func (fs *repoFS) Walk(path string, walkFn filepath.WalkFunc) error {
+	p, err := fs.check(path)
+	if err != nil {
+		return err
+	}
+	return fs.disk.Walk(p, func(q string, info os.FileInfo, err error) error {
+		if err == nil {
+			_, err = fs.check(q)
+		}
+		return walkFn(q, info, err)
+	})
+}

@@ -1,0 +1,86 @@
+package render
+
+import (
+	"sort"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// ObjectRef identifies an object.
+type ObjectRef struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
+}
+
+// RefOf returns o's reference.
+func RefOf(o *unstructured.Unstructured) ObjectRef {
+	return ObjectRef{APIVersion: o.GetAPIVersion(), Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName()}
+}
+
+// key identifies the object across API versions: group, kind, namespace,
+// name.
+func (r ObjectRef) key() string {
+	u := unstructured.Unstructured{}
+	u.SetAPIVersion(r.APIVersion)
+	return u.GroupVersionKind().Group + "/" + r.Kind + "/" + r.Namespace + "/" + r.Name
+}
+
+// String returns Kind/namespace/name, or Kind/name when cluster-scoped.
+func (r ObjectRef) String() string {
+	if r.Namespace != "" {
+		return r.Kind + "/" + r.Namespace + "/" + r.Name
+	}
+	return r.Kind + "/" + r.Name
+}
+
+// InventoryEntry is one object an app applied, with where it was applied.
+type InventoryEntry struct {
+	ObjectRef `json:",inline"`
+	// Role is the object's role; empty for a prerequisite.
+	Role         string `json:"role,omitempty"`
+	UpgradeOrder int    `json:"upgradeOrder"`
+	Prerequisite bool   `json:"prerequisite,omitempty"`
+}
+
+// Inventory returns the plan's objects as inventory entries, in apply
+// order.
+func (p *Plan) Inventory() []InventoryEntry {
+	var out []InventoryEntry
+	for _, o := range p.Prerequisites {
+		out = append(out, InventoryEntry{ObjectRef: RefOf(o), Prerequisite: true})
+	}
+	for _, w := range p.Waves {
+		for _, r := range w.Roles {
+			for _, o := range r.Objects {
+				out = append(out, InventoryEntry{ObjectRef: RefOf(o), Role: r.Name, UpgradeOrder: w.UpgradeOrder})
+			}
+		}
+	}
+	return out
+}
+
+// pruneSet returns the inventory entries that objs no longer hold, in
+// deletion order: the reverse of apply order (highest upgradeOrder first,
+// later entries first within one), prerequisites last.
+func pruneSet(inventory []InventoryEntry, objs []*unstructured.Unstructured) []InventoryEntry {
+	present := make(map[string]bool, len(objs))
+	for _, o := range objs {
+		present[RefOf(o).key()] = true
+	}
+	var out []InventoryEntry
+	for i := len(inventory) - 1; i >= 0; i-- {
+		if e := inventory[i]; !present[e.key()] {
+			out = append(out, e)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Prerequisite != b.Prerequisite {
+			return !a.Prerequisite
+		}
+		return a.UpgradeOrder > b.UpgradeOrder
+	})
+	return out
+}

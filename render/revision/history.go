@@ -1,0 +1,189 @@
+package revision
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// Labels and annotations of role ControllerRevisions.
+const (
+	AppLabel          = "roleout.dev/app"
+	RoleLabel         = "roleout.dev/role"
+	TemplateHashLabel = "roleout.dev/template-hash"
+	// SourceAnnotation records the source revision a role revision was
+	// first rendered from.
+	SourceAnnotation = "roleout.dev/source-revision"
+)
+
+// RoleRevision is one recorded version of a role's rendered objects.
+type RoleRevision struct {
+	// Name is <app>-<role>-<hash>.
+	Name string
+	// Hash is the template hash in the name (it includes the collision
+	// count when one was needed).
+	Hash     string
+	Revision int64
+	// Objects are the role's normalised objects, sorted.
+	Objects []map[string]any
+	// Source is the source revision it was first rendered from.
+	Source string
+}
+
+// Action is what a new render means for a role's history.
+type Action string
+
+// The Actions of a Decision.
+const (
+	// Unchanged: the latest revision has the rendered template.
+	Unchanged Action = "unchanged"
+	// Rollback: an older revision has it; its number moves to max+1.
+	Rollback Action = "rollback"
+	// Update: no revision has it; a new one gets max+1.
+	Update Action = "update"
+)
+
+// Decision is the outcome of comparing a render with a role's history.
+type Decision struct {
+	Action Action
+	// Revision is the role's current revision after the decision.
+	Revision RoleRevision
+	// Previous is the revision number the role had before (0 for none).
+	Previous int64
+}
+
+// Decide compares the objects rendered for role of app with the role's
+// history (KEP-238 semantics): the latest revision holding the same
+// template means unchanged; an older one is rolled back to and its number
+// moves to max+1; otherwise a new revision max+1 is made, named
+// <app>-<role>-<hash>, where a name already taken by a different template
+// (an FNV-32 collision) is resolved with a collision count, as the
+// StatefulSet controller does. It returns the decision and the new
+// history, sorted by revision number. It is pure.
+func Decide(app, role string, objs []*unstructured.Unstructured, history []RoleRevision, source string) (Decision, []RoleRevision, error) {
+	norm := normalizeAll(objs)
+	hist := append([]RoleRevision(nil), history...)
+	sort.Slice(hist, func(i, j int) bool { return hist[i].Revision < hist[j].Revision })
+	var latest int64
+	if n := len(hist); n > 0 {
+		latest = hist[n-1].Revision
+	}
+	for i := range hist {
+		if !sameObjects(hist[i].Objects, norm) {
+			continue
+		}
+		if hist[i].Revision == latest {
+			return Decision{Action: Unchanged, Revision: hist[i], Previous: latest}, hist, nil
+		}
+		r := hist[i]
+		r.Revision = latest + 1
+		hist = append(append(hist[:i:i], hist[i+1:]...), r)
+		return Decision{Action: Rollback, Revision: r, Previous: latest}, hist, nil
+	}
+	for collisions := 0; ; collisions++ {
+		h, err := hashNormalized(norm, collisions)
+		if err != nil {
+			return Decision{}, nil, err
+		}
+		name := fmt.Sprintf("%s-%s-%s", app, role, h)
+		if taken(hist, name) {
+			continue
+		}
+		r := RoleRevision{Name: name, Hash: h, Revision: latest + 1, Objects: norm, Source: source}
+		return Decision{Action: Update, Revision: r, Previous: latest}, append(hist, r), nil
+	}
+}
+
+func taken(hist []RoleRevision, name string) bool {
+	for _, r := range hist {
+		if r.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func sameObjects(a, b []map[string]any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(ja) == string(jb)
+}
+
+// Truncate keeps the limit highest-numbered revisions of history, always
+// including the one named current, sorted by revision number.
+func Truncate(history []RoleRevision, limit int, current string) []RoleRevision {
+	hist := append([]RoleRevision(nil), history...)
+	sort.Slice(hist, func(i, j int) bool { return hist[i].Revision > hist[j].Revision })
+	var out []RoleRevision
+	for _, r := range hist {
+		if r.Name == current {
+			out = append(out, r)
+		}
+	}
+	for _, r := range hist {
+		if len(out) >= max(limit, 1) {
+			break
+		}
+		if r.Name != current {
+			out = append(out, r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Revision < out[j].Revision })
+	return out
+}
+
+// ControllerRevision returns r as the apps/v1 ControllerRevision that
+// records it, in namespace.
+func (r RoleRevision) ControllerRevision(app, role, namespace string) (*appsv1.ControllerRevision, error) {
+	data, err := json.Marshal(map[string]any{"objects": r.Objects})
+	if err != nil {
+		return nil, err
+	}
+	cr := &appsv1.ControllerRevision{
+		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "ControllerRevision"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      r.Name,
+			Namespace: namespace,
+			Labels:    map[string]string{AppLabel: app, RoleLabel: role, TemplateHashLabel: r.Hash},
+		},
+		Data:     runtime.RawExtension{Raw: data},
+		Revision: r.Revision,
+	}
+	if r.Source != "" {
+		cr.Annotations = map[string]string{SourceAnnotation: r.Source}
+	}
+	return cr, nil
+}
+
+// FromControllerRevision reads a RoleRevision back from its
+// ControllerRevision.
+func FromControllerRevision(cr *appsv1.ControllerRevision) (RoleRevision, error) {
+	var data struct {
+		Objects []map[string]any `json:"objects"`
+	}
+	if err := json.Unmarshal(cr.Data.Raw, &data); err != nil {
+		return RoleRevision{}, fmt.Errorf("ControllerRevision %s: read data: %w", cr.Name, err)
+	}
+	return RoleRevision{
+		Name: cr.Name, Hash: cr.Labels[TemplateHashLabel], Revision: cr.Revision,
+		Objects: data.Objects, Source: cr.Annotations[SourceAnnotation],
+	}, nil
+}
+
+// UnstructuredObjects returns r's objects as unstructured objects, for
+// re-applying a revision.
+func (r RoleRevision) UnstructuredObjects() []*unstructured.Unstructured {
+	out := make([]*unstructured.Unstructured, len(r.Objects))
+	for i, m := range r.Objects {
+		out[i] = (&unstructured.Unstructured{Object: m}).DeepCopy()
+	}
+	return out
+}

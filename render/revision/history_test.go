@@ -1,0 +1,141 @@
+package revision
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// tmpl returns the objects of a role whose one Deployment runs image.
+func tmpl(t *testing.T, image string) []*unstructured.Unstructured {
+	t.Helper()
+	return parse(t, strings.Replace(block, "api:1.0", image, 1))
+}
+
+// decideAll applies renders of images one after another to an empty
+// history and returns the decisions and the final history.
+func decideAll(t *testing.T, images ...string) ([]Decision, []RoleRevision) {
+	t.Helper()
+	var hist []RoleRevision
+	var out []Decision
+	for i, img := range images {
+		d, h, err := Decide("llm", "decode", tmpl(t, img), hist, fmt.Sprintf("main@sha1:%d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, hist = append(out, d), h
+	}
+	return out, hist
+}
+
+func summarize(ds []Decision, hist []RoleRevision) string {
+	var parts []string
+	for _, d := range ds {
+		parts = append(parts, fmt.Sprintf("%s:%d", d.Action, d.Revision.Revision))
+	}
+	var revs []string
+	for _, r := range hist {
+		revs = append(revs, fmt.Sprint(r.Revision))
+	}
+	return strings.Join(parts, " ") + " | " + strings.Join(revs, ",")
+}
+
+func TestDecide(t *testing.T) {
+	cases := []struct {
+		name   string
+		images []string
+		want   string
+	}{
+		{"new role", []string{"a"}, "update:1 | 1"},
+		{"unchanged", []string{"a", "a"}, "update:1 unchanged:1 | 1"},
+		{"updates", []string{"a", "b", "c"}, "update:1 update:2 update:3 | 1,2,3"},
+		{"rollback to N-2 moves its number to max+1", []string{"a", "b", "c", "a"}, "update:1 update:2 update:3 rollback:4 | 2,3,4"},
+		{"rollback then forward again", []string{"a", "b", "a", "b"}, "update:1 update:2 rollback:3 rollback:4 | 3,4"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ds, hist := decideAll(t, tc.images...)
+			if diff := cmp.Diff(tc.want, summarize(ds, hist)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("rollback keeps the name and source of the old revision", func(t *testing.T) {
+		ds, _ := decideAll(t, "a", "b", "a")
+		if ds[2].Revision.Name != ds[0].Revision.Name || ds[2].Revision.Source != "main@sha1:0" || ds[2].Previous != 2 {
+			t.Errorf("rollback revision %+v, first %+v", ds[2].Revision, ds[0].Revision)
+		}
+		if ds[0].Revision.Name != "llm-decode-"+ds[0].Revision.Hash {
+			t.Errorf("name %q, want llm-decode-<hash>", ds[0].Revision.Name)
+		}
+	})
+}
+
+func TestDecideCollision(t *testing.T) {
+	objs := tmpl(t, "a")
+	h, err := TemplateHash(objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another template already holds the name this one hashes to.
+	clash := RoleRevision{Name: "llm-decode-" + h, Hash: h, Revision: 1, Objects: normalizeAll(tmpl(t, "other"))}
+	d, hist, err := Decide("llm", "decode", objs, []RoleRevision{clash}, "main@sha1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Action != Update || d.Revision.Revision != 2 || d.Revision.Name == clash.Name || d.Revision.Hash == h {
+		t.Fatalf("decision %+v: want a new revision 2 under a collision-resolved name", d)
+	}
+	want, _ := hashNormalized(normalizeAll(objs), 1)
+	if d.Revision.Hash != want || len(hist) != 2 {
+		t.Errorf("hash %s, want %s (collision count 1); history %d", d.Revision.Hash, want, len(hist))
+	}
+	again, _, err := Decide("llm", "decode", objs, hist, "main@sha1:2")
+	if err != nil || again.Action != Unchanged || again.Revision.Name != d.Revision.Name {
+		t.Errorf("re-render after the collision: %+v %v", again, err)
+	}
+}
+
+func TestTruncate(t *testing.T) {
+	_, hist := decideAll(t, "a", "b", "c", "d", "e")
+	names := func(h []RoleRevision) string {
+		var out []string
+		for _, r := range h {
+			out = append(out, fmt.Sprint(r.Revision))
+		}
+		return strings.Join(out, ",")
+	}
+	if got := names(Truncate(hist, 3, hist[4].Name)); got != "3,4,5" {
+		t.Errorf("keep 3 = %s, want 3,4,5", got)
+	}
+	if got := names(Truncate(hist, 2, hist[1].Name)); got != "2,5" {
+		t.Errorf("keep 2 with current rev 2 = %s, want 2,5", got)
+	}
+	if got := names(Truncate(hist, 0, hist[4].Name)); got != "5" {
+		t.Errorf("limit 0 = %s, want the current only", got)
+	}
+}
+
+func TestControllerRevisionRoundTrip(t *testing.T) {
+	ds, _ := decideAll(t, "a")
+	r := ds[0].Revision
+	cr, err := r.ControllerRevision("llm", "decode", "roleout-system")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cr.Name != r.Name || cr.Revision != 1 || cr.Labels[AppLabel] != "llm" || cr.Labels[RoleLabel] != "decode" ||
+		cr.Labels[TemplateHashLabel] != r.Hash || cr.Annotations[SourceAnnotation] != "main@sha1:0" || cr.Namespace != "roleout-system" {
+		t.Errorf("ControllerRevision %+v", cr.ObjectMeta)
+	}
+	back, err := FromControllerRevision(cr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _, err := Decide("llm", "decode", back.UnstructuredObjects(), []RoleRevision{back}, "x")
+	if err != nil || d.Action != Unchanged {
+		t.Errorf("a revision read back does not match its own objects: %+v %v", d, err)
+	}
+}

@@ -1,0 +1,63 @@
+package render
+
+import "github.com/roleout/roleout/render/revision"
+
+// Summary is the plan as `roleout plan --output json` prints it and as
+// previews record it (DESIGN.md §8).
+type Summary struct {
+	Waves         []WaveSummary `json:"waves"`
+	Prerequisites []ObjectRef   `json:"prerequisites"`
+	Prune         []ObjectRef   `json:"prune"`
+}
+
+// WaveSummary is one wave of a Summary.
+type WaveSummary struct {
+	UpgradeOrder int           `json:"upgradeOrder"`
+	Roles        []RoleSummary `json:"roles"`
+}
+
+// RoleSummary is one role of a Summary. Changed is measured against the
+// revision history the plan was made with.
+type RoleSummary struct {
+	Name         string      `json:"name"`
+	UpgradeOrder int         `json:"upgradeOrder"`
+	Hash         string      `json:"hash"`
+	Revision     int64       `json:"revision"`
+	RevisionName string      `json:"revisionName"`
+	Changed      bool        `json:"changed"`
+	Action       string      `json:"action"`
+	Objects      []ObjectRef `json:"objects"`
+}
+
+// Summarize returns the plan's summary. changed, when not nil, overrides
+// whether a role counts as changed (the agent compares with what is
+// applied, not only with the history).
+func (p *Plan) Summarize(changed func(*Role) bool) Summary {
+	s := Summary{Prerequisites: []ObjectRef{}, Prune: []ObjectRef{}, Waves: []WaveSummary{}}
+	for _, o := range p.Prerequisites {
+		s.Prerequisites = append(s.Prerequisites, RefOf(o))
+	}
+	for _, e := range p.Prune {
+		s.Prune = append(s.Prune, e.ObjectRef)
+	}
+	for _, w := range p.Waves {
+		ws := WaveSummary{UpgradeOrder: w.UpgradeOrder}
+		for _, r := range w.Roles {
+			d := r.Decision.Revision
+			rs := RoleSummary{
+				Name: r.Name, UpgradeOrder: r.UpgradeOrder, Hash: d.Hash, Revision: d.Revision,
+				RevisionName: d.Name, Changed: r.Decision.Action != revision.Unchanged, Action: string(r.Decision.Action),
+				Objects: []ObjectRef{},
+			}
+			if changed != nil {
+				rs.Changed = changed(r)
+			}
+			for _, o := range r.Objects {
+				rs.Objects = append(rs.Objects, RefOf(o))
+			}
+			ws.Roles = append(ws.Roles, rs)
+		}
+		s.Waves = append(s.Waves, ws)
+	}
+	return s
+}
