@@ -65,6 +65,7 @@ type fakeApplier struct {
 	failApply  string
 	failHealth string
 	resets     int
+	observed   map[string]apply.Observed
 }
 
 func (f *fakeApplier) Apply(_ context.Context, objs []*unstructured.Unstructured, opts apply.ApplyOptions) ([]apply.Result, error) {
@@ -106,6 +107,18 @@ func (f *fakeApplier) WaitHealthy(_ context.Context, objs []*unstructured.Unstru
 }
 
 func (f *fakeApplier) ResetMapper() { f.resets++ }
+
+// Observe returns the identity set in f.observed for the object's name.
+func (f *fakeApplier) Observe(_ context.Context, o *unstructured.Unstructured) (apply.Observed, error) {
+	if obs, ok := f.observed[o.GetName()]; ok {
+		return obs, nil
+	}
+	return apply.Observed{}, errors.New("no observation in the fake")
+}
+
+func (f *fakeApplier) CollisionCount(context.Context, *unstructured.Unstructured) (*int32, error) {
+	return nil, nil
+}
 
 // fakeStatus is a status branch in memory.
 type fakeStatus struct {

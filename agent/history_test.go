@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/roleout/roleout/apply"
 )
 
 // revisionFiles lists the revision files of role on the fake branch.
@@ -108,4 +110,23 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+func TestReconcileRecordsPredictedAndObserved(t *testing.T) {
+	h := newHarness(threeRoles("decode:1"), nil)
+	h.applier.observed = map[string]apply.Observed{"decode": {ReplicaSetName: "decode-other", PodTemplateHash: "other"}}
+	if err := h.agent.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	st := h.appStatus(t)
+	decode := st.Roles[1].Workloads
+	if len(decode) != 1 || decode[0].Predicted.ReplicaSetName == "" || !decode[0].RestartsPods {
+		t.Fatalf("decode workloads = %+v", decode)
+	}
+	if decode[0].Observed == nil || decode[0].Observed.ReplicaSetName != "decode-other" || decode[0].Match {
+		t.Errorf("a mismatch must be recorded with both values: %+v", decode[0])
+	}
+	if prefill := st.Roles[0].Workloads; len(prefill) != 1 || prefill[0].Observed != nil || prefill[0].Match {
+		t.Errorf("an unreadable observation is recorded as missing: %+v", prefill)
+	}
 }

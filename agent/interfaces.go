@@ -36,6 +36,12 @@ type Applier interface {
 	WaitHealthy(ctx context.Context, objs []*unstructured.Unstructured, timeout time.Duration) error
 	// ResetMapper forgets discovered kinds after CRDs were installed.
 	ResetMapper()
+	// Observe reads the identity a workload's controller gave its
+	// template; apply.ErrNotObserved while the controller lags.
+	Observe(ctx context.Context, o *unstructured.Unstructured) (apply.Observed, error)
+	// CollisionCount reads a workload's live status.collisionCount (nil
+	// when there is none).
+	CollisionCount(ctx context.Context, o *unstructured.Unstructured) (*int32, error)
 }
 
 // StatusReader reads the status branch.

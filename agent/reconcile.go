@@ -79,6 +79,7 @@ func (a *Agent) plan(ctx context.Context, snap sources.Snapshot, app AppConfig, 
 	plan, err := a.deps.Planner.Plan(objs, render.PlanOptions{
 		App: app.Name, Roles: roles, UnorderedRoles: render.UnorderedPolicy(app.UnorderedRoles),
 		History: prev.history, Inventory: prev.inventory, Source: snap.Revision.String(),
+		CollisionCounts: a.collisionCounts(ctx, objs),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("plan %s at %s: %w", app.Path, snap.Revision.Short(), err)
@@ -115,6 +116,11 @@ func (a *Agent) rollout(ctx context.Context, log logrus.FieldLogger, app AppConf
 			return fmt.Errorf("wave %d (upgradeOrder %d): %w", i+1, wave.UpgradeOrder, err)
 		}
 		r.markWaveApplied(i)
+		for _, role := range wave.Roles {
+			if r.apply[role.Name] {
+				a.observeWorkloads(ctx, wlog, role, r.status(role.Name))
+			}
+		}
 	}
 	return nil
 }

@@ -45,6 +45,7 @@ func newRollout(rev sources.Revision, plan *render.Plan, prev *AppStatus) *rollo
 		st := &RoleStatus{Name: role.Name, UpgradeOrder: role.UpgradeOrder, Objects: len(role.Objects), Result: RoleUnchanged}
 		if old := prev.role(role.Name); old != nil {
 			st.Hash, st.Revision, st.RevisionName, st.AppliedRevision = old.Hash, old.Revision, old.RevisionName, old.AppliedRevision
+			st.Workloads = old.Workloads
 		}
 		if st.RevisionName != role.Decision.Revision.Name || st.Revision != role.Decision.Revision.Revision {
 			r.apply[role.Name] = true
@@ -71,8 +72,18 @@ func (r *rollout) logSequence(log logrus.FieldLogger) {
 		case r.apply[role.Name]:
 			state = "retry"
 		}
-		log.WithFields(logrus.Fields{"role": role.Name, "revision": d.Revision.Revision}).
-			Infof("[%d] role %s (upgradeOrder %d, rev %d, hash %s) %s", i+1, role.Name, role.UpgradeOrder, d.Revision.Revision, d.Revision.Hash, state)
+		rlog := log.WithFields(logrus.Fields{"role": role.Name, "revision": d.Revision.Revision})
+		rlog.Infof("[%d] role %s (upgradeOrder %d, rev %d, hash %s) %s", i+1, role.Name, role.UpgradeOrder, d.Revision.Revision, d.Revision.Hash, state)
+		if !r.apply[role.Name] {
+			continue
+		}
+		for _, w := range role.Workloads {
+			restart := "no restart"
+			if w.RestartsPods {
+				restart = "restarts pods"
+			}
+			rlog.Infof("    %s → %s (%s)", w.Ref, describePrediction(w.Predicted), restart)
+		}
 	}
 }
 

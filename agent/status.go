@@ -70,6 +70,23 @@ type RoleStatus struct {
 	// Result is what the last reconcile did to the role.
 	Result  string `json:"result"`
 	Message string `json:"message,omitempty"`
+	// Workloads are the role's workloads with the identity predicted for
+	// the applied template and the one observed after its wave.
+	Workloads []WorkloadStatus `json:"workloads,omitempty"`
+}
+
+// WorkloadStatus is a workload's predicted and observed identity.
+type WorkloadStatus struct {
+	Kind         string              `json:"kind"`
+	Namespace    string              `json:"namespace,omitempty"`
+	Name         string              `json:"name"`
+	RestartsPods bool                `json:"restartsPods"`
+	Predicted    revision.Prediction `json:"predicted"`
+	// Observed is what the controller made, read after the wave; nil
+	// when it could not be read.
+	Observed *revision.Prediction `json:"observed,omitempty"`
+	// Match says predicted and observed are equal.
+	Match bool `json:"match"`
 }
 
 // role returns the status of role name, or nil.

@@ -60,6 +60,10 @@ type PlanOptions struct {
 	Inventory []InventoryEntry
 	// Source is the source revision being planned (main@sha1:…).
 	Source string
+	// CollisionCounts are the workloads' live status.collisionCount
+	// values, when a cluster was reachable; predictions use none (or 0)
+	// otherwise.
+	CollisionCounts map[ObjectRef]*int32
 }
 
 // Role is a named group of rendered objects applied together.
@@ -77,6 +81,8 @@ type Role struct {
 	Decision revision.Decision
 	// History is the role's revision history including Decision.
 	History []revision.RoleRevision
+	// Workloads are the role's workloads with their predicted identities.
+	Workloads []Workload
 }
 
 // Changed reports whether the role must be applied.
@@ -143,6 +149,9 @@ func NewPlan(objs []*unstructured.Unstructured, opts PlanOptions) (*Plan, error)
 		}
 		r.Decision, r.History, err = revision.Decide(opts.App, r.Name, r.Objects, opts.History[r.Name], opts.Source)
 		if err != nil {
+			return nil, fmt.Errorf("role %s: %w", r.Name, err)
+		}
+		if r.Workloads, err = predictWorkloads(r, opts.CollisionCounts); err != nil {
 			return nil, fmt.Errorf("role %s: %w", r.Name, err)
 		}
 	}

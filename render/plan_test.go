@@ -227,3 +227,42 @@ func TestNewPlanDecisions(t *testing.T) {
 		t.Errorf("decisions (-want +got):\n%s", diff)
 	}
 }
+
+func TestNewPlanRestartsPods(t *testing.T) {
+	dep := func(replicas int, image string) []*unstructured.Unstructured {
+		return []*unstructured.Unstructured{obj(t, `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: app, annotations: {roleout.dev/role: api}}
+spec:
+  replicas: `+strconv.Itoa(replicas)+`
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec: {containers: [{name: api, image: "`+image+`"}]}
+`), obj(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: app, annotations: {roleout.dev/role: api}}\n")}
+	}
+	plan := func(objs []*unstructured.Unstructured, history map[string][]revision.RoleRevision) *Role {
+		t.Helper()
+		p, err := NewPlan(objs, PlanOptions{App: "web", History: history})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Roles()[0]
+	}
+	first := plan(dep(1, "api:1"), nil)
+	if len(first.Workloads) != 1 || !first.Workloads[0].RestartsPods || first.Workloads[0].Predicted.ReplicaSetName == "" {
+		t.Fatalf("a new Deployment: %+v", first.Workloads)
+	}
+	hist := map[string][]revision.RoleRevision{"api": first.History}
+	scaled := plan(dep(3, "api:1"), hist)
+	if !scaled.Changed() || scaled.Workloads[0].RestartsPods {
+		t.Errorf("scaling changes the role (%v) but restarts no pod (%v)", scaled.Changed(), scaled.Workloads[0].RestartsPods)
+	}
+	if !scaled.Workloads[0].Predicted.Equal(first.Workloads[0].Predicted) {
+		t.Error("scaling must keep the ReplicaSet")
+	}
+	bumped := plan(dep(1, "api:2"), hist)
+	if !bumped.Workloads[0].RestartsPods || bumped.Workloads[0].Predicted.Equal(first.Workloads[0].Predicted) {
+		t.Errorf("a new image must restart pods under a new ReplicaSet: %+v", bumped.Workloads[0])
+	}
+}

@@ -19,14 +19,24 @@ type WaveSummary struct {
 // RoleSummary is one role of a Summary. Changed is measured against the
 // revision history the plan was made with.
 type RoleSummary struct {
-	Name         string      `json:"name"`
-	UpgradeOrder int         `json:"upgradeOrder"`
-	Hash         string      `json:"hash"`
-	Revision     int64       `json:"revision"`
-	RevisionName string      `json:"revisionName"`
-	Changed      bool        `json:"changed"`
-	Action       string      `json:"action"`
-	Objects      []ObjectRef `json:"objects"`
+	Name         string            `json:"name"`
+	UpgradeOrder int               `json:"upgradeOrder"`
+	Hash         string            `json:"hash"`
+	Revision     int64             `json:"revision"`
+	RevisionName string            `json:"revisionName"`
+	Changed      bool              `json:"changed"`
+	Action       string            `json:"action"`
+	Objects      []ObjectRef       `json:"objects"`
+	Workloads    []WorkloadSummary `json:"workloads"`
+}
+
+// WorkloadSummary is one workload of a RoleSummary.
+type WorkloadSummary struct {
+	Kind         string              `json:"kind"`
+	Namespace    string              `json:"namespace,omitempty"`
+	Name         string              `json:"name"`
+	RestartsPods bool                `json:"restartsPods"`
+	Predicted    revision.Prediction `json:"predicted"`
 }
 
 // Summarize returns the plan's summary. changed, when not nil, overrides
@@ -47,13 +57,19 @@ func (p *Plan) Summarize(changed func(*Role) bool) Summary {
 			rs := RoleSummary{
 				Name: r.Name, UpgradeOrder: r.UpgradeOrder, Hash: d.Hash, Revision: d.Revision,
 				RevisionName: d.Name, Changed: r.Decision.Action != revision.Unchanged, Action: string(r.Decision.Action),
-				Objects: []ObjectRef{},
+				Objects: []ObjectRef{}, Workloads: []WorkloadSummary{},
 			}
 			if changed != nil {
 				rs.Changed = changed(r)
 			}
 			for _, o := range r.Objects {
 				rs.Objects = append(rs.Objects, RefOf(o))
+			}
+			for _, w := range r.Workloads {
+				rs.Workloads = append(rs.Workloads, WorkloadSummary{
+					Kind: w.Ref.Kind, Namespace: w.Ref.Namespace, Name: w.Ref.Name,
+					RestartsPods: w.RestartsPods && rs.Changed, Predicted: w.Predicted,
+				})
 			}
 			ws.Roles = append(ws.Roles, rs)
 		}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/render/revision"
 )
 
 // planFlags select what render and plan work on: a local directory, or an
@@ -168,6 +170,13 @@ func printPlan(w io.Writer, header string, s render.Summary) error {
 				state = r.Action
 			}
 			p.f("  role %-16s rev %-3d %-40s %-9s %d objects\n", r.Name, r.Revision, r.RevisionName, state, len(r.Objects))
+			for _, w := range r.Workloads {
+				restart := "no restart"
+				if w.RestartsPods {
+					restart = "restarts pods"
+				}
+				p.f("    %s/%s → %s (%s)\n", w.Kind, w.Name, predictionText(w.Predicted), restart)
+			}
 		}
 	}
 	if len(s.Prune) > 0 {
@@ -218,6 +227,32 @@ func printRender(w io.Writer, plan *render.Plan, output string) error {
 		}
 	}
 	return p.err
+}
+
+// predictionText names a predicted identity.
+func predictionText(p revision.Prediction) string {
+	var parts []string
+	if p.ReplicaSetName != "" {
+		parts = append(parts, "ReplicaSet "+p.ReplicaSetName)
+	}
+	if p.ControllerRevisionName != "" {
+		parts = append(parts, "ControllerRevision "+p.ControllerRevisionName)
+	}
+	if p.ControllerRevisionHash != "" {
+		parts = append(parts, "controller-revision-hash "+p.ControllerRevisionHash)
+	}
+	if p.TemplateRevisionHash != "" {
+		parts = append(parts, "template-revision-hash "+p.TemplateRevisionHash)
+	}
+	roles := make([]string, 0, len(p.RoleTemplateHashes))
+	for role := range p.RoleTemplateHashes {
+		roles = append(roles, role)
+	}
+	sort.Strings(roles)
+	for _, role := range roles {
+		parts = append(parts, "role "+role+" role-template-hash "+p.RoleTemplateHashes[role])
+	}
+	return strings.Join(parts, ", ")
 }
 
 func joinRefs(refs []render.ObjectRef) string {

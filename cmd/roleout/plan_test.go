@@ -36,7 +36,8 @@ func TestPlanLocalDir(t *testing.T) {
 	}
 
 	code, out, _ = cli("plan", "testdata/web")
-	for _, want := range []string{"prerequisites: Namespace/web", "wave 1 (upgradeOrder 1)", "role db", "wave 2 (upgradeOrder 2)", "role worker"} {
+	for _, want := range []string{"prerequisites: Namespace/web", "wave 1 (upgradeOrder 1)", "role db", "wave 2 (upgradeOrder 2)", "role worker",
+		"Deployment/worker → ReplicaSet worker-", "(restarts pods)"} {
 		if code != exitOK || !strings.Contains(out, want) {
 			t.Errorf("text plan lacks %q:\n%s", want, out)
 		}

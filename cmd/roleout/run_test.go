@@ -162,6 +162,16 @@ func TestRunOnceRollsOutInUpgradeOrder(t *testing.T) {
 		t.Errorf("inventory.yaml = %q, %v", inv, err)
 	}
 	st := readStatus(t, repo, "web")
+	for _, r := range st.Roles {
+		for _, w := range r.Workloads {
+			if w.Observed == nil || !w.Match || w.Predicted.ReplicaSetName == "" {
+				t.Errorf("role %s workload %s: predicted %+v, observed %+v: want equal", r.Name, w.Name, w.Predicted, w.Observed)
+			}
+		}
+		if len(r.Workloads) != 1 {
+			t.Errorf("role %s records %d workloads, want 1", r.Name, len(r.Workloads))
+		}
+	}
 	if st.Revision != "main@sha1:"+first || st.Phase != agent.PhaseSucceeded || roleSummary(st) != "db:Applied:1 api:Applied:1 worker:Applied:1" {
 		t.Errorf("status after first rollout: %s %s %s", st.Revision, st.Phase, roleSummary(st))
 	}
@@ -198,6 +208,11 @@ func TestRunOnceRollsOutInUpgradeOrder(t *testing.T) {
 		for _, w := range s.Waves {
 			for _, r := range w.Roles {
 				planned = append(planned, fmt.Sprintf("%s:%v:%d", r.Name, r.Changed, r.Revision))
+				for _, w := range r.Workloads {
+					if w.RestartsPods != (r.Name == "worker") || w.Predicted.ReplicaSetName == "" {
+						t.Errorf("plan workload %+v: only worker restarts pods, every one has a prediction", w)
+					}
+				}
 			}
 		}
 		if got := strings.Join(planned, " "); got != "db:false:1 api:false:1 worker:true:2" {

@@ -1,0 +1,101 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/render/revision"
+)
+
+// observeTimeout bounds how long the agent waits for a controller to
+// report the identity it gave a workload after its wave was healthy.
+const observeTimeout = 10 * time.Second
+
+// collisionCounts reads the live status.collisionCount of every workload
+// in objs, so predictions use what the controllers will use. Objects that
+// do not exist yet, and read errors, count as none.
+func (a *Agent) collisionCounts(ctx context.Context, objs []*unstructured.Unstructured) map[render.ObjectRef]*int32 {
+	out := map[render.ObjectRef]*int32{}
+	if a.deps.Applier == nil {
+		return out
+	}
+	for _, o := range objs {
+		if !revision.IsWorkload(o) {
+			continue
+		}
+		if cc, err := a.deps.Applier.CollisionCount(ctx, o); err == nil && cc != nil {
+			out[render.RefOf(o)] = cc
+		}
+	}
+	return out
+}
+
+// observeWorkloads reads, after a healthy wave, the identity each
+// workload's controller gave it, records it next to the prediction in the
+// role's status and warns on a mismatch: a webhook, another writer or a
+// version skew changed the template.
+func (a *Agent) observeWorkloads(ctx context.Context, log logrus.FieldLogger, role *render.Role, st *RoleStatus) {
+	objs := map[render.ObjectRef]*unstructured.Unstructured{}
+	for _, o := range role.Objects {
+		objs[render.RefOf(o)] = o
+	}
+	st.Workloads = nil
+	for _, w := range role.Workloads {
+		ws := WorkloadStatus{Kind: w.Ref.Kind, Namespace: w.Ref.Namespace, Name: w.Ref.Name, RestartsPods: w.RestartsPods, Predicted: w.Predicted}
+		obs, err := a.observe(ctx, objs[w.Ref])
+		wlog := log.WithFields(logrus.Fields{"role": role.Name, "workload": w.Ref.String()})
+		switch {
+		case err != nil:
+			wlog.WithError(err).Warn("could not read the identity the controller gave the workload")
+		default:
+			p := revision.Prediction{
+				PodTemplateHash: obs.PodTemplateHash, ReplicaSetName: obs.ReplicaSetName,
+				ControllerRevisionName: obs.ControllerRevisionName, ControllerRevisionHash: obs.ControllerRevisionHash,
+			}
+			ws.Observed, ws.Match = &p, p.Equal(w.Predicted)
+			if !ws.Match {
+				wlog.Warnf("predicted %s but the controller made %s: a webhook, another writer or a version skew changed the template",
+					describePrediction(w.Predicted), describePrediction(p))
+			}
+		}
+		st.Workloads = append(st.Workloads, ws)
+	}
+}
+
+// observe polls Observe while the controller lags behind.
+func (a *Agent) observe(ctx context.Context, o *unstructured.Unstructured) (apply.Observed, error) {
+	deadline := time.Now().Add(observeTimeout)
+	for {
+		obs, err := a.deps.Applier.Observe(ctx, o)
+		if !errors.Is(err, apply.ErrNotObserved) || time.Now().After(deadline) {
+			return obs, err
+		}
+		select {
+		case <-ctx.Done():
+			return obs, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// describePrediction names an identity for a log line.
+func describePrediction(p revision.Prediction) string {
+	switch {
+	case p.ReplicaSetName != "":
+		return "ReplicaSet " + p.ReplicaSetName
+	case p.ControllerRevisionName != "":
+		return "ControllerRevision " + p.ControllerRevisionName
+	case p.ControllerRevisionHash != "":
+		return "controller-revision-hash " + p.ControllerRevisionHash
+	case p.TemplateRevisionHash != "":
+		return "template-revision-hash " + p.TemplateRevisionHash
+	}
+	return fmt.Sprintf("%+v", p)
+}

@@ -1,0 +1,161 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// ErrNotObserved says the workload's controller has not yet processed
+// the workload's latest generation; observe again later.
+var ErrNotObserved = errors.New("the controller has not observed the latest generation yet")
+
+// Observed is the revision identity a workload's controller gave the
+// workload's current template, read from the cluster. Its fields match
+// render/revision.Prediction's.
+type Observed struct {
+	PodTemplateHash        string `json:"podTemplateHash,omitempty"`
+	ReplicaSetName         string `json:"replicaSetName,omitempty"`
+	ControllerRevisionName string `json:"controllerRevisionName,omitempty"`
+	ControllerRevisionHash string `json:"controllerRevisionHash,omitempty"`
+}
+
+var (
+	replicaSets         = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}
+	controllerRevisions = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "controllerrevisions"}
+)
+
+// Observe reads the identity o's controller gave o's current template:
+// a Deployment's new ReplicaSet, a StatefulSet's update revision, a
+// DaemonSet's current ControllerRevision hash. It returns ErrNotObserved
+// while the controller lags behind the latest generation, and an error
+// for other kinds.
+func (a *Applier) Observe(ctx context.Context, o *unstructured.Unstructured) (Observed, error) {
+	ri, err := a.resource(o.DeepCopy())
+	if err != nil {
+		return Observed{}, err
+	}
+	live, err := ri.Get(ctx, o.GetName(), metav1.GetOptions{})
+	if err != nil {
+		return Observed{}, fmt.Errorf("%s: read: %w", RefOf(o), err)
+	}
+	switch live.GroupVersionKind().GroupKind().String() {
+	case "Deployment.apps":
+		return a.observeDeployment(ctx, live)
+	case "StatefulSet.apps":
+		var s appsv1.StatefulSet
+		if err := fromUnstructured(live, &s); err != nil {
+			return Observed{}, err
+		}
+		if s.Status.ObservedGeneration < s.Generation || s.Status.UpdateRevision == "" {
+			return Observed{}, ErrNotObserved
+		}
+		return Observed{ControllerRevisionName: s.Status.UpdateRevision}, nil
+	case "DaemonSet.apps":
+		return a.observeDaemonSet(ctx, live)
+	}
+	return Observed{}, fmt.Errorf("%s: no observation for kind %s", RefOf(o), live.GroupVersionKind())
+}
+
+// observeDeployment finds the ReplicaSet the Deployment counts as new:
+// the one owned by it whose revision annotation is the Deployment's.
+func (a *Applier) observeDeployment(ctx context.Context, live *unstructured.Unstructured) (Observed, error) {
+	var d appsv1.Deployment
+	if err := fromUnstructured(live, &d); err != nil {
+		return Observed{}, err
+	}
+	const revisionAnnotation = "deployment.kubernetes.io/revision"
+	if d.Status.ObservedGeneration < d.Generation || d.Annotations[revisionAnnotation] == "" {
+		return Observed{}, ErrNotObserved
+	}
+	list, err := a.client.Resource(replicaSets).Namespace(d.Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return Observed{}, fmt.Errorf("Deployment/%s/%s: list ReplicaSets: %w", d.Namespace, d.Name, err)
+	}
+	for _, rs := range list.Items {
+		if ownedBy(&rs, d.UID) && rs.GetAnnotations()[revisionAnnotation] == d.Annotations[revisionAnnotation] {
+			return Observed{PodTemplateHash: rs.GetLabels()[appsv1.DefaultDeploymentUniqueLabelKey], ReplicaSetName: rs.GetName()}, nil
+		}
+	}
+	return Observed{}, ErrNotObserved
+}
+
+// observeDaemonSet finds the DaemonSet's current ControllerRevision: the
+// owned one with the highest revision number.
+func (a *Applier) observeDaemonSet(ctx context.Context, live *unstructured.Unstructured) (Observed, error) {
+	var ds appsv1.DaemonSet
+	if err := fromUnstructured(live, &ds); err != nil {
+		return Observed{}, err
+	}
+	if ds.Status.ObservedGeneration < ds.Generation {
+		return Observed{}, ErrNotObserved
+	}
+	list, err := a.client.Resource(controllerRevisions).Namespace(ds.Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return Observed{}, fmt.Errorf("DaemonSet/%s/%s: list ControllerRevisions: %w", ds.Namespace, ds.Name, err)
+	}
+	var best *unstructured.Unstructured
+	var bestRev int64 = -1
+	for i := range list.Items {
+		cr := &list.Items[i]
+		rev, _, _ := unstructured.NestedInt64(cr.Object, "revision")
+		if ownedBy(cr, ds.UID) && rev > bestRev {
+			best, bestRev = cr, rev
+		}
+	}
+	if best == nil {
+		return Observed{}, ErrNotObserved
+	}
+	return Observed{ControllerRevisionHash: best.GetLabels()[appsv1.DefaultDaemonSetUniqueLabelKey]}, nil
+}
+
+func ownedBy(o *unstructured.Unstructured, uid types.UID) bool {
+	for _, ref := range o.GetOwnerReferences() {
+		if ref.UID == uid && ref.Controller != nil && *ref.Controller {
+			return true
+		}
+	}
+	return false
+}
+
+func fromUnstructured(u *unstructured.Unstructured, out any) error {
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, out); err != nil {
+		return fmt.Errorf("%s: decode: %w", RefOf(u), err)
+	}
+	return nil
+}
+
+// collisionCount reads status.collisionCount of a live workload.
+func collisionCount(live *unstructured.Unstructured) *int32 {
+	n, found, err := unstructured.NestedInt64(live.Object, "status", "collisionCount")
+	if !found || err != nil {
+		return nil
+	}
+	c := int32(n)
+	return &c
+}
+
+// CollisionCount returns o's live status.collisionCount, or nil when the
+// object or the field does not exist.
+func (a *Applier) CollisionCount(ctx context.Context, o *unstructured.Unstructured) (*int32, error) {
+	ri, err := a.resource(o.DeepCopy())
+	if err != nil {
+		return nil, err
+	}
+	live, err := ri.Get(ctx, o.GetName(), metav1.GetOptions{})
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return collisionCount(live), nil
+}

@@ -1,0 +1,206 @@
+package revision
+
+import (
+	"encoding/json"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	"k8s.io/kubernetes/pkg/api/pod"
+	appsinternal "k8s.io/kubernetes/pkg/apis/apps"
+	_ "k8s.io/kubernetes/pkg/apis/apps/install" // apps internal and v1 types, defaulters, conversions
+	_ "k8s.io/kubernetes/pkg/apis/core/install" // core internal and v1 types, defaulters, conversions
+	"k8s.io/kubernetes/pkg/controller"
+	"k8s.io/kubernetes/pkg/controller/history"
+)
+
+// Prediction is the identity a workload's controller will give the
+// workload's template, computed offline. The fields set depend on the
+// kind (DESIGN.md §8).
+type Prediction struct {
+	// PodTemplateHash and ReplicaSetName: Deployment.
+	PodTemplateHash string `json:"podTemplateHash,omitempty"`
+	ReplicaSetName  string `json:"replicaSetName,omitempty"`
+	// ControllerRevisionName: StatefulSet (also the pods'
+	// controller-revision-hash) and StormService.
+	ControllerRevisionName string `json:"controllerRevisionName,omitempty"`
+	// ControllerRevisionHash: DaemonSet (the pods' controller-revision-hash).
+	ControllerRevisionHash string `json:"controllerRevisionHash,omitempty"`
+	// TemplateRevisionHash: LeaderWorkerSet.
+	TemplateRevisionHash string `json:"templateRevisionHash,omitempty"`
+	// RoleTemplateHashes: StormService, by role name.
+	RoleTemplateHashes map[string]string `json:"roleTemplateHashes,omitempty"`
+}
+
+// Equal reports whether p and q name the same identity.
+func (p Prediction) Equal(q Prediction) bool {
+	a, _ := json.Marshal(p)
+	b, _ := json.Marshal(q)
+	return string(a) == string(b)
+}
+
+// PredictOptions are the live inputs of a prediction.
+type PredictOptions struct {
+	// CollisionCount is the workload's status.collisionCount as the
+	// cluster has it; nil when the cluster is not reachable or the field
+	// is unset (the controllers then use none, or 0).
+	CollisionCount *int32
+}
+
+// IsWorkload reports whether Predict knows o's kind.
+func IsWorkload(o *unstructured.Unstructured) bool {
+	_, ok := predictors[o.GroupVersionKind().GroupKind().String()]
+	return ok
+}
+
+// predictors computes a prediction per group/kind.
+var predictors = map[string]func(*unstructured.Unstructured, PredictOptions) (Prediction, error){
+	"Deployment.apps":  predictDeployment,
+	"StatefulSet.apps": predictStatefulSet,
+	"DaemonSet.apps":   predictDaemonSet,
+}
+
+// Predict returns the identity o's controller will compute for o's
+// template, exactly: the built-in kinds go through the same defaulting,
+// create-time field dropping and protobuf round trip the object makes on
+// its way through the API server to the controller, and then through the
+// controller's own hash code (k8s.io/kubernetes v1.37.2, linked). It
+// returns an error for a kind it does not know.
+func Predict(o *unstructured.Unstructured, opts PredictOptions) (Prediction, error) {
+	p, ok := predictors[o.GroupVersionKind().GroupKind().String()]
+	if !ok {
+		return Prediction{}, fmt.Errorf("%s/%s: no prediction for kind %s", o.GetKind(), o.GetName(), o.GroupVersionKind())
+	}
+	pred, err := p(o, opts)
+	if err != nil {
+		return Prediction{}, fmt.Errorf("predict %s %s/%s: %w", o.GetKind(), o.GetNamespace(), o.GetName(), err)
+	}
+	return pred, nil
+}
+
+func predictDeployment(o *unstructured.Unstructured, opts PredictOptions) (Prediction, error) {
+	d := &appsv1.Deployment{}
+	if err := asServed(o, d); err != nil {
+		return Prediction{}, err
+	}
+	hash := controller.ComputeHash(&d.Spec.Template, opts.CollisionCount)
+	return Prediction{PodTemplateHash: hash, ReplicaSetName: replicaSetName(d.Name, hash)}, nil
+}
+
+// replicaSetName is the Deployment controller's name for a ReplicaSet:
+// the Deployment's name, cut to fit a DNS subdomain, a dash and the hash.
+func replicaSetName(deployment, hash string) string {
+	max := 253 - 1 - len(hash)
+	if len(deployment) > max && max > 0 {
+		deployment = deployment[:max]
+	}
+	return deployment + "-" + hash
+}
+
+// stsPatchCodec encodes a StatefulSet the way its controller does before
+// cutting the revision patch.
+var stsPatchCodec = clientscheme.Codecs.LegacyCodec(appsv1.SchemeGroupVersion)
+
+func predictStatefulSet(o *unstructured.Unstructured, opts PredictOptions) (Prediction, error) {
+	set := &appsv1.StatefulSet{}
+	if err := asServed(o, set); err != nil {
+		return Prediction{}, err
+	}
+	data, err := runtime.Encode(stsPatchCodec, set)
+	if err != nil {
+		return Prediction{}, err
+	}
+	patch, err := templatePatch(data)
+	if err != nil {
+		return Prediction{}, err
+	}
+	// The StatefulSet controller always hashes with a collision count,
+	// 0 when the status has none.
+	var cc int32
+	if opts.CollisionCount != nil {
+		cc = *opts.CollisionCount
+	}
+	cr := &appsv1.ControllerRevision{Data: runtime.RawExtension{Raw: patch}}
+	return Prediction{ControllerRevisionName: history.ControllerRevisionName(set.Name, history.HashControllerRevision(cr, &cc))}, nil
+}
+
+func predictDaemonSet(o *unstructured.Unstructured, opts PredictOptions) (Prediction, error) {
+	ds := &appsv1.DaemonSet{}
+	if err := asServed(o, ds); err != nil {
+		return Prediction{}, err
+	}
+	return Prediction{ControllerRevisionHash: controller.ComputeHash(&ds.Spec.Template, opts.CollisionCount)}, nil
+}
+
+// templatePatch cuts a revision patch from an encoded workload the way
+// the StatefulSet and DaemonSet controllers do (their getPatch, which is
+// not exported): only spec.template, marked "$patch": "replace".
+func templatePatch(data []byte) ([]byte, error) {
+	var raw map[string]any
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, err
+	}
+	spec, _ := raw["spec"].(map[string]any)
+	template, ok := spec["template"].(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("no spec.template")
+	}
+	template["$patch"] = "replace"
+	return json.Marshal(map[string]any{"spec": map[string]any{"template": template}})
+}
+
+// protoObject is a v1 type with gogo protobuf methods.
+type protoObject interface {
+	runtime.Object
+	Marshal() ([]byte, error)
+	Unmarshal([]byte) error
+}
+
+// asServed fills out (a zero apps/v1 object) with o as the controller
+// sees it: decoded and defaulted by the API server's scheme, converted to
+// the internal version, prepared for create (generation 1, fields of
+// disabled features dropped), converted back, and sent through protobuf,
+// which stores quantities in canonical form and drops empty maps and
+// lists. The spew-based Deployment and DaemonSet hashes see every one of
+// those differences.
+func asServed(o *unstructured.Unstructured, out protoObject) error {
+	js, err := o.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	obj, _, err := legacyscheme.Codecs.UniversalDecoder(appsinternal.SchemeGroupVersion).Decode(js, nil, nil)
+	if err != nil {
+		return fmt.Errorf("decode as the API server does: %w", err)
+	}
+	switch in := obj.(type) {
+	case *appsinternal.Deployment:
+		in.Generation = 1
+		pod.DropDisabledTemplateFields(&in.Spec.Template, nil)
+	case *appsinternal.StatefulSet:
+		in.Generation = 1
+		pod.DropDisabledTemplateFields(&in.Spec.Template, nil)
+	case *appsinternal.DaemonSet:
+		in.Generation = 1
+		in.Spec.TemplateGeneration = 1
+		pod.DropDisabledTemplateFields(&in.Spec.Template, nil)
+	default:
+		return fmt.Errorf("unexpected type %T", obj)
+	}
+	stored := out.DeepCopyObject().(protoObject)
+	if err := legacyscheme.Scheme.Convert(obj, stored, nil); err != nil {
+		return fmt.Errorf("convert to apps/v1: %w", err)
+	}
+	wire, err := stored.Marshal()
+	if err != nil {
+		return err
+	}
+	// out is zero: protobuf decoding merges into what it is given.
+	if err := out.Unmarshal(wire); err != nil {
+		return err
+	}
+	legacyscheme.Scheme.Default(out)
+	return nil
+}

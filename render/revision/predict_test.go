@@ -1,0 +1,136 @@
+package revision
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+)
+
+func loadObjects(t testing.TB, path string) map[string]*unstructured.Unstructured {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	out := map[string]*unstructured.Unstructured{}
+	for {
+		u := &unstructured.Unstructured{}
+		if err := dec.Decode(&u.Object); err != nil {
+			break
+		}
+		if len(u.Object) > 0 {
+			out[u.GetName()] = u
+		}
+	}
+	return out
+}
+
+func predict(t *testing.T, o *unstructured.Unstructured, cc *int32) Prediction {
+	t.Helper()
+	p, err := Predict(o, PredictOptions{CollisionCount: cc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestPredictKubernetesVector is Kubernetes' own StatefulSet
+// compatibility vector (pkg/controller/statefulset/testdata/
+// compatibility_*_1.34.0.json in k8s.io/kubernetes).
+func TestPredictKubernetesVector(t *testing.T) {
+	const set = `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: test, namespace: default}
+spec:
+  selector: {matchLabels: {app: foo}}
+  template:
+    metadata:
+      labels: {app: foo}
+      annotations: {test: value}
+    spec:
+      containers: [{name: test, image: test}]
+  volumeClaimTemplates:
+  - metadata: {name: test}
+    spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+`
+	objs := parse(t, set)
+	if got := predict(t, objs[0], nil).ControllerRevisionName; got != "test-776999688b" {
+		t.Errorf("StatefulSet test revision = %s, want test-776999688b", got)
+	}
+	bare := parse(t, set)[0]
+	unstructured.RemoveNestedField(bare.Object, "spec", "template", "metadata")
+	if got := predict(t, bare, nil).ControllerRevisionName; got == "test-776999688b" {
+		t.Error("without the template's labels and annotations the revision must differ")
+	}
+}
+
+// TestPredictLiveVectors checks predictions against names a real
+// kube-controller-manager v1.37.2 gave (see the testdata comments).
+func TestPredictLiveVectors(t *testing.T) {
+	objs := loadObjects(t, "testdata/live-deployments.yaml")
+	for name, o := range loadObjects(t, "testdata/live-statefulset-daemonset.yaml") {
+		objs[name] = o
+	}
+	cases := []struct {
+		name string
+		want Prediction
+	}{
+		{"quant-a", Prediction{PodTemplateHash: "56cbd59fb9", ReplicaSetName: "quant-a-56cbd59fb9"}},
+		{"quant-b", Prediction{PodTemplateHash: "549dd466ff", ReplicaSetName: "quant-b-549dd466ff"}},
+		{"web", Prediction{ControllerRevisionName: "web-c7684c98b"}},
+		{"agent", Prediction{ControllerRevisionHash: "5df86b9f88"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := predict(t, objs[tc.name], nil); !got.Equal(tc.want) {
+				t.Errorf("prediction %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestPredictCollisionCount(t *testing.T) {
+	objs := loadObjects(t, "testdata/live-deployments.yaml")
+	zero, one := int32(0), int32(1)
+	base := predict(t, objs["quant-b"], nil)
+	if withZero := predict(t, objs["quant-b"], &zero); withZero.Equal(base) {
+		t.Error("a Deployment's collisionCount 0 is hashed (8 bytes), unlike none")
+	}
+	if withOne := predict(t, objs["quant-b"], &one); withOne.Equal(predict(t, objs["quant-b"], &zero)) {
+		t.Error("collisionCount 1 must change the hash")
+	}
+	sts := loadObjects(t, "testdata/live-statefulset-daemonset.yaml")["web"]
+	if !predict(t, sts, nil).Equal(predict(t, sts, &zero)) {
+		t.Error("a StatefulSet without collisionCount hashes as 0")
+	}
+}
+
+func TestPredictUnknownKind(t *testing.T) {
+	cm := parse(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")[0]
+	if IsWorkload(cm) {
+		t.Error("a ConfigMap is not a workload")
+	}
+	if _, err := Predict(cm, PredictOptions{}); err == nil {
+		t.Error("Predict of a ConfigMap must fail")
+	}
+}
+
+func BenchmarkPredict(b *testing.B) {
+	objs := loadObjects(b, "testdata/live-deployments.yaml")
+	for name, o := range loadObjects(b, "testdata/live-statefulset-daemonset.yaml") {
+		objs[name] = o
+	}
+	for _, name := range []string{"quant-a", "web", "agent"} {
+		b.Run(objs[name].GetKind(), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Predict(objs[name], PredictOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
