@@ -176,9 +176,6 @@ func (c *Config) NotActedOn() []string {
 		out = append(out, "source.auth.sshKeyFile")
 	}
 	for i, a := range c.Apps {
-		if a.Prune {
-			out = append(out, fmt.Sprintf("apps[%d].prune", i))
-		}
 		if len(a.Windows) > 0 {
 			out = append(out, fmt.Sprintf("apps[%d].windows", i))
 		}

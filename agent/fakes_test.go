@@ -66,6 +66,7 @@ type fakeApplier struct {
 	failHealth string
 	resets     int
 	observed   map[string]apply.Observed
+	pruned     []string
 }
 
 func (f *fakeApplier) Apply(_ context.Context, objs []*unstructured.Unstructured, opts apply.ApplyOptions) ([]apply.Result, error) {
@@ -117,6 +118,29 @@ func (f *fakeApplier) Observe(_ context.Context, o *unstructured.Unstructured) (
 }
 
 func (f *fakeApplier) CollisionCount(context.Context, *unstructured.Unstructured) (*int32, error) {
+	return nil, nil
+}
+
+// Prune records the names it was asked to delete, in order.
+func (f *fakeApplier) Prune(_ context.Context, refs []apply.ObjectRef, _ apply.PruneOptions) ([]apply.Result, error) {
+	var res []apply.Result
+	for _, r := range refs {
+		f.pruned = append(f.pruned, r.Name)
+		res = append(res, apply.Result{Object: r, Action: apply.Deleted})
+	}
+	return res, nil
+}
+
+// Diff reports every object as an update.
+func (f *fakeApplier) Diff(_ context.Context, objs []*unstructured.Unstructured, _ apply.DiffOptions) ([]apply.ObjectDiff, error) {
+	var out []apply.ObjectDiff
+	for _, o := range objs {
+		out = append(out, apply.ObjectDiff{Object: apply.RefOf(o), Change: apply.Update, Diff: "fake"})
+	}
+	return out, nil
+}
+
+func (f *fakeApplier) Live(context.Context, apply.ObjectRef) (*unstructured.Unstructured, error) {
 	return nil, nil
 }
 

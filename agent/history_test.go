@@ -130,3 +130,72 @@ func TestReconcileRecordsPredictedAndObserved(t *testing.T) {
 		t.Errorf("an unreadable observation is recorded as missing: %+v", prefill)
 	}
 }
+
+func TestReconcilePrunesOnlyWhenAllWell(t *testing.T) {
+	cases := []struct {
+		name       string
+		prune      bool
+		failHealth string
+		want       []string
+	}{
+		{"prune on: objects that left git go, in reverse order", true, "", []string{"router", "decode"}},
+		{"prune off: nothing is deleted", false, "", nil},
+		{"a failed wave prunes nothing", true, "prefill", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(threeRoles("decode:1"), func(a *AppConfig) { a.Prune = tc.prune })
+			if err := h.agent.RunOnce(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			objs := threeRoles("decode:1")[:2] // decode and router left git
+			objs[1] = roleDeployment("prefill", "prefill", 1, "prefill:2")
+			h.newCommit('b', objs)
+			h.applier.failHealth = tc.failHealth
+			h.applier.applied = nil
+			_ = h.agent.RunOnce(context.Background())
+			if diff := cmp.Diff(tc.want, h.applier.pruned); diff != "" {
+				t.Errorf("pruned (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestRollbackRole(t *testing.T) {
+	h := newHarness(threeRoles("decode:1"), nil)
+	ctx := context.Background()
+	if err := h.agent.RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.newCommit('b', threeRoles("decode:2"))
+	if err := h.agent.RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.applier.applied = nil
+	if err := h.agent.Rollback(ctx, "llm", "decode", 1); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"decode"}, h.applier.applied); diff != "" {
+		t.Errorf("rollback applied (-want +got):\n%s", diff)
+	}
+	st := h.appStatus(t)
+	if got := summary(st); got != "Succeeded prefill:Unchanged:1 decode:Applied:3 router:Unchanged:1" {
+		t.Errorf("status after rollback = %s", got)
+	}
+	if last := h.status.commits[len(h.status.commits)-1]; last != "roleout: llm role decode → rev 3 (rollback to rev 1)" {
+		t.Errorf("commit message %q", last)
+	}
+	for _, tc := range []struct {
+		role    string
+		rev     int64
+		wantErr string
+	}{
+		{"decode", 7, "has no revision 7 (recorded: 2, 3)"},
+		{"decode", 3, "already at revision 3"},
+		{"nope", 1, "role nope of app llm has no revision 1"},
+	} {
+		if err := h.agent.Rollback(ctx, "llm", tc.role, tc.rev); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+			t.Errorf("rollback %s to %d: %v, want %q", tc.role, tc.rev, err, tc.wantErr)
+		}
+	}
+}

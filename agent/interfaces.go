@@ -42,6 +42,13 @@ type Applier interface {
 	// CollisionCount reads a workload's live status.collisionCount (nil
 	// when there is none).
 	CollisionCount(ctx context.Context, o *unstructured.Unstructured) (*int32, error)
+	// Prune deletes objects in the given order, only those carrying the
+	// owner label and not protected.
+	Prune(ctx context.Context, refs []apply.ObjectRef, opts apply.PruneOptions) ([]apply.Result, error)
+	// Diff dry-runs objs and compares them with the live objects.
+	Diff(ctx context.Context, objs []*unstructured.Unstructured, opts apply.DiffOptions) ([]apply.ObjectDiff, error)
+	// Live reads an object, nil when it does not exist.
+	Live(ctx context.Context, ref apply.ObjectRef) (*unstructured.Unstructured, error)
 }
 
 // StatusReader reads the status branch.

@@ -29,9 +29,51 @@ func (c *Config) App(name string) (AppConfig, error) {
 // status on the status branch, without touching the cluster. It returns
 // the plan and the revision planned.
 func PlanFromGit(ctx context.Context, cfg *Config, appName, ref string) (*render.Plan, sources.Revision, error) {
+	plan, rev, _, err := planFromGit(ctx, cfg, appName, ref, nil)
+	return plan, rev, err
+}
+
+// DiffOptions select what Diff compares.
+type DiffOptions struct {
+	// Ref is a branch, tag, full ref name or commit; empty: the
+	// configured one.
+	Ref string
+	// Offline compares with the last status in git instead of the
+	// cluster; Applier is then unused.
+	Offline bool
+	// Applier reaches the cluster for a live diff.
+	Applier Applier
+}
+
+// Diff renders and plans app from git and compares the plan with the
+// cluster (server-side dry run) or, offline, with the last status in git.
+// It never writes to the cluster or to git.
+func Diff(ctx context.Context, cfg *Config, appName string, opts DiffOptions) (*DiffReport, error) {
+	var applier Applier
+	if !opts.Offline {
+		applier = opts.Applier
+	}
+	plan, rev, prev, err := planFromGit(ctx, cfg, appName, opts.Ref, applier)
+	if err != nil {
+		return nil, err
+	}
+	app, _ := cfg.App(appName)
+	var rep *DiffReport
+	if opts.Offline {
+		rep = DiffOffline(app, plan, prev)
+	} else if rep, err = DiffLive(ctx, applier, app, plan); err != nil {
+		return nil, fmt.Errorf("app %s: %w", appName, err)
+	}
+	rep.Revision = rev.String()
+	return rep, nil
+}
+
+// planFromGit fetches the source at ref, reads the app's previous status
+// and plans; with an applier, predictions use live collision counts.
+func planFromGit(ctx context.Context, cfg *Config, appName, ref string, applier Applier) (*render.Plan, sources.Revision, *previous, error) {
 	app, err := cfg.App(appName)
 	if err != nil {
-		return nil, sources.Revision{}, err
+		return nil, sources.Revision{}, nil, err
 	}
 	opts := sourceOptions(cfg)
 	switch {
@@ -42,21 +84,20 @@ func PlanFromGit(ctx context.Context, cfg *Config, appName, ref string) (*render
 	}
 	src, err := sources.NewGitSource(opts)
 	if err != nil {
-		return nil, sources.Revision{}, err
+		return nil, sources.Revision{}, nil, err
 	}
 	snap, err := src.Fetch(ctx)
 	if err != nil {
-		return nil, sources.Revision{}, err
+		return nil, sources.Revision{}, nil, err
 	}
-	status := sources.NewStatusBranch(statusOptions(cfg))
-	prev, err := loadPrevious(ctx, status, app.Name)
+	prev, err := loadPrevious(ctx, sources.NewStatusBranch(statusOptions(cfg)), app.Name)
 	if err != nil {
-		return nil, snap.Revision, err
+		return nil, snap.Revision, nil, err
 	}
-	a := NewWithDeps(cfg, Deps{Renderer: &kustomizeRenderer{}, Planner: rolePlanner{}}, nil)
+	a := NewWithDeps(cfg, Deps{Renderer: &kustomizeRenderer{}, Planner: rolePlanner{}, Applier: applier}, nil)
 	plan, err := a.plan(ctx, snap, app, prev)
 	if err != nil {
-		return nil, snap.Revision, fmt.Errorf("app %s: %w", app.Name, err)
+		return nil, snap.Revision, nil, fmt.Errorf("app %s: %w", app.Name, err)
 	}
-	return plan, snap.Revision, nil
+	return plan, snap.Revision, prev, nil
 }

@@ -122,6 +122,35 @@ func (a *Agent) rollout(ctx context.Context, log logrus.FieldLogger, app AppConf
 			}
 		}
 	}
+	return a.prune(ctx, log, app, r.plan)
+}
+
+// prune deletes, after the last wave, the objects that left git: only
+// those in the app's inventory that still carry its label, in reverse
+// apply order, waiting for each to be gone.
+func (a *Agent) prune(ctx context.Context, log logrus.FieldLogger, app AppConfig, plan *render.Plan) error {
+	if !app.Prune || len(plan.Prune) == 0 {
+		if len(plan.Prune) > 0 {
+			log.WithField("objects", len(plan.Prune)).Info("objects left git; prune is off for this app, so they stay")
+		}
+		return nil
+	}
+	refs := make([]apply.ObjectRef, len(plan.Prune))
+	for i, e := range plan.Prune {
+		refs[i] = apply.ObjectRef(e.ObjectRef)
+	}
+	results, err := a.deps.Applier.Prune(ctx, refs, apply.PruneOptions{OwnerLabel: AppLabel, OwnerValue: app.Name, Timeout: app.Timeout.Duration})
+	for _, res := range results {
+		plog := log.WithField("object", res.Object.String())
+		if res.Action == apply.Skipped {
+			plog.Infof("prune skipped: %s", res.Reason)
+		} else if res.Err == nil {
+			plog.Info("pruned")
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("prune: %w", err)
+	}
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"sort"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -152,6 +153,9 @@ func loadPrevious(ctx context.Context, r StatusReader, app string) (*previous, e
 		}
 		role := path.Base(path.Dir(name))
 		p.history[role] = append(p.history[role], rev)
+	}
+	for _, h := range p.history {
+		sort.Slice(h, func(i, j int) bool { return h[i].Revision < h[j].Revision })
 	}
 	return p, nil
 }

@@ -88,6 +88,9 @@ type ApplyOptions struct {
 	Force bool
 	// Labels are set on every object (roleout.dev/app and friends).
 	Labels map[string]string
+	// DryRun asks the API server to validate, default and merge without
+	// persisting (dryRun=All); results carry the live and merged objects.
+	DryRun bool
 }
 
 // Apply server-side applies objs, at most Concurrency at once, and
@@ -113,6 +116,10 @@ func (a *Applier) Apply(ctx context.Context, objs []*unstructured.Unstructured, 
 	return results, errors.Join(errs...)
 }
 
+// RecreateAnnotation, set to "true" on an object, lets roleout delete and
+// recreate it when a change touches an immutable field.
+const RecreateAnnotation = "roleout.dev/recreate"
+
 func (a *Applier) applyOne(ctx context.Context, in *unstructured.Unstructured, opts ApplyOptions) Result {
 	o := in.DeepCopy()
 	res := Result{Object: RefOf(o)}
@@ -131,12 +138,31 @@ func (a *Applier) applyOne(ctx context.Context, in *unstructured.Unstructured, o
 		return res.fail(err)
 	}
 	before, err := ri.Get(ctx, o.GetName(), metav1.GetOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
+	if apierrors.IsNotFound(err) {
+		before, err = nil, nil
+	}
+	if err != nil {
 		return res.fail(fmt.Errorf("read: %w", err))
 	}
-	after, err := ri.Apply(ctx, o.GetName(), o, metav1.ApplyOptions{FieldManager: a.opts.FieldManager, Force: opts.Force})
+	applyOpts := metav1.ApplyOptions{FieldManager: a.opts.FieldManager, Force: opts.Force}
+	if opts.DryRun {
+		applyOpts.DryRun = []string{metav1.DryRunAll}
+	}
+	after, err := ri.Apply(ctx, o.GetName(), o, applyOpts)
+	if err != nil && isImmutable(err) && before != nil && o.GetAnnotations()[RecreateAnnotation] == "true" && !opts.DryRun {
+		if err := a.deleteAndWait(ctx, ri, before, 2*time.Minute); err != nil {
+			return res.fail(fmt.Errorf("recreate: %w", err))
+		}
+		if after, err = ri.Apply(ctx, o.GetName(), o, applyOpts); err == nil {
+			res.Action = Recreated
+			return res
+		}
+	}
 	if err != nil {
-		return res.fail(fmt.Errorf("server-side apply: %w", err))
+		return res.fail(explainApplyError(err))
+	}
+	if opts.DryRun {
+		res.Live, res.Merged = before, after
 	}
 	switch {
 	case before == nil:

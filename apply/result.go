@@ -14,7 +14,12 @@ const (
 	Created    Action = "created"
 	Configured Action = "configured"
 	Unchanged  Action = "unchanged"
-	Failed     Action = "failed"
+	Recreated  Action = "recreated"
+	Deleted    Action = "deleted"
+	// Skipped: prune left the object alone (not this app's, protected or
+	// already gone).
+	Skipped Action = "skipped"
+	Failed  Action = "failed"
 )
 
 // ObjectRef identifies an object.
@@ -28,6 +33,16 @@ type ObjectRef struct {
 // RefOf returns o's reference.
 func RefOf(o *unstructured.Unstructured) ObjectRef {
 	return ObjectRef{APIVersion: o.GetAPIVersion(), Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName()}
+}
+
+// object returns an empty object that ref names, for looking it up.
+func (r ObjectRef) object() *unstructured.Unstructured {
+	o := &unstructured.Unstructured{}
+	o.SetAPIVersion(r.APIVersion)
+	o.SetKind(r.Kind)
+	o.SetNamespace(r.Namespace)
+	o.SetName(r.Name)
+	return o
 }
 
 // String returns Kind/namespace/name, or Kind/name when cluster-scoped.
@@ -44,6 +59,11 @@ type Result struct {
 	Action Action
 	// Err is set when Action is Failed; it names the object.
 	Err error
+	// Reason explains a Skipped action.
+	Reason string
+	// Live and Merged are the object before and after a dry-run apply
+	// (Live is nil when it does not exist yet).
+	Live, Merged *unstructured.Unstructured
 }
 
 func (r Result) fail(err error) Result {

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Builds the local control plane that tests and the demo run against into
 # bin/: etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
-# kubectl, kwok, and kwok's Stage objects (bin/kwok-stages). Everything comes
-# from the Go module proxy through the modules under hack/tools.
+# kubectl, kwok, and kwok's Stage objects (bin/kwok-stages), plus two
+# controllers for custom resources with their CRDs: the LeaderWorkerSet
+# controller (bin/lws-controller, bin/crds/lws) and the aibrix controller
+# manager (bin/aibrix-controller, bin/crds/aibrix). Everything comes from the
+# Go module proxy through the modules under hack/tools.
 #
 # The build is keyed by the Go version, the hack/tools module files and this
 # script. bin/.cluster-bins.stamp records the key bin/ was built for; the
@@ -14,15 +17,17 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 tools="$root/hack/tools"
 bin="$root/bin"
-names=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok)
+names=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok lws-controller aibrix-controller)
 k8s_version=v1.37.2
 
 key="$( (go version; cat "$tools"/*/go.mod "$tools"/*/go.sum "$0") | sha256sum | cut -c1-16)"
 stamp="$bin/.cluster-bins.stamp"
 
-complete() { # complete DIR: DIR holds every binary and the stages
+complete() { # complete DIR: DIR holds every binary, the stages and the CRDs
 	for n in "${names[@]}"; do [ -x "$1/$n" ] || return 1; done
-	[ -n "$(ls "$1"/kwok-stages/*.yaml 2>/dev/null)" ]
+	for d in kwok-stages crds/lws crds/aibrix; do
+		[ -n "$(ls "$1/$d"/*.yaml 2>/dev/null)" ] || return 1
+	done
 }
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$key" ] && complete "$bin"; then
@@ -32,11 +37,11 @@ fi
 
 cache="${ROLEOUT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/roleout}/cluster-bins/$key"
 if ! complete "$cache"; then
-	echo "cluster-bins: building the control plane (about 10 minutes on 2 cores the first time)"
+	echo "cluster-bins: building the control plane (about 15 minutes on 2 cores the first time)"
 	start=$(date +%s)
 	tmp="$cache.tmp.$$"
 	rm -rf "$tmp"
-	mkdir -p "$tmp/kwok-stages"
+	mkdir -p "$tmp/kwok-stages" "$tmp/crds/lws" "$tmp/crds/aibrix"
 	trap 'rm -rf "$tmp"' EXIT
 
 	ver=k8s.io/component-base/version
@@ -53,6 +58,9 @@ if ! complete "$cache"; then
 		k8s.io/kubernetes/cmd/kubectl)
 	(cd "$tools/etcd" && go build -ldflags "-s -w" -o "$tmp/etcd" go.etcd.io/etcd/server/v3)
 	(cd "$tools/kwok" && go build -ldflags "-s -w" -o "$tmp/kwok" sigs.k8s.io/kwok/cmd/kwok)
+	(cd "$tools/lws" && go build -ldflags "-s -w" -o "$tmp/lws-controller" sigs.k8s.io/lws/cmd)
+	(cd "$tools/aibrix" && go build -ldflags "-s -w" -o "$tmp/aibrix-controller" \
+		github.com/vllm-project/aibrix/cmd/controllers)
 
 	# kwok's node and pod Stage objects, as its kustomize/stage/fast bundle
 	# lists them: node initialisation, node heartbeats with leases, and pods
@@ -63,6 +71,14 @@ if ! complete "$cache"; then
 			cp "$kwokdir/kustomize/stage/$d/$f" "$tmp/kwok-stages/$f"
 		done
 	done
+
+	# The controllers' CRDs: LeaderWorkerSet and DisaggregatedSet (the lws
+	# controller sets up both), and aibrix's orchestration group
+	# (StormService, RoleSet, PodSet and the rest; not its kustomization).
+	lwsdir="$(cd "$tools/lws" && go list -m -f '{{.Dir}}' sigs.k8s.io/lws)"
+	cp "$lwsdir"/config/crd/bases/*.yaml "$tmp/crds/lws/"
+	aibrixdir="$(cd "$tools/aibrix" && go list -m -f '{{.Dir}}' github.com/vllm-project/aibrix)"
+	cp "$aibrixdir"/config/crd/orchestration/orchestration.aibrix.ai_*.yaml "$tmp/crds/aibrix/"
 	chmod -R u+w "$tmp"
 	rm -rf "$cache"
 	mkdir -p "$(dirname "$cache")"
@@ -72,10 +88,11 @@ if ! complete "$cache"; then
 fi
 
 mkdir -p "$bin"
-rm -rf "$bin/kwok-stages"
+rm -rf "$bin/kwok-stages" "$bin/crds"
 for n in "${names[@]}"; do
 	cp -f "$cache/$n" "$bin/$n"
 done
 cp -r "$cache/kwok-stages" "$bin/kwok-stages"
+cp -r "$cache/crds" "$bin/crds"
 echo "$key" > "$stamp"
 echo "cluster-bins: bin/ ready ($key)"

@@ -125,10 +125,7 @@ func (f *planFlags) planDir(ctx context.Context, dir string) (*render.Plan, stri
 	if err != nil || strings.HasPrefix(overlay, "..") {
 		return nil, "", fmt.Errorf("%s is not inside the root %s", dir, root)
 	}
-	name := f.name
-	if name == "" {
-		name = strings.Trim(nonName.ReplaceAllString(strings.ToLower(filepath.Base(abs)), "-"), "-")
-	}
+	name := f.appName(dir)
 	res, err := (&render.Renderer{}).Build(ctx, render.Source{Root: root}, filepath.ToSlash(overlay), render.DefaultOptions())
 	if err != nil {
 		return nil, "", err
@@ -141,6 +138,19 @@ func (f *planFlags) planDir(ctx context.Context, dir string) (*render.Plan, stri
 		return nil, "", err
 	}
 	return plan, fmt.Sprintf("%s (app %s, no previous status)", dir, name), nil
+}
+
+// appName is the app name for a local DIR: --name, else DIR's base name
+// made into a DNS label.
+func (f *planFlags) appName(dir string) string {
+	if f.name != "" {
+		return f.name
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	return strings.Trim(nonName.ReplaceAllString(strings.ToLower(filepath.Base(abs)), "-"), "-")
 }
 
 // gitRoot returns the nearest directory at or above dir that holds .git,

@@ -39,8 +39,13 @@ func normalizeAll(objs []*unstructured.Unstructured) []map[string]any {
 	for _, o := range objs {
 		norm = append(norm, Normalize(o))
 	}
-	sort.SliceStable(norm, func(i, j int) bool { return sortKey(norm[i]) < sortKey(norm[j]) })
+	sortObjects(norm)
 	return norm
+}
+
+// sortObjects sorts objects by group, kind, namespace and name.
+func sortObjects(objs []map[string]any) {
+	sort.SliceStable(objs, func(i, j int) bool { return sortKey(objs[i]) < sortKey(objs[j]) })
 }
 
 // hashNormalized hashes sorted normalised objects. A collision count

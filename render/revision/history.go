@@ -29,7 +29,8 @@ type RoleRevision struct {
 	// count when one was needed).
 	Hash     string
 	Revision int64
-	// Objects are the role's normalised objects, sorted.
+	// Objects are the role's recorded objects (see Record: normalised,
+	// Secret values masked), sorted.
 	Objects []map[string]any
 	// Source is the source revision it was first rendered from.
 	Source string
@@ -66,6 +67,7 @@ type Decision struct {
 // StatefulSet controller does. It returns the decision and the new
 // history, sorted by revision number. It is pure.
 func Decide(app, role string, objs []*unstructured.Unstructured, history []RoleRevision, source string) (Decision, []RoleRevision, error) {
+	rec := recordAll(objs)
 	norm := normalizeAll(objs)
 	hist := append([]RoleRevision(nil), history...)
 	sort.Slice(hist, func(i, j int) bool { return hist[i].Revision < hist[j].Revision })
@@ -74,7 +76,7 @@ func Decide(app, role string, objs []*unstructured.Unstructured, history []RoleR
 		latest = hist[n-1].Revision
 	}
 	for i := range hist {
-		if !sameObjects(hist[i].Objects, norm) {
+		if !sameObjects(hist[i].Objects, rec) {
 			continue
 		}
 		if hist[i].Revision == latest {
@@ -94,7 +96,7 @@ func Decide(app, role string, objs []*unstructured.Unstructured, history []RoleR
 		if taken(hist, name) {
 			continue
 		}
-		r := RoleRevision{Name: name, Hash: h, Revision: latest + 1, Objects: norm, Source: source}
+		r := RoleRevision{Name: name, Hash: h, Revision: latest + 1, Objects: rec, Source: source}
 		return Decision{Action: Update, Revision: r, Previous: latest}, append(hist, r), nil
 	}
 }
@@ -178,8 +180,21 @@ func FromControllerRevision(cr *appsv1.ControllerRevision) (RoleRevision, error)
 	}, nil
 }
 
+// MaskedSecrets lists the Secrets of r, whose values the record does not
+// hold: such a revision cannot be re-applied from the record.
+func (r RoleRevision) MaskedSecrets() []string {
+	var out []string
+	for _, m := range r.Objects {
+		u := unstructured.Unstructured{Object: m}
+		if IsSecret(&u) {
+			out = append(out, u.GetNamespace()+"/"+u.GetName())
+		}
+	}
+	return out
+}
+
 // UnstructuredObjects returns r's objects as unstructured objects, for
-// re-applying a revision.
+// re-applying a revision or predicting its workloads.
 func (r RoleRevision) UnstructuredObjects() []*unstructured.Unstructured {
 	out := make([]*unstructured.Unstructured, len(r.Objects))
 	for i, m := range r.Objects {

@@ -139,3 +139,34 @@ func TestControllerRevisionRoundTrip(t *testing.T) {
 		t.Errorf("a revision read back does not match its own objects: %+v %v", d, err)
 	}
 }
+
+func TestDecideMasksSecrets(t *testing.T) {
+	secret := func(value string) []*unstructured.Unstructured {
+		return parse(t, "apiVersion: v1\nkind: Secret\nmetadata: {name: creds, namespace: web}\nstringData: {password: "+value+"}\ndata: {token: "+
+			"aHVudGVyMg==}\n")
+	}
+	d1, hist, err := Decide("web", "db", secret("s3cret-one"), nil, "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr, err := d1.Revision.ControllerRevision("web", "db", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, plain := range []string{"s3cret-one", "aHVudGVyMg==", "hunter2"} {
+		if strings.Contains(string(cr.Data.Raw), plain) {
+			t.Errorf("the recorded revision holds %q: %s", plain, cr.Data.Raw)
+		}
+	}
+	if !strings.Contains(string(cr.Data.Raw), MaskPrefix) {
+		t.Errorf("no masked values in %s", cr.Data.Raw)
+	}
+	same, _, _ := Decide("web", "db", secret("s3cret-one"), hist, "r2")
+	changed, _, _ := Decide("web", "db", secret("s3cret-two"), hist, "r2")
+	if same.Action != Unchanged || changed.Action != Update {
+		t.Errorf("same value: %s (want unchanged); new value: %s (want update)", same.Action, changed.Action)
+	}
+	if got := d1.Revision.MaskedSecrets(); len(got) != 1 || got[0] != "web/creds" {
+		t.Errorf("MaskedSecrets = %v", got)
+	}
+}

@@ -1,0 +1,140 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/sirupsen/logrus"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/render/revision"
+)
+
+// Rollback re-applies revision n of role from the app's history: the
+// recorded objects become the role's next revision (number max+1),
+// applied through the role's wave and health gate; no other role is
+// touched. The next commit that changes the app brings git's version back,
+// as with Argo CD's rollback; pause the app or revert in git to keep it.
+func (a *Agent) Rollback(ctx context.Context, appName, role string, n int64) error {
+	app, err := a.cfg.App(appName)
+	if err != nil {
+		return err
+	}
+	log := a.log.WithFields(logrus.Fields{"app": app.Name, "role": role})
+	prev, err := loadPrevious(ctx, a.deps.Status, app.Name)
+	if err != nil {
+		return err
+	}
+	target, err := findRevision(prev, app.Name, role, n)
+	if err != nil {
+		return err
+	}
+	snap, err := a.deps.Fetcher.Fetch(ctx)
+	if err != nil {
+		return fmt.Errorf("poll source: %w", err)
+	}
+	objs, err := a.deps.Renderer.Render(ctx, snap, app)
+	if err != nil {
+		return fmt.Errorf("render %s: %w", app.Path, err)
+	}
+	objs = replaceRole(objs, role, target.UnstructuredObjects())
+	roles, err := RoleSpecs(app)
+	if err != nil {
+		return err
+	}
+	plan, err := a.deps.Planner.Plan(objs, render.PlanOptions{
+		App: app.Name, Roles: roles, UnorderedRoles: render.UnorderedPolicy(app.UnorderedRoles),
+		History: prev.history, Inventory: prev.inventory, Source: target.Source,
+		CollisionCounts: a.collisionCounts(ctx, objs),
+	})
+	if err != nil {
+		return fmt.Errorf("plan the rollback: %w", err)
+	}
+	steps := newRollout(snap.Revision, plan, prev.status)
+	if err := steps.only(role, prev.status); err != nil {
+		return err
+	}
+	steps.logSequence(log)
+	st := &AppStatus{APIVersion: ConfigAPIVersion, Kind: StatusKind, App: app.Name, Source: a.sourceURL, Path: app.Path,
+		Revision: prev.status.Revision, Phase: PhaseSucceeded}
+	app.Prune = false // a rollback applies one role; it never deletes
+	err = a.rollout(ctx, log, app, steps)
+	st.Prerequisites, st.Roles = steps.prereq, steps.roles
+	if err != nil {
+		st.Phase, st.Message = PhaseFailed, err.Error()
+	}
+	msg := steps.commitMessage(app.Name, err)
+	msg = strings.TrimSuffix(msg, fmt.Sprintf(" (%s)", snap.Revision.Short())) + fmt.Sprintf(" (rollback to rev %d)", n)
+	return errors.Join(err, a.report(ctx, log, app, st, steps, prev, msg))
+}
+
+// findRevision returns revision n of role, refusing one that cannot be
+// re-applied from its record.
+func findRevision(prev *previous, app, role string, n int64) (revision.RoleRevision, error) {
+	if prev.status == nil {
+		return revision.RoleRevision{}, fmt.Errorf("app %s has no status yet: nothing to roll back", app)
+	}
+	var have []string
+	for _, r := range prev.history[role] {
+		if r.Revision == n {
+			if st := prev.status.role(role); st != nil && st.RevisionName == r.Name && st.Revision == n {
+				return r, fmt.Errorf("role %s of app %s is already at revision %d", role, app, n)
+			}
+			if secrets := r.MaskedSecrets(); len(secrets) > 0 {
+				return r, fmt.Errorf("revision %d of role %s holds Secrets %s whose values are not recorded: roll back in git instead",
+					n, role, strings.Join(secrets, ", "))
+			}
+			return r, nil
+		}
+		have = append(have, fmt.Sprint(r.Revision))
+	}
+	return revision.RoleRevision{}, fmt.Errorf("role %s of app %s has no revision %d (recorded: %s)", role, app, n, strings.Join(have, ", "))
+}
+
+// replaceRole returns objs without role's objects (by their role
+// annotation) plus the recorded objects of the revision to restore.
+// Objects that joined the role through a selector are matched by
+// identity.
+func replaceRole(objs []*unstructured.Unstructured, role string, restore []*unstructured.Unstructured) []*unstructured.Unstructured {
+	drop := map[render.ObjectRef]bool{}
+	for _, o := range restore {
+		drop[render.RefOf(o)] = true
+	}
+	var out []*unstructured.Unstructured
+	for _, o := range objs {
+		if o.GetAnnotations()[render.RoleAnnotation] == role || drop[render.RefOf(o)] {
+			continue
+		}
+		out = append(out, o)
+	}
+	return append(out, restore...)
+}
+
+// only limits the rollout to role, keeping every other role's status as
+// the previous status recorded it.
+func (r *rollout) only(role string, prev *AppStatus) error {
+	found := false
+	for name := range r.apply {
+		if name != role {
+			delete(r.apply, name)
+		} else {
+			found = true
+		}
+	}
+	if !found {
+		return fmt.Errorf("role %s would not change", role)
+	}
+	r.prereqChanged = false
+	for i, st := range r.roles {
+		if st.Name == role {
+			continue
+		}
+		if old := prev.role(st.Name); old != nil {
+			r.roles[i] = old
+		}
+	}
+	return nil
+}

@@ -1,0 +1,190 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/pmezard/go-difflib/difflib"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	"github.com/roleout/roleout/internal/secrets"
+)
+
+// Change is what a diff found for one object.
+type Change string
+
+// The Changes of ObjectDiff.
+const (
+	Create Change = "create"
+	// CreatePending: the object's kind comes with a CRD the same plan
+	// installs first, so the API server cannot dry-run it yet.
+	CreatePending Change = "create (CRD pending)"
+	// CreateInPendingNamespace: the object's namespace is created by the
+	// same plan first, so the API server cannot dry-run it yet.
+	CreateInPendingNamespace Change = "create (namespace pending)"
+	Update                   Change = "update"
+	Delete                   Change = "delete"
+	NoChange                 Change = "unchanged"
+)
+
+// ObjectDiff is the diff of one object: what would change and a unified
+// diff of the normalised live and desired objects, Secret values masked.
+type ObjectDiff struct {
+	Object ObjectRef `json:"object"`
+	Change Change    `json:"change"`
+	Diff   string    `json:"diff,omitempty"`
+}
+
+// DiffOptions are the choices of Diff.
+type DiffOptions struct {
+	ApplyOptions
+	// PendingKinds are kinds whose CRD the plan creates in an earlier
+	// step; their objects show as CreatePending instead of failing.
+	PendingKinds map[schema.GroupKind]bool
+	// PendingNamespaces are namespaces the plan creates in an earlier
+	// step; objects in them that do not exist yet show as
+	// CreateInPendingNamespace.
+	PendingNamespaces map[string]bool
+}
+
+// Diff dry-runs a server-side apply of objs (dryRun=All: nothing is
+// written) and compares each merged result with the live object. Both
+// sides drop server-owned fields and status, and Secret data and
+// stringData are masked on both sides: a changed value shows as a changed
+// mask, never its content.
+func (a *Applier) Diff(ctx context.Context, objs []*unstructured.Unstructured, opts DiffOptions) ([]ObjectDiff, error) {
+	var run []*unstructured.Unstructured
+	out := make([]ObjectDiff, len(objs))
+	index := make([]int, 0, len(objs))
+	for i, o := range objs {
+		out[i].Object = RefOf(o)
+		if opts.PendingKinds[o.GroupVersionKind().GroupKind()] {
+			if _, err := a.resource(o.DeepCopy()); meta.IsNoMatchError(unwrapMapping(err)) {
+				out[i].Change = CreatePending
+				out[i].Diff = unified(nil, o)
+				continue
+			}
+		}
+		run = append(run, o)
+		index = append(index, i)
+	}
+	opts.DryRun = true
+	results, _ := a.Apply(ctx, run, opts.ApplyOptions)
+	var errs []error
+	for j, r := range results {
+		i := index[j]
+		if r.Err != nil {
+			if apierrors.IsNotFound(r.Err) && opts.PendingNamespaces[run[j].GetNamespace()] {
+				out[i].Change, out[i].Diff = CreateInPendingNamespace, unified(nil, run[j])
+				continue
+			}
+			errs = append(errs, r.Err)
+			continue
+		}
+		switch {
+		case r.Live == nil:
+			out[i].Change, out[i].Diff = Create, unified(nil, r.Merged)
+		default:
+			d := unified(r.Live, r.Merged)
+			out[i].Change, out[i].Diff = Update, d
+			if d == "" {
+				out[i].Change = NoChange
+			}
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// unwrapMapping digs the mapper's error out of resource's wrapping.
+func unwrapMapping(err error) error {
+	for err != nil {
+		if meta.IsNoMatchError(err) {
+			return err
+		}
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return err
+		}
+		err = u.Unwrap()
+	}
+	return nil
+}
+
+// DiffNormalize returns a copy of o without what the server owns
+// (metadata uid, resourceVersion, generation, timestamps, managedFields,
+// status), with Secret values masked.
+func DiffNormalize(o *unstructured.Unstructured) map[string]any {
+	if o == nil {
+		return nil
+	}
+	c := o.DeepCopy().Object
+	delete(c, "status")
+	if md, ok := c["metadata"].(map[string]any); ok {
+		for _, f := range []string{"uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "selfLink", "deletionTimestamp"} {
+			delete(md, f)
+		}
+	}
+	if secrets.IsSecret(o.GetAPIVersion(), o.GetKind()) {
+		secrets.Mask(c, o.GetNamespace()+"/"+o.GetName())
+	}
+	return c
+}
+
+// unified returns the unified diff of the normalised YAML of live and
+// desired ("" when they are equal); a nil live diffs against nothing.
+func unified(live, desired *unstructured.Unstructured) string {
+	var ref ObjectRef
+	if desired != nil {
+		ref = RefOf(desired)
+	} else {
+		ref = RefOf(live)
+	}
+	return UnifiedDiff(ref, DiffNormalize(live), DiffNormalize(desired))
+}
+
+// UnifiedDiff returns the unified diff of two object maps as YAML ("" when
+// equal; a nil map is nothing). Callers mask Secrets first.
+func UnifiedDiff(ref ObjectRef, live, desired map[string]any) string {
+	a, b := "", ""
+	if live != nil {
+		a = toYAML(live)
+	}
+	if desired != nil {
+		b = toYAML(desired)
+	}
+	if a == b {
+		return ""
+	}
+	lines := func(s string) []string {
+		if s == "" {
+			return nil
+		}
+		return difflib.SplitLines(s)
+	}
+	text, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A: lines(a), B: lines(b),
+		FromFile: "live/" + ref.String(), ToFile: "desired/" + ref.String(), Context: 3,
+	})
+	if err != nil {
+		return fmt.Sprintf("(diff failed: %v)", err)
+	}
+	return text
+}
+
+func toYAML(m map[string]any) string {
+	data, err := yaml.Marshal(m)
+	if err != nil {
+		return fmt.Sprintf("(not representable: %v)", err)
+	}
+	return string(data)
+}
+
+// DeleteDiff returns the diff of deleting live.
+func DeleteDiff(live *unstructured.Unstructured) ObjectDiff {
+	return ObjectDiff{Object: RefOf(live), Change: Delete, Diff: unified(live, nil)}
+}

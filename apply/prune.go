@@ -1,0 +1,113 @@
+package apply
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+)
+
+// PruneAnnotation set to "false" on a live object protects it from
+// pruning.
+const PruneAnnotation = "roleout.dev/prune"
+
+// PruneOptions are the choices of Prune.
+type PruneOptions struct {
+	// OwnerLabel and OwnerValue: only objects that carry this label with
+	// this value are deleted (roleout.dev/app=<app>).
+	OwnerLabel, OwnerValue string
+	// Timeout bounds the wait for each object to be gone (finalizers).
+	Timeout time.Duration
+}
+
+// Prune deletes refs in the given order (callers pass reverse apply
+// order), one at a time, waiting for each to be gone. An object that is
+// already gone, that does not carry the owner label, or that is annotated
+// roleout.dev/prune: "false" is skipped with a reason.
+func (a *Applier) Prune(ctx context.Context, refs []ObjectRef, opts PruneOptions) ([]Result, error) {
+	var results []Result
+	for _, ref := range refs {
+		res := a.pruneOne(ctx, ref, opts)
+		results = append(results, res)
+		if res.Err != nil {
+			return results, res.Err
+		}
+	}
+	return results, nil
+}
+
+func (a *Applier) pruneOne(ctx context.Context, ref ObjectRef, opts PruneOptions) Result {
+	res := Result{Object: ref}
+	ri, err := a.resource(ref.object())
+	if err != nil {
+		return res.fail(err)
+	}
+	live, err := ri.Get(ctx, ref.Name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		res.Action, res.Reason = Skipped, "already gone"
+		return res
+	case err != nil:
+		return res.fail(fmt.Errorf("read: %w", err))
+	case live.GetLabels()[opts.OwnerLabel] != opts.OwnerValue:
+		res.Action, res.Reason = Skipped, fmt.Sprintf("not labelled %s=%s", opts.OwnerLabel, opts.OwnerValue)
+		return res
+	case live.GetAnnotations()[PruneAnnotation] == "false":
+		res.Action, res.Reason = Skipped, PruneAnnotation+": \"false\""
+		return res
+	}
+	if err := a.deleteAndWait(ctx, ri, live, opts.Timeout); err != nil {
+		return res.fail(err)
+	}
+	res.Action = Deleted
+	return res
+}
+
+// deleteAndWait deletes live (background propagation, guarded by its UID)
+// and waits until it is gone, finalizers included, or timeout passes.
+func (a *Applier) deleteAndWait(ctx context.Context, ri dynamic.ResourceInterface, live *unstructured.Unstructured, timeout time.Duration) error {
+	uid := live.GetUID()
+	policy := metav1.DeletePropagationBackground
+	err := ri.Delete(ctx, live.GetName(), metav1.DeleteOptions{
+		Preconditions: &metav1.Preconditions{UID: &uid}, PropagationPolicy: &policy,
+	})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete: %w", err)
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		cur, err := ri.Get(ctx, live.GetName(), metav1.GetOptions{})
+		if apierrors.IsNotFound(err) || (err == nil && cur.GetUID() != uid) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			msg := "still there"
+			if err == nil && len(cur.GetFinalizers()) > 0 {
+				msg = fmt.Sprintf("waiting on finalizers %v", cur.GetFinalizers())
+			}
+			return fmt.Errorf("deleted but %s after %s", msg, timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(a.opts.PollInterval / 2):
+		}
+	}
+}
+
+// Live returns the live object ref names, or nil when it does not exist.
+func (a *Applier) Live(ctx context.Context, ref ObjectRef) (*unstructured.Unstructured, error) {
+	ri, err := a.resource(ref.object())
+	if err != nil {
+		return nil, err
+	}
+	live, err := ri.Get(ctx, ref.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return live, err
+}

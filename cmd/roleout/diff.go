@@ -1,0 +1,150 @@
+package main
+
+import (
+	"errors"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/roleout/roleout/agent"
+	"github.com/roleout/roleout/apply"
+)
+
+// diffOptions are the flags of `roleout diff`.
+type diffOptions struct {
+	planFlags
+	offline    bool
+	kubeconfig string
+}
+
+func newDiffCommand(global *globalOptions) *cobra.Command {
+	o := &diffOptions{}
+	cmd := &cobra.Command{
+		Use:   "diff [DIR | --config F --app NAME [--ref REF]] [--offline]",
+		Short: "Show what applying would change, by server-side dry run: exit 0 no changes, 1 changes, 2 error",
+		Long: `diff renders and plans like plan, then asks the API server to dry-run every
+object (nothing is written) and shows a unified diff per object, Secret
+values masked, and a summary per role. With --offline it compares with the
+last status in git instead and needs no cluster.
+
+Exit codes: 0 no changes, 1 changes, 2 error.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rep, err := o.run(cmd, args)
+			if err != nil {
+				return err
+			}
+			if global.output == "json" {
+				err = writeJSON(cmd.OutOrStdout(), rep)
+			} else {
+				err = printDiff(cmd.OutOrStdout(), rep)
+			}
+			if err != nil {
+				return err
+			}
+			if rep.Summary.Changed() {
+				return &exitCodeError{code: exitChanges}
+			}
+			return nil
+		},
+	}
+	o.register(cmd)
+	cmd.Flags().BoolVar(&o.offline, "offline", false, "compare with the last status in git (needs --config); no cluster")
+	cmd.Flags().StringVar(&o.kubeconfig, "kubeconfig", "", "cluster for a local DIR (default $KUBECONFIG)")
+	return cmd
+}
+
+func (o *diffOptions) run(cmd *cobra.Command, args []string) (*agent.DiffReport, error) {
+	ctx := cmd.Context()
+	if o.config != "" {
+		if len(args) > 0 {
+			return nil, errors.New("give a DIR or --config, not both")
+		}
+		if o.app == "" {
+			return nil, errors.New("--app is required with --config")
+		}
+		cfg, err := agent.LoadConfig(o.config)
+		if err != nil {
+			return nil, err
+		}
+		opts := agent.DiffOptions{Ref: o.ref, Offline: o.offline}
+		if !o.offline {
+			kubeconfig := cfg.Kubeconfig
+			if o.kubeconfig != "" {
+				kubeconfig = o.kubeconfig
+			}
+			if opts.Applier, err = newApplier(kubeconfig); err != nil {
+				return nil, err
+			}
+		}
+		return agent.Diff(ctx, cfg, o.app, opts)
+	}
+	if o.offline {
+		return nil, errors.New("--offline compares with the status in git: use it with --config F --app NAME")
+	}
+	plan, _, err := o.plan(ctx, args)
+	if err != nil {
+		return nil, err
+	}
+	applier, err := newApplier(o.kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	return agent.DiffLive(ctx, applier, agent.AppConfig{Name: o.appName(args[0])}, plan)
+}
+
+// newApplier returns an applier for the cluster of kubeconfig ($KUBECONFIG
+// when empty, then in-cluster).
+func newApplier(kubeconfig string) (*apply.Applier, error) {
+	cfg, err := clusterConfig(kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	cfg.UserAgent = "roleout/" + version
+	return apply.New(cfg, apply.DefaultOptions())
+}
+
+func printDiff(w io.Writer, rep *agent.DiffReport) error {
+	p := &printer{w: w}
+	where := "the cluster (server-side dry run)"
+	if rep.Offline {
+		where = "the last status in git"
+	}
+	p.f("diff of app %s at %s against %s\n", rep.App, rep.Revision, where)
+	for _, s := range rep.Steps {
+		for _, o := range s.Objects {
+			if o.Change == apply.NoChange {
+				continue
+			}
+			p.f("%s %s (%s)\n", o.Change, o.Object, stepLabel(s.Role))
+			if o.Diff != "" {
+				p.f("%s", o.Diff)
+			}
+		}
+	}
+	p.f("\nsummary:\n")
+	for _, s := range rep.Steps {
+		if len(s.Objects) == 0 {
+			continue
+		}
+		c := s.Counts
+		p.f("  %-20s %d create, %d update, %d delete, %d unchanged\n", stepLabel(s.Role), c.Create, c.Update, c.Delete, c.Unchanged)
+	}
+	c := rep.Summary
+	p.f("  %-20s %d create, %d update, %d delete, %d unchanged\n", "total", c.Create, c.Update, c.Delete, c.Unchanged)
+	if !c.Changed() {
+		p.f("no changes\n")
+	}
+	return p.err
+}
+
+// stepLabel names a diff step: "role db", "prerequisites" or "prune".
+func stepLabel(role string) string {
+	switch role {
+	case agent.PrerequisitesStep:
+		return "prerequisites"
+	case agent.PruneStep:
+		return "prune"
+	}
+	return "role " + role
+}

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/roleout/roleout/agent"
+)
+
+// rollbackOptions are the flags of `roleout rollback`.
+type rollbackOptions struct {
+	config   string
+	app      string
+	role     string
+	revision int64
+}
+
+func newRollbackCommand() *cobra.Command {
+	o := &rollbackOptions{}
+	cmd := &cobra.Command{
+		Use:   "rollback --config F --app A --role R --to-revision N",
+		Short: "Re-apply a role's recorded revision N as its next revision, through its wave's health gate",
+		Long: `rollback re-applies the objects recorded in revision N of a role (see
+roleout history) as the role's next revision (number max+1), waits for them
+to be healthy, and records it on the status branch. No other role is
+touched. The next commit that changes the app brings git's version back; to
+keep the rollback, revert the change in git or pause the app.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := agent.LoadConfig(o.config)
+			if err != nil {
+				return err
+			}
+			restCfg, err := clusterConfig(cfg.Kubeconfig)
+			if err != nil {
+				return err
+			}
+			restCfg.UserAgent = "roleout/" + version
+			log, err := newLogger(cmd.ErrOrStderr(), "text", "info")
+			if err != nil {
+				return err
+			}
+			a, err := agent.New(cfg, restCfg, log)
+			if err != nil {
+				return err
+			}
+			return a.Rollback(cmd.Context(), o.app, o.role, o.revision)
+		},
+	}
+	cmd.Flags().StringVar(&o.config, "config", "", "agent configuration file (required)")
+	cmd.Flags().StringVar(&o.app, "app", "", "app (required)")
+	cmd.Flags().StringVar(&o.role, "role", "", "role (required)")
+	cmd.Flags().Int64Var(&o.revision, "to-revision", 0, "revision number to restore (required)")
+	for _, f := range []string{"config", "app", "role", "to-revision"} {
+		_ = cmd.MarkFlagRequired(f)
+	}
+	return cmd
+}
