@@ -41,7 +41,11 @@ func New(cfg *Config, restCfg *rest.Config, log logrus.FieldLogger) (*Agent, err
 	if err != nil {
 		return nil, err
 	}
-	applier, err := apply.New(restCfg, apply.DefaultOptions())
+	applyOpts := apply.DefaultOptions()
+	if cfg.Apply.Concurrency > 0 {
+		applyOpts.Concurrency = cfg.Apply.Concurrency
+	}
+	applier, err := apply.New(restCfg, applyOpts)
 	if err != nil {
 		return nil, err
 	}

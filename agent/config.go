@@ -31,8 +31,17 @@ type Config struct {
 	CacheDir string `json:"cacheDir,omitempty"`
 	// Kubeconfig is the cluster to apply to. Empty: $KUBECONFIG, then the
 	// in-cluster configuration.
-	Kubeconfig string      `json:"kubeconfig,omitempty"`
-	Apps       []AppConfig `json:"apps"`
+	Kubeconfig string `json:"kubeconfig,omitempty"`
+	// Apply tunes server-side apply.
+	Apply ApplyConfig `json:"apply,omitempty"`
+	Apps  []AppConfig `json:"apps"`
+}
+
+// ApplyConfig tunes server-side apply for every app.
+type ApplyConfig struct {
+	// Concurrency bounds the objects applied at once within a wave.
+	// Default 8; client QPS and burst are raised to match.
+	Concurrency int `json:"concurrency,omitempty"`
 }
 
 // SourceConfig is the git repository the agent polls. Exactly one of

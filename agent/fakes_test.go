@@ -144,6 +144,10 @@ func (f *fakeApplier) Live(context.Context, apply.ObjectRef) (*unstructured.Unst
 	return nil, nil
 }
 
+func (f *fakeApplier) CRDFor(context.Context, *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	return nil, nil
+}
+
 // fakeStatus is a status branch in memory.
 type fakeStatus struct {
 	files   map[string][]byte

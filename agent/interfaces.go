@@ -49,6 +49,9 @@ type Applier interface {
 	Diff(ctx context.Context, objs []*unstructured.Unstructured, opts apply.DiffOptions) ([]apply.ObjectDiff, error)
 	// Live reads an object, nil when it does not exist.
 	Live(ctx context.Context, ref apply.ObjectRef) (*unstructured.Unstructured, error)
+	// CRDFor reads the CRD that serves an object's kind, nil for a
+	// built-in or missing kind.
+	CRDFor(ctx context.Context, o *unstructured.Unstructured) (*unstructured.Unstructured, error)
 }
 
 // StatusReader reads the status branch.

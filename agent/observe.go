@@ -37,6 +37,27 @@ func (a *Agent) collisionCounts(ctx context.Context, objs []*unstructured.Unstru
 	return out
 }
 
+// liveCRDs reads from the cluster the CRDs of the custom workloads among
+// objs, whose schema defaults predictions apply.
+func (a *Agent) liveCRDs(ctx context.Context, objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+	if a.deps.Applier == nil {
+		return nil
+	}
+	var out []*unstructured.Unstructured
+	seen := map[string]bool{}
+	for _, o := range objs {
+		gk := o.GroupVersionKind().GroupKind()
+		if !revision.IsWorkload(o) || gk.Group == "apps" || seen[gk.String()] {
+			continue
+		}
+		seen[gk.String()] = true
+		if crd, err := a.deps.Applier.CRDFor(ctx, o); err == nil && crd != nil {
+			out = append(out, crd)
+		}
+	}
+	return out
+}
+
 // observeWorkloads reads, after a healthy wave, the identity each
 // workload's controller gave it, records it next to the prediction in the
 // role's status and warns on a mismatch: a webhook, another writer or a
@@ -58,6 +79,7 @@ func (a *Agent) observeWorkloads(ctx context.Context, log logrus.FieldLogger, ro
 			p := revision.Prediction{
 				PodTemplateHash: obs.PodTemplateHash, ReplicaSetName: obs.ReplicaSetName,
 				ControllerRevisionName: obs.ControllerRevisionName, ControllerRevisionHash: obs.ControllerRevisionHash,
+				TemplateRevisionHash: obs.TemplateRevisionHash,
 			}
 			ws.Observed, ws.Match = &p, p.Equal(w.Predicted)
 			if !ws.Match {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/sirupsen/logrus"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -79,7 +80,7 @@ func (a *Agent) plan(ctx context.Context, snap sources.Snapshot, app AppConfig, 
 	plan, err := a.deps.Planner.Plan(objs, render.PlanOptions{
 		App: app.Name, Roles: roles, UnorderedRoles: render.UnorderedPolicy(app.UnorderedRoles),
 		History: prev.history, Inventory: prev.inventory, Source: snap.Revision.String(),
-		CollisionCounts: a.collisionCounts(ctx, objs),
+		CollisionCounts: a.collisionCounts(ctx, objs), CRDs: a.liveCRDs(ctx, objs),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("plan %s at %s: %w", app.Path, snap.Revision.Short(), err)
@@ -156,10 +157,21 @@ func (a *Agent) prune(ctx context.Context, log logrus.FieldLogger, app AppConfig
 
 // applyStep applies objs and waits until they are healthy.
 func (a *Agent) applyStep(ctx context.Context, log logrus.FieldLogger, objs []*unstructured.Unstructured, opts apply.ApplyOptions, app AppConfig) error {
+	started := time.Now()
 	log.WithField("objects", len(objs)).Info("applying")
 	results, err := a.deps.Applier.Apply(ctx, objs, opts)
+	counts := map[apply.Action]int{}
 	for _, res := range results {
-		log.WithField("object", res.Object.String()).Debug(res.Action)
+		counts[res.Action]++
+		olog := log.WithField("object", res.Object.String())
+		switch res.Action {
+		case apply.Unchanged:
+			olog.Debug(res.Action)
+		case apply.Failed:
+			olog.WithError(res.Err).Error(res.Action)
+		default:
+			olog.Info(res.Action)
+		}
 	}
 	if err != nil {
 		return err
@@ -167,7 +179,8 @@ func (a *Agent) applyStep(ctx context.Context, log logrus.FieldLogger, objs []*u
 	if err := a.deps.Applier.WaitHealthy(ctx, objs, app.Timeout.Duration); err != nil {
 		return err
 	}
-	log.Info("healthy")
+	log.WithFields(logrus.Fields{"created": counts[apply.Created], "configured": counts[apply.Configured] + counts[apply.Recreated],
+		"unchanged": counts[apply.Unchanged], "elapsed": time.Since(started).Round(time.Millisecond)}).Info("healthy")
 	return nil
 }
 

@@ -48,7 +48,7 @@ func (a *Agent) Rollback(ctx context.Context, appName, role string, n int64) err
 	plan, err := a.deps.Planner.Plan(objs, render.PlanOptions{
 		App: app.Name, Roles: roles, UnorderedRoles: render.UnorderedPolicy(app.UnorderedRoles),
 		History: prev.history, Inventory: prev.inventory, Source: target.Source,
-		CollisionCounts: a.collisionCounts(ctx, objs),
+		CollisionCounts: a.collisionCounts(ctx, objs), CRDs: a.liveCRDs(ctx, objs),
 	})
 	if err != nil {
 		return fmt.Errorf("plan the rollback: %w", err)

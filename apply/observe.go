@@ -26,6 +26,7 @@ type Observed struct {
 	ReplicaSetName         string `json:"replicaSetName,omitempty"`
 	ControllerRevisionName string `json:"controllerRevisionName,omitempty"`
 	ControllerRevisionHash string `json:"controllerRevisionHash,omitempty"`
+	TemplateRevisionHash   string `json:"templateRevisionHash,omitempty"`
 }
 
 var (
@@ -61,6 +62,8 @@ func (a *Applier) Observe(ctx context.Context, o *unstructured.Unstructured) (Ob
 		return Observed{ControllerRevisionName: s.Status.UpdateRevision}, nil
 	case "DaemonSet.apps":
 		return a.observeDaemonSet(ctx, live)
+	case "LeaderWorkerSet.leaderworkerset.x-k8s.io":
+		return a.observeLeaderWorkerSet(ctx, live)
 	}
 	return Observed{}, fmt.Errorf("%s: no observation for kind %s", RefOf(o), live.GroupVersionKind())
 }
@@ -102,19 +105,44 @@ func (a *Applier) observeDaemonSet(ctx context.Context, live *unstructured.Unstr
 	if err != nil {
 		return Observed{}, fmt.Errorf("DaemonSet/%s/%s: list ControllerRevisions: %w", ds.Namespace, ds.Name, err)
 	}
-	var best *unstructured.Unstructured
-	var bestRev int64 = -1
-	for i := range list.Items {
-		cr := &list.Items[i]
-		rev, _, _ := unstructured.NestedInt64(cr.Object, "revision")
-		if ownedBy(cr, ds.UID) && rev > bestRev {
-			best, bestRev = cr, rev
-		}
-	}
+	best := newestOwned(list.Items, ds.UID)
 	if best == nil {
 		return Observed{}, ErrNotObserved
 	}
 	return Observed{ControllerRevisionHash: best.GetLabels()[appsv1.DefaultDaemonSetUniqueLabelKey]}, nil
+}
+
+// observeLeaderWorkerSet reads the template-revision-hash of the
+// LeaderWorkerSet's newest ControllerRevision.
+func (a *Applier) observeLeaderWorkerSet(ctx context.Context, live *unstructured.Unstructured) (Observed, error) {
+	const (
+		nameLabel = "leaderworkerset.sigs.k8s.io/name"
+		hashLabel = "leaderworkerset.sigs.k8s.io/template-revision-hash"
+	)
+	list, err := a.client.Resource(controllerRevisions).Namespace(live.GetNamespace()).List(ctx, metav1.ListOptions{LabelSelector: nameLabel + "=" + live.GetName()})
+	if err != nil {
+		return Observed{}, fmt.Errorf("%s: list ControllerRevisions: %w", RefOf(live), err)
+	}
+	best := newestOwned(list.Items, live.GetUID())
+	if best == nil {
+		return Observed{}, ErrNotObserved
+	}
+	return Observed{TemplateRevisionHash: best.GetLabels()[hashLabel]}, nil
+}
+
+// newestOwned returns the ControllerRevision with the highest revision
+// number among those owned by uid, or nil.
+func newestOwned(items []unstructured.Unstructured, uid types.UID) *unstructured.Unstructured {
+	var best *unstructured.Unstructured
+	var bestRev int64 = -1
+	for i := range items {
+		cr := &items[i]
+		rev, _, _ := unstructured.NestedInt64(cr.Object, "revision")
+		if ownedBy(cr, uid) && rev > bestRev {
+			best, bestRev = cr, rev
+		}
+	}
+	return best
 }
 
 func ownedBy(o *unstructured.Unstructured, uid types.UID) bool {
@@ -158,4 +186,20 @@ func (a *Applier) CollisionCount(ctx context.Context, o *unstructured.Unstructur
 		return nil, err
 	}
 	return collisionCount(live), nil
+}
+
+// CRDFor returns the CustomResourceDefinition that serves o's kind, or
+// nil when the kind is built in or not installed.
+func (a *Applier) CRDFor(ctx context.Context, o *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	gvk := o.GroupVersionKind()
+	m, err := a.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return nil, nil
+	}
+	crds := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	crd, err := a.client.Resource(crds).Get(ctx, m.Resource.Resource+"."+m.Resource.Group, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return crd, err
 }

@@ -64,6 +64,10 @@ type PlanOptions struct {
 	// values, when a cluster was reachable; predictions use none (or 0)
 	// otherwise.
 	CollisionCounts map[ObjectRef]*int32
+	// CRDs are CustomResourceDefinitions the cluster has; with the CRDs of
+	// the render they give custom workloads' schema defaults to
+	// predictions.
+	CRDs []*unstructured.Unstructured
 }
 
 // Role is a named group of rendered objects applied together.
@@ -143,6 +147,12 @@ func NewPlan(objs []*unstructured.Unstructured, opts PlanOptions) (*Plan, error)
 	if p.PrerequisitesHash, err = revision.TemplateHash(p.Prerequisites); err != nil {
 		return nil, err
 	}
+	crds := append([]*unstructured.Unstructured(nil), opts.CRDs...)
+	for _, o := range p.Prerequisites {
+		if o.GetKind() == "CustomResourceDefinition" {
+			crds = append(crds, o)
+		}
+	}
 	for _, r := range roles {
 		if r.Hash, err = revision.TemplateHash(r.Objects); err != nil {
 			return nil, fmt.Errorf("role %s: %w", r.Name, err)
@@ -151,7 +161,7 @@ func NewPlan(objs []*unstructured.Unstructured, opts PlanOptions) (*Plan, error)
 		if err != nil {
 			return nil, fmt.Errorf("role %s: %w", r.Name, err)
 		}
-		if r.Workloads, err = predictWorkloads(r, opts.CollisionCounts); err != nil {
+		if r.Workloads, err = predictWorkloads(r, opts.CollisionCounts, crds); err != nil {
 			return nil, fmt.Errorf("role %s: %w", r.Name, err)
 		}
 	}

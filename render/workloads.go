@@ -19,7 +19,7 @@ type Workload struct {
 
 // predictWorkloads predicts every workload of r and compares each with
 // the same workload in the role's previous revision.
-func predictWorkloads(r *Role, collisions map[ObjectRef]*int32) ([]Workload, error) {
+func predictWorkloads(r *Role, collisions map[ObjectRef]*int32, crds []*unstructured.Unstructured) ([]Workload, error) {
 	previous := map[string]*unstructured.Unstructured{}
 	if r.Decision.Action != revision.Unchanged {
 		for _, h := range r.History {
@@ -36,7 +36,7 @@ func predictWorkloads(r *Role, collisions map[ObjectRef]*int32) ([]Workload, err
 			continue
 		}
 		ref := RefOf(o)
-		opts := revision.PredictOptions{CollisionCount: collisions[ref]}
+		opts := revision.PredictOptions{CollisionCount: collisions[ref], CRDs: crds}
 		pred, err := revision.Predict(o, opts)
 		if err != nil {
 			return nil, err

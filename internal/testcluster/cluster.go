@@ -172,6 +172,22 @@ func (c *Cluster) run(name string, args []string) error {
 	return nil
 }
 
+// RunController starts bin/<name> (say lws-controller) with args and extra
+// environment as a component of the cluster: its log is kept with the
+// others and Stop stops it. The binary must be in the cluster's BinDir.
+func (c *Cluster) RunController(name string, args []string, env ...string) error {
+	comp, err := startComponent(c.launcher, c.Dir, name, filepath.Join(c.opts.BinDir, name), args, c.opts.Detached, env...)
+	if err != nil {
+		return err
+	}
+	c.components = append(c.components, comp)
+	return nil
+}
+
+// BinDir returns the directory of the control-plane binaries, which also
+// holds the CRDs of the extra controllers (crds/).
+func (c *Cluster) BinDir() string { return c.opts.BinDir }
+
 // exitedComponent returns an error naming the first component that has
 // exited, so waits fail fast instead of running into their timeout.
 func (c *Cluster) exitedComponent() error {

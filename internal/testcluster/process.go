@@ -60,7 +60,7 @@ func (l *launcher) close() { close(l.reqs) }
 // startComponent starts bin with args in its own process group, writing
 // stdout and stderr to dir/name.log. When detached is false, the process
 // is killed if the test binary dies.
-func startComponent(l *launcher, dir, name, bin string, args []string, detached bool) (*component, error) {
+func startComponent(l *launcher, dir, name, bin string, args []string, detached bool, env ...string) (*component, error) {
 	logPath := dir + "/" + name + ".log"
 	f, err := os.Create(logPath)
 	if err != nil {
@@ -70,6 +70,9 @@ func startComponent(l *launcher, dir, name, bin string, args []string, detached 
 	cmd.Stdout = f
 	cmd.Stderr = f
 	cmd.Dir = dir
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	if detached {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	} else {

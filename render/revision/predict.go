@@ -48,6 +48,9 @@ type PredictOptions struct {
 	// cluster has it; nil when the cluster is not reachable or the field
 	// is unset (the controllers then use none, or 0).
 	CollisionCount *int32
+	// CRDs are CustomResourceDefinitions at hand (from the render or the
+	// cluster); a custom workload's CRD gives its schema defaults.
+	CRDs []*unstructured.Unstructured
 }
 
 // IsWorkload reports whether Predict knows o's kind.
@@ -58,9 +61,10 @@ func IsWorkload(o *unstructured.Unstructured) bool {
 
 // predictors computes a prediction per group/kind.
 var predictors = map[string]func(*unstructured.Unstructured, PredictOptions) (Prediction, error){
-	"Deployment.apps":  predictDeployment,
-	"StatefulSet.apps": predictStatefulSet,
-	"DaemonSet.apps":   predictDaemonSet,
+	"Deployment.apps":                          predictDeployment,
+	"StatefulSet.apps":                         predictStatefulSet,
+	"DaemonSet.apps":                           predictDaemonSet,
+	"LeaderWorkerSet.leaderworkerset.x-k8s.io": predictLeaderWorkerSet,
 }
 
 // Predict returns the identity o's controller will compute for o's

@@ -3,6 +3,7 @@ package revision
 import (
 	"bytes"
 	"os"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -132,5 +133,40 @@ func BenchmarkPredict(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestPredictLeaderWorkerSet checks the vector observed from the lws
+// v0.9.0 controller on the test control plane: the same hash with and
+// without its webhooks, and with the webhook's defaults written out.
+func TestPredictLeaderWorkerSet(t *testing.T) {
+	const lws = `apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata: {name: tiny-lws, namespace: default}
+spec:
+  replicas: 1
+  leaderWorkerTemplate:
+    size: 2
+    workerTemplate:
+      spec:
+        containers:
+        - name: app
+          image: registry.k8s.io/pause:3.10
+          resources: {requests: {cpu: 100m, memory: 1024Mi}}
+`
+	for name, doc := range map[string]string{
+		"minimal": lws,
+		"webhook defaults written out": strings.Replace(lws, "    size: 2\n", "    size: 2\n    restartPolicy: RecreateGroupOnPodRestart\n", 1) +
+			"  networkConfig: {subdomainPolicy: Shared}\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := predict(t, parse(t, doc)[0], nil).TemplateRevisionHash; got != "55df76cf4f" {
+				t.Errorf("template-revision-hash = %s, want 55df76cf4f", got)
+			}
+		})
+	}
+	bigger := parse(t, strings.Replace(lws, "size: 2", "size: 4", 1))[0]
+	if got := predict(t, bigger, nil).TemplateRevisionHash; got == "55df76cf4f" {
+		t.Error("a different size must change the hash")
 	}
 }

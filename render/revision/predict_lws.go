@@ -1,0 +1,56 @@
+package revision
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	lwsv1 "sigs.k8s.io/lws/api/leaderworkerset/v1"
+	lwsrevision "sigs.k8s.io/lws/pkg/utils/revision"
+	lwswebhooks "sigs.k8s.io/lws/pkg/webhooks"
+)
+
+// lwsScheme knows the types the LeaderWorkerSet revision code looks up.
+var lwsScheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(s)
+	_ = lwsv1.AddToScheme(s)
+	return s
+}()
+
+// predictLeaderWorkerSet predicts the template-revision-hash the
+// LeaderWorkerSet controller (sigs.k8s.io/lws v0.9.0, linked) gives o: the
+// CRD's structural defaults and pruning when the CRD is at hand, the
+// mutating webhook's defaults, then lws' own revision code on the object
+// decoded into its types, as the controller reads it.
+func predictLeaderWorkerSet(o *unstructured.Unstructured, opts PredictOptions) (Prediction, error) {
+	u := o.DeepCopy()
+	if crd := findCRD(u, opts.CRDs); crd != nil {
+		if err := asStored(u, crd); err != nil {
+			return Prediction{}, err
+		}
+	}
+	data, err := u.MarshalJSON()
+	if err != nil {
+		return Prediction{}, err
+	}
+	var lws lwsv1.LeaderWorkerSet
+	if err := json.Unmarshal(data, &lws); err != nil {
+		return Prediction{}, fmt.Errorf("decode as a LeaderWorkerSet: %w", err)
+	}
+	ctx := context.Background()
+	if err := (&lwswebhooks.LeaderWorkerSetWebhook{}).Default(ctx, &lws); err != nil {
+		return Prediction{}, fmt.Errorf("apply the LeaderWorkerSet webhook's defaults: %w", err)
+	}
+	// The revision code lists earlier revisions to number the new one; an
+	// empty in-memory client gives number 1 and leaves the hash alone.
+	cr, err := lwsrevision.NewRevision(ctx, fake.NewClientBuilder().WithScheme(lwsScheme).Build(), &lws, "")
+	if err != nil {
+		return Prediction{}, err
+	}
+	return Prediction{TemplateRevisionHash: cr.Labels[lwsv1.RevisionKey]}, nil
+}
