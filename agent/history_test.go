@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"strings"
 	"testing"
@@ -197,5 +198,39 @@ func TestRollbackRole(t *testing.T) {
 		if err := h.agent.Rollback(ctx, "llm", tc.role, tc.rev); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 			t.Errorf("rollback %s to %d: %v, want %q", tc.role, tc.rev, err, tc.wantErr)
 		}
+	}
+}
+
+func TestHistoryRecords(t *testing.T) {
+	h := newHarness(threeRoles("decode:1"), nil)
+	ctx := context.Background()
+	records := func() []RolloutRecord {
+		t.Helper()
+		r, err := readHistory(h.status.files, "llm")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if err := h.agent.RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	first := records()
+	if len(first) != 1 || first[0].Result != PhaseSucceeded || len(first[0].Waves) != 3 || first[0].Waves[1].Roles[0].Name != "decode" ||
+		first[0].Waves[1].Roles[0].Action != "update" || first[0].Trigger != "poll" {
+		t.Fatalf("first record = %+v", first)
+	}
+	// A broken commit polled three times: one record, one status commit.
+	h.newCommit('b', nil)
+	h.renderer.err = errors.New("kustomize build apps/llm: boom")
+	commits := len(h.status.commits)
+	for range 3 {
+		_ = h.agent.RunOnce(ctx)
+	}
+	if got := records(); len(got) != 2 || got[1].Result != PhaseFailed || !strings.Contains(got[1].Message, "boom") {
+		t.Errorf("records after a broken commit polled three times = %+v", got)
+	}
+	if n := len(h.status.commits) - commits; n != 1 {
+		t.Errorf("status commits for a broken commit polled three times = %d, want 1", n)
 	}
 }

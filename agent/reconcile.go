@@ -112,7 +112,10 @@ func (a *Agent) rollout(ctx context.Context, log logrus.FieldLogger, app AppConf
 			continue
 		}
 		wlog := log.WithFields(logrus.Fields{"wave": i + 1, "upgradeOrder": wave.UpgradeOrder, "roles": changed})
-		if err := a.applyStep(ctx, wlog, objs, opts, app); err != nil {
+		waveStarted := time.Now()
+		err := a.applyStep(ctx, wlog, objs, opts, app)
+		r.recordWave(i, waveStarted, err)
+		if err != nil {
 			r.markWaveFailed(i, err)
 			return fmt.Errorf("wave %d (upgradeOrder %d): %w", i+1, wave.UpgradeOrder, err)
 		}
@@ -123,13 +126,14 @@ func (a *Agent) rollout(ctx context.Context, log logrus.FieldLogger, app AppConf
 			}
 		}
 	}
-	return a.prune(ctx, log, app, r.plan)
+	return a.prune(ctx, log, app, r)
 }
 
 // prune deletes, after the last wave, the objects that left git: only
 // those in the app's inventory that still carry its label, in reverse
 // apply order, waiting for each to be gone.
-func (a *Agent) prune(ctx context.Context, log logrus.FieldLogger, app AppConfig, plan *render.Plan) error {
+func (a *Agent) prune(ctx context.Context, log logrus.FieldLogger, app AppConfig, r *rollout) error {
+	plan := r.plan
 	if !app.Prune || len(plan.Prune) == 0 {
 		if len(plan.Prune) > 0 {
 			log.WithField("objects", len(plan.Prune)).Info("objects left git; prune is off for this app, so they stay")
@@ -147,6 +151,7 @@ func (a *Agent) prune(ctx context.Context, log logrus.FieldLogger, app AppConfig
 			plog.Infof("prune skipped: %s", res.Reason)
 		} else if res.Err == nil {
 			plog.Info("pruned")
+			r.pruned = append(r.pruned, res.Object.String())
 		}
 	}
 	if err != nil {

@@ -54,6 +54,7 @@ func (a *Agent) Rollback(ctx context.Context, appName, role string, n int64) err
 		return fmt.Errorf("plan the rollback: %w", err)
 	}
 	steps := newRollout(snap.Revision, plan, prev.status)
+	steps.trigger = "rollback"
 	if err := steps.only(role, prev.status); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/sirupsen/logrus"
 
@@ -25,12 +26,18 @@ type rollout struct {
 	prereq, nextPrereq *StepStatus
 	// roles are the status entries, in apply order.
 	roles []*RoleStatus
+	// trigger, started, waves and pruned make the rollout's record in
+	// history.yaml.
+	trigger string
+	started time.Time
+	waves   []WaveRecord
+	pruned  []string
 }
 
 // newRollout compares the plan's decisions with what the previous status
 // says is applied.
 func newRollout(rev sources.Revision, plan *render.Plan, prev *AppStatus) *rollout {
-	r := &rollout{plan: plan, revision: rev, apply: map[string]bool{}}
+	r := &rollout{plan: plan, revision: rev, apply: map[string]bool{}, trigger: "poll", started: time.Now()}
 	r.nextPrereq = &StepStatus{Hash: plan.PrerequisitesHash, Objects: len(plan.Prerequisites)}
 	if prev != nil {
 		r.prereq = prev.Prerequisites

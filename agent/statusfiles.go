@@ -3,6 +3,7 @@ package agent
 import (
 	"path"
 	"strings"
+	"time"
 
 	"sigs.k8s.io/yaml"
 
@@ -22,8 +23,25 @@ func statusFiles(app AppConfig, st *AppStatus, r *rollout, prev *previous, succe
 		return nil, err
 	}
 	files[statusPath(app.Name)] = data
+	records, err := readHistory(prev.files, app.Name)
+	if err != nil {
+		return nil, err
+	}
 	if r == nil {
+		if st.Phase == PhaseFailed {
+			failed := &rollout{trigger: "poll", started: time.Now()}
+			if data, ok, err := failed.historyFile(app.Name, records, st, "poll", failed.started); err != nil {
+				return nil, err
+			} else if ok {
+				files[historyPath(app.Name)] = data
+			}
+		}
 		return files, nil
+	}
+	if data, ok, err := r.historyFile(app.Name, records, st, r.trigger, r.started); err != nil {
+		return nil, err
+	} else if ok {
+		files[historyPath(app.Name)] = data
 	}
 	inv := r.plan.Inventory()
 	if !succeeded {

@@ -45,7 +45,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetArgs(args)
-	root.AddCommand(newVersionCommand(opts), newRunCommand(opts), newRenderCommand(opts), newPlanCommand(opts), newDiffCommand(opts), newRollbackCommand())
+	root.AddCommand(newVersionCommand(opts), newRunCommand(opts), newRenderCommand(opts), newPlanCommand(opts), newDiffCommand(opts), newRollbackCommand(), newHistoryCommand(opts))
 	if err := root.Execute(); err != nil {
 		var exit *exitCodeError
 		if errors.As(err, &exit) {

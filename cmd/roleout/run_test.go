@@ -244,6 +244,27 @@ func TestRunOnceRollsOutInUpgradeOrder(t *testing.T) {
 		}
 	})
 
+	t.Run("history from git", func(t *testing.T) {
+		code, out, errOut := cli("history", "--config", config, "--app", "web")
+		if code != exitOK {
+			t.Fatalf("history exit %d: %s", code, errOut)
+		}
+		t.Logf("roleout history:\n%s", out)
+		for _, want := range []string{"revision main@sha1:", "Succeeded", "worker", "Deployment/worker", "ReplicaSet worker-", "rollouts (oldest first)", "worker→2 Succeeded"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("history lacks %q", want)
+			}
+		}
+		if strings.Contains(out, "MISMATCH") {
+			t.Error("a prediction did not match the controller")
+		}
+		code, out, _ = cli("history", "--config", config, "--app", "web", "--role", "db", "--output", "json")
+		var rep agent.HistoryReport
+		if code != exitOK || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Status.Roles) != 1 || len(rep.Rollouts) != 2 || len(rep.Revisions["db"]) != 1 {
+			t.Errorf("history --role db --output json: exit %d, %+v", code, rep)
+		}
+	})
+
 	t.Run("no new commit: no write, no status commit", func(t *testing.T) {
 		before := roleoutWrites(t)
 		if code, _, logs := cli("run", "--once", "--config", config); code != exitOK {

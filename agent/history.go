@@ -1,0 +1,148 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/roleout/roleout/render/revision"
+	"github.com/roleout/roleout/sources"
+)
+
+// maxRolloutRecords bounds history.yaml; older records are dropped.
+const maxRolloutRecords = 100
+
+// RolloutRecord is one rollout in an app's history.yaml: what started it,
+// when, and what each wave did.
+type RolloutRecord struct {
+	// Revision is the source revision rolled out.
+	Revision string      `json:"revision"`
+	Trigger  string      `json:"trigger"` // poll or rollback
+	Started  metav1.Time `json:"started"`
+	Finished metav1.Time `json:"finished"`
+	// Result is Succeeded or Failed.
+	Result  string       `json:"result"`
+	Message string       `json:"message,omitempty"`
+	Waves   []WaveRecord `json:"waves,omitempty"`
+	// Pruned lists the objects deleted after the last wave.
+	Pruned []string `json:"pruned,omitempty"`
+}
+
+// WaveRecord is one wave of a rollout.
+type WaveRecord struct {
+	UpgradeOrder int          `json:"upgradeOrder"`
+	Roles        []RoleRecord `json:"roles"`
+	Result       string       `json:"result"`
+	Elapsed      string       `json:"elapsed"`
+}
+
+// RoleRecord is a role a wave applied.
+type RoleRecord struct {
+	Name         string `json:"name"`
+	Revision     int64  `json:"revision"`
+	RevisionName string `json:"revisionName"`
+	// Action is update or rollback (KEP-238 terms).
+	Action string `json:"action"`
+}
+
+func historyPath(app string) string { return path.Join(app, "history.yaml") }
+
+// readHistory returns the rollout records in prev's files.
+func readHistory(files map[string][]byte, app string) ([]RolloutRecord, error) {
+	data, ok := files[historyPath(app)]
+	if !ok {
+		return nil, nil
+	}
+	var records []RolloutRecord
+	if err := yaml.UnmarshalStrict(data, &records); err != nil {
+		return nil, fmt.Errorf("status branch file %s is not a valid history: %w (fix or delete it on the status branch)", historyPath(app), err)
+	}
+	return records, nil
+}
+
+// recordWave adds wave i's record to the rollout being recorded.
+func (r *rollout) recordWave(i int, started time.Time, err error) {
+	w := r.plan.Waves[i]
+	rec := WaveRecord{UpgradeOrder: w.UpgradeOrder, Result: PhaseSucceeded, Elapsed: time.Since(started).Round(time.Millisecond).String()}
+	if err != nil {
+		rec.Result = PhaseFailed
+	}
+	for _, role := range w.Roles {
+		if r.apply[role.Name] {
+			d := role.Decision
+			action := string(d.Action)
+			if d.Action == revision.Unchanged {
+				action = "retry"
+			}
+			rec.Roles = append(rec.Roles, RoleRecord{Name: role.Name, Revision: d.Revision.Revision, RevisionName: d.Revision.Name, Action: action})
+		}
+	}
+	r.waves = append(r.waves, rec)
+}
+
+// historyFile appends this rollout's record to the app's history, when it
+// applied or tried to apply anything, and returns the new history.yaml.
+func (r *rollout) historyFile(app string, prev []RolloutRecord, st *AppStatus, trigger string, started time.Time) ([]byte, bool, error) {
+	if len(r.waves) == 0 && len(r.pruned) == 0 && st.Phase != PhaseFailed {
+		return nil, false, nil
+	}
+	rec := RolloutRecord{
+		Revision: st.Revision, Trigger: trigger, Started: metav1.NewTime(started.UTC().Truncate(time.Second)),
+		Finished: metav1.NewTime(time.Now().UTC().Truncate(time.Second)), Result: st.Phase, Message: st.Message,
+		Waves: r.waves, Pruned: r.pruned,
+	}
+	// A failure that repeats at every poll (the same revision, the same
+	// error) is recorded once, so a broken commit does not make a status
+	// commit per poll.
+	if n := len(prev); n > 0 && rec.Result == PhaseFailed {
+		last := prev[n-1]
+		if last.Result == PhaseFailed && last.Revision == rec.Revision && last.Message == rec.Message {
+			return nil, false, nil
+		}
+	}
+	records := append(append([]RolloutRecord(nil), prev...), rec)
+	if len(records) > maxRolloutRecords {
+		records = records[len(records)-maxRolloutRecords:]
+	}
+	data, err := yaml.Marshal(records)
+	return data, true, err
+}
+
+// HistoryReport is what `roleout history` shows: the app's status, each
+// role's recorded revisions and the rollout records, from git.
+type HistoryReport struct {
+	Status    *AppStatus                         `json:"status"`
+	Revisions map[string][]revision.RoleRevision `json:"revisions"`
+	Rollouts  []RolloutRecord                    `json:"rollouts"`
+}
+
+// History reads an app's status, revisions and rollout records from the
+// status branch, without a cluster.
+func History(ctx context.Context, cfg *Config, appName string) (*HistoryReport, error) {
+	app, err := cfg.App(appName)
+	if err != nil {
+		return nil, err
+	}
+	prev, err := loadPrevious(ctx, sources.NewStatusBranch(statusOptions(cfg)), app.Name)
+	if err != nil {
+		return nil, err
+	}
+	if prev.status == nil {
+		return nil, fmt.Errorf("app %s has no status on branch %s yet: the agent has not reconciled it", app.Name, cfg.Status.Branch)
+	}
+	records, err := readHistory(prev.files, app.Name)
+	if err != nil {
+		return nil, err
+	}
+	for role, hist := range prev.history {
+		for i := range hist {
+			hist[i].Objects = nil // the report lists revisions, not their objects
+		}
+		prev.history[role] = hist
+	}
+	return &HistoryReport{Status: prev.status, Revisions: prev.history, Rollouts: records}, nil
+}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/roleout/roleout/agent"
+)
+
+// historyOptions are the flags of `roleout history`.
+type historyOptions struct {
+	config string
+	app    string
+	role   string
+}
+
+func newHistoryCommand(global *globalOptions) *cobra.Command {
+	o := &historyOptions{}
+	cmd := &cobra.Command{
+		Use:   "history --config F --app A [--role R]",
+		Short: "Show an app's roles, revisions and rollouts from the status branch, without a cluster",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := agent.LoadConfig(o.config)
+			if err != nil {
+				return err
+			}
+			rep, err := agent.History(cmd.Context(), cfg, o.app)
+			if err != nil {
+				return err
+			}
+			if o.role != "" {
+				if err := onlyRole(rep, o.role); err != nil {
+					return err
+				}
+			}
+			if global.output == "json" {
+				return writeJSON(cmd.OutOrStdout(), rep)
+			}
+			return printHistory(cmd.OutOrStdout(), rep)
+		},
+	}
+	cmd.Flags().StringVar(&o.config, "config", "", "agent configuration file (required)")
+	cmd.Flags().StringVar(&o.app, "app", "", "app (required)")
+	cmd.Flags().StringVar(&o.role, "role", "", "show only this role")
+	_ = cmd.MarkFlagRequired("config")
+	_ = cmd.MarkFlagRequired("app")
+	return cmd
+}
+
+// onlyRole narrows the report to one role.
+func onlyRole(rep *agent.HistoryReport, role string) error {
+	var roles []*agent.RoleStatus
+	for _, r := range rep.Status.Roles {
+		if r.Name == role {
+			roles = append(roles, r)
+		}
+	}
+	if len(roles) == 0 && len(rep.Revisions[role]) == 0 {
+		return &usageError{"app " + rep.Status.App + " has no role " + role}
+	}
+	rep.Status.Roles = roles
+	for name := range rep.Revisions {
+		if name != role {
+			delete(rep.Revisions, name)
+		}
+	}
+	for i := range rep.Rollouts {
+		for j := range rep.Rollouts[i].Waves {
+			var keep []agent.RoleRecord
+			for _, r := range rep.Rollouts[i].Waves[j].Roles {
+				if r.Name == role {
+					keep = append(keep, r)
+				}
+			}
+			rep.Rollouts[i].Waves[j].Roles = keep
+		}
+	}
+	return nil
+}
+
+// usageError is an error about what was asked for.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func printHistory(w io.Writer, rep *agent.HistoryReport) error {
+	st := rep.Status
+	p := &printer{w: w}
+	p.f("app %s (%s, %s)\nrevision %s: %s", st.App, st.Source, st.Path, st.Revision, st.Phase)
+	if st.Message != "" {
+		p.f(" — %s", st.Message)
+	}
+	p.f("\n\n")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tp := &printer{w: tw}
+	tp.f("ROLE\tORDER\tREV\tREVISION NAME\tLAST RESULT\tWORKLOAD\tPREDICTED\tOBSERVED\n")
+	for _, r := range st.Roles {
+		if len(r.Workloads) == 0 {
+			tp.f("%s\t%d\t%d\t%s\t%s\t\t\t\n", r.Name, r.UpgradeOrder, r.Revision, r.RevisionName, r.Result)
+		}
+		for i, wl := range r.Workloads {
+			observed := "-"
+			if wl.Observed != nil {
+				observed = predictionText(*wl.Observed)
+				if !wl.Match {
+					observed += " (MISMATCH)"
+				}
+			}
+			if i == 0 {
+				tp.f("%s\t%d\t%d\t%s\t%s\t", r.Name, r.UpgradeOrder, r.Revision, r.RevisionName, r.Result)
+			} else {
+				tp.f("\t\t\t\t\t")
+			}
+			tp.f("%s/%s\t%s\t%s\n", wl.Kind, wl.Name, predictionText(wl.Predicted), observed)
+		}
+	}
+	if tp.err == nil {
+		tp.err = tw.Flush()
+	}
+	p.f("\nrevisions:\n")
+	roles := make([]string, 0, len(rep.Revisions))
+	for role := range rep.Revisions {
+		roles = append(roles, role)
+	}
+	sort.Strings(roles)
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tp2 := &printer{w: tw}
+	tp2.f("ROLE\tREV\tNAME\tSOURCE\tCURRENT\n")
+	for _, role := range roles {
+		for _, r := range rep.Revisions[role] {
+			current := ""
+			for _, s := range st.Roles {
+				if s.Name == role && s.RevisionName == r.Name && s.Revision == r.Revision {
+					current = "*"
+				}
+			}
+			tp2.f("%s\t%d\t%s\t%s\t%s\n", role, r.Revision, r.Name, shortRevision(r.Source), current)
+		}
+	}
+	if tp2.err == nil {
+		tp2.err = tw.Flush()
+	}
+	p.f("\nrollouts (oldest first):\n")
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tp3 := &printer{w: tw}
+	tp3.f("STARTED\tDURATION\tTRIGGER\tREVISION\tRESULT\tWAVES\n")
+	for _, r := range rep.Rollouts {
+		var waves []string
+		for _, wv := range r.Waves {
+			var roles []string
+			for _, role := range wv.Roles {
+				roles = append(roles, role.Name+"→"+strconv.FormatInt(role.Revision, 10))
+			}
+			waves = append(waves, strings.Join(roles, ",")+" "+wv.Result+" in "+wv.Elapsed)
+		}
+		if len(r.Pruned) > 0 {
+			waves = append(waves, "pruned "+strings.Join(r.Pruned, ","))
+		}
+		tp3.f("%s\t%s\t%s\t%s\t%s\t%s\n", r.Started.UTC().Format("2006-01-02 15:04:05"), r.Finished.Sub(r.Started.Time).String(),
+			r.Trigger, shortRevision(r.Revision), r.Result, strings.Join(waves, "; "))
+	}
+	if tp3.err == nil {
+		tp3.err = tw.Flush()
+	}
+	for _, e := range []error{p.err, tp.err, tp2.err, tp3.err} {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// shortRevision shortens main@sha1:<40 hex> to main@sha1:1a2b3c4.
+func shortRevision(rev string) string {
+	if i := strings.Index(rev, "sha1:"); i >= 0 && len(rev) > i+5+7 {
+		return rev[:i+5+7]
+	}
+	return rev
+}
