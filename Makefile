@@ -9,7 +9,7 @@ LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 TEST_FLAGS ?= -race -count=1 -timeout 45m
 IMAGE     ?= roleout:$(VERSION)
 
-.PHONY: all build test test-unit bench run cluster-bins cluster-up cluster-down lint docker clean
+.PHONY: all build test test-unit bench run run-check cluster-bins cluster-up cluster-down lint docker clean
 
 all: build
 
@@ -33,9 +33,13 @@ test-unit:
 bench: cluster-bins
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-## run: the demo
+## run: the demo: a local control plane, examples/llm-serving in a local git repository, two real rollouts
 run: build cluster-bins
-	@echo "make run: the demo arrives with the examples issue; for now, start a cluster with 'make cluster-up'"
+	$(GO) run ./hack/demo -dir $(CLUSTER) -roleout $(BIN)/roleout
+
+## run-check: the demo, non-interactive: checks its own outcome and stops everything (CI runs it in make test too)
+run-check: build cluster-bins
+	$(GO) run ./hack/demo -dir $(CLUSTER)-check -roleout $(BIN)/roleout -check -teardown
 
 ## cluster-up: start the local control plane in the background; prints the kubeconfig path
 cluster-up: cluster-bins

@@ -115,3 +115,13 @@ func TestParseConfigErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestExampleAgentConfig(t *testing.T) {
+	c, err := LoadConfig("../examples/agent.yaml")
+	if err != nil {
+		t.Fatalf("examples/agent.yaml must parse: %v", err)
+	}
+	if len(c.Apps) != 2 || c.Apps[0].Render.MaxObjects != 20000 || *c.Apps[0].Roles[1].UpgradeOrder != 2 {
+		t.Errorf("examples/agent.yaml parsed as %+v", c)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/render/revision"
 )
 
 func TestPlanLocalDir(t *testing.T) {
@@ -76,6 +77,38 @@ func TestPlanErrors(t *testing.T) {
 			code, _, errOut := cli(tc.args...)
 			if code != exitError || !strings.Contains(errOut, tc.wantErr) {
 				t.Errorf("exit %d, stderr %q; want %d and %q", code, errOut, exitError, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestPlanExamples(t *testing.T) {
+	for dir, roles := range map[string]string{
+		"../../examples/llm-serving/overlays/dev":      "prefill decode router",
+		"../../examples/llm-serving/overlays/prod":     "prefill decode router",
+		"../../examples/llm-serving/overlays/prod-lws": "prefill decode router",
+		"../../examples/web-stack":                     "database api frontend",
+	} {
+		t.Run(dir, func(t *testing.T) {
+			code, out, errOut := cli("plan", dir, "--output", "json")
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			var s render.Summary
+			if err := json.Unmarshal([]byte(out), &s); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, w := range s.Waves {
+				for _, r := range w.Roles {
+					got = append(got, r.Name)
+					if len(r.Workloads) != 1 || r.Workloads[0].Predicted.Equal(revision.Prediction{}) {
+						t.Errorf("role %s: want one workload with a prediction, got %+v", r.Name, r.Workloads)
+					}
+				}
+			}
+			if strings.Join(got, " ") != roles {
+				t.Errorf("roles in order = %v, want %s", got, roles)
 			}
 		})
 	}

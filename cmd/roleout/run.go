@@ -41,7 +41,7 @@ func newRunCommand(global *globalOptions) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&o.config, "config", "", "agent configuration file (required)")
 	cmd.Flags().BoolVar(&o.once, "once", false, "poll and reconcile once, then exit; non-zero exit if any app failed")
-	cmd.Flags().StringVar(&o.logFormat, "log-format", "text", "log format: text or json (default json with --output json)")
+	cmd.Flags().StringVar(&o.logFormat, "log-format", "text", "log format: text, json, or pretty (short lines for a person; default json with --output json)")
 	cmd.Flags().StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	_ = cmd.MarkFlagRequired("config")
 	return cmd
@@ -108,8 +108,10 @@ func newLogger(w io.Writer, format, level string) (*logrus.Logger, error) {
 		log.SetFormatter(&logrus.TextFormatter{FullTimestamp: true})
 	case "json":
 		log.SetFormatter(&logrus.JSONFormatter{})
+	case "pretty":
+		log.SetFormatter(prettyFormatter{})
 	default:
-		return nil, fmt.Errorf("invalid --log-format %q: use text or json", format)
+		return nil, fmt.Errorf("invalid --log-format %q: use text, json or pretty", format)
 	}
 	lvl, err := logrus.ParseLevel(level)
 	if err != nil {

@@ -71,7 +71,7 @@ func TestRunFlags(t *testing.T) {
 	}{
 		{"config required", []string{"run", "--once"}, `required flag(s) "config" not set`},
 		{"missing config file", []string{"run", "--once", "--config", "/nonexistent/agent.yaml"}, "read agent config"},
-		{"bad log format", []string{"run", "--once", "--config", "x.yaml", "--log-format", "xml"}, `invalid --log-format "xml"`},
+		{"bad log format", []string{"run", "--once", "--config", "x.yaml", "--log-format", "xml"}, `invalid --log-format "xml": use text, json or pretty`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

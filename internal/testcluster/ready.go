@@ -74,6 +74,8 @@ func createNodes(ctx context.Context, cfg *rest.Config, n int) error {
 		corev1.ResourceCPU:    resource.MustParse("32"),
 		corev1.ResourceMemory: resource.MustParse("256Gi"),
 		corev1.ResourcePods:   resource.MustParse("250"),
+		// GPUs, so that the LLM examples schedule on the fake nodes.
+		"nvidia.com/gpu": resource.MustParse("8"),
 	}
 	for i := range n {
 		name := "kwok-node-" + strconv.Itoa(i)

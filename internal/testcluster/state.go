@@ -68,3 +68,41 @@ func StopState(path string) error {
 	}
 	return os.Remove(path)
 }
+
+// AddToState records another process (a git server the demo started, say)
+// in the state file at path, so StopState stops it with the cluster.
+func AddToState(path, name string, pid int, log string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var s State
+	if err := json.Unmarshal(data, &s); err != nil {
+		return err
+	}
+	s.Components = append(s.Components, ComponentState{Name: name, PID: pid, Log: log})
+	out, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, out, 0o644)
+}
+
+// ReadState reads the state file at path; ok is false when there is none
+// or its API server is gone.
+func ReadState(path string) (State, bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return State{}, false
+	}
+	var s State
+	if json.Unmarshal(data, &s) != nil {
+		return State{}, false
+	}
+	for _, c := range s.Components {
+		if c.Name == "kube-apiserver" && GroupAlive(c.PID) {
+			return s, true
+		}
+	}
+	return s, false
+}

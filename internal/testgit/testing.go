@@ -23,3 +23,10 @@ func (s *Server) MustRepo(t testing.TB, name string) *Repo {
 	}
 	return r
 }
+
+// Attach returns a Server value for repositories under root that another
+// process serves at url: fixture helpers work on it, but it does not
+// serve and counts nothing.
+func Attach(root, url string) *Server {
+	return &Server{Root: root, URL: url}
+}
