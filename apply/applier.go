@@ -98,11 +98,12 @@ type ApplyOptions struct {
 // failed objects' errors; objects that succeeded stay applied.
 func (a *Applier) Apply(ctx context.Context, objs []*unstructured.Unstructured, opts ApplyOptions) ([]Result, error) {
 	results := make([]Result, len(objs))
+	live := a.prefetch(ctx, objs)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(a.opts.Concurrency)
 	for i, o := range objs {
 		g.Go(func() error {
-			results[i] = a.applyOne(gctx, o, opts)
+			results[i] = a.applyOne(gctx, o, opts, live)
 			return nil
 		})
 	}
@@ -120,7 +121,7 @@ func (a *Applier) Apply(ctx context.Context, objs []*unstructured.Unstructured, 
 // recreate it when a change touches an immutable field.
 const RecreateAnnotation = "roleout.dev/recreate"
 
-func (a *Applier) applyOne(ctx context.Context, in *unstructured.Unstructured, opts ApplyOptions) Result {
+func (a *Applier) applyOne(ctx context.Context, in *unstructured.Unstructured, opts ApplyOptions, live *liveSet) Result {
 	o := in.DeepCopy()
 	res := Result{Object: RefOf(o)}
 	if len(opts.Labels) > 0 {
@@ -137,10 +138,7 @@ func (a *Applier) applyOne(ctx context.Context, in *unstructured.Unstructured, o
 	if err != nil {
 		return res.fail(err)
 	}
-	before, err := ri.Get(ctx, o.GetName(), metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		before, err = nil, nil
-	}
+	before, err := a.before(ctx, ri, o, live)
 	if err != nil {
 		return res.fail(fmt.Errorf("read: %w", err))
 	}
@@ -173,6 +171,22 @@ func (a *Applier) applyOne(ctx context.Context, in *unstructured.Unstructured, o
 		res.Action = Configured
 	}
 	return res
+}
+
+// before returns the live object o would replace: from the prefetched
+// lists when its group was listed, else with a GET; nil when it does not
+// exist.
+func (a *Applier) before(ctx context.Context, ri dynamic.ResourceInterface, o *unstructured.Unstructured, live *liveSet) (*unstructured.Unstructured, error) {
+	if k, ok := a.groupKey(o); ok {
+		if got, listed := live.lookup(k, o.GetName()); listed {
+			return got, nil
+		}
+	}
+	got, err := ri.Get(ctx, o.GetName(), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return got, err
 }
 
 // resource returns the dynamic client for o's resource, clearing a
