@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -31,6 +32,9 @@ type Agent struct {
 	log  logrus.FieldLogger
 	// sourceURL is the source URL with credentials redacted.
 	sourceURL string
+
+	mu      sync.Mutex
+	results map[string]*AppStatus
 }
 
 // New returns an Agent for cfg that applies to the cluster restCfg
@@ -88,23 +92,56 @@ func statusOptions(cfg *Config) sources.StatusOptions {
 
 // NewWithDeps returns an Agent for cfg driving deps.
 func NewWithDeps(cfg *Config, deps Deps, log logrus.FieldLogger) *Agent {
-	return &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL)}
+	return &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), results: map[string]*AppStatus{}}
 }
 
 // RunOnce polls the source once and reconciles every app. A failing app
 // does not stop the others; the error joins every app's error.
+//
+// When a newer commit arrives during a rollout, the running wave finishes,
+// then the agent plans again from the newer commit (up to maxReplans
+// times in one call).
 func (a *Agent) RunOnce(ctx context.Context) error {
-	snap, err := a.deps.Fetcher.Fetch(ctx)
-	if err != nil {
-		return fmt.Errorf("poll source: %w", err)
-	}
-	var errs []error
-	for _, app := range a.cfg.Apps {
-		if err := a.reconcileApp(ctx, snap, app); err != nil {
-			errs = append(errs, fmt.Errorf("app %s: %w", app.Name, err))
+	for attempt := 0; ; attempt++ {
+		snap, err := a.deps.Fetcher.Fetch(ctx)
+		if err != nil {
+			return fmt.Errorf("poll source: %w", err)
+		}
+		var errs []error
+		superseded := false
+		for _, app := range a.cfg.Apps {
+			err := a.reconcileApp(ctx, snap, app)
+			var s *SupersededError
+			if errors.As(err, &s) && attempt < maxReplans {
+				superseded = true
+				continue
+			}
+			if err != nil {
+				errs = append(errs, fmt.Errorf("app %s: %w", app.Name, err))
+			}
+		}
+		if !superseded {
+			return errors.Join(errs...)
 		}
 	}
-	return errors.Join(errs...)
+}
+
+// maxReplans bounds how often one RunOnce starts over because the source
+// moved during a rollout.
+const maxReplans = 3
+
+// Results returns the status each app was left in by the last
+// reconcile, in config order; apps not reconciled are left out.
+func (a *Agent) Results() []*AppStatus {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []*AppStatus
+	for _, app := range a.cfg.Apps {
+		if st := a.results[app.Name]; st != nil {
+			out = append(out, st)
+		}
+	}
+	return out
 }
 
 // Run reconciles on the configured schedule until ctx ends. Errors are

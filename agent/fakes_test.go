@@ -16,13 +16,22 @@ import (
 	"github.com/roleout/roleout/sources"
 )
 
-// fakeFetcher returns snap, or err.
+// fakeFetcher returns snap, or err. Head returns snap's revision, or
+// the next one queued in heads (a commit that arrives mid-rollout).
 type fakeFetcher struct {
-	snap sources.Snapshot
-	err  error
+	snap  sources.Snapshot
+	err   error
+	heads []sources.Snapshot
 }
 
 func (f *fakeFetcher) Fetch(context.Context) (sources.Snapshot, error) { return f.snap, f.err }
+
+func (f *fakeFetcher) Head(context.Context) (sources.Revision, error) {
+	if len(f.heads) > 0 {
+		f.snap, f.heads = f.heads[0], f.heads[1:]
+	}
+	return f.snap.Revision, f.err
+}
 
 // fakeRenderer returns objs (or err) and counts calls.
 type fakeRenderer struct {
@@ -67,6 +76,8 @@ type fakeApplier struct {
 	resets     int
 	observed   map[string]apply.Observed
 	pruned     []string
+	// afterApply, when set, is called with each applied object's name.
+	afterApply func(name string)
 }
 
 func (f *fakeApplier) Apply(_ context.Context, objs []*unstructured.Unstructured, opts apply.ApplyOptions) ([]apply.Result, error) {
@@ -92,6 +103,9 @@ func (f *fakeApplier) Apply(_ context.Context, objs []*unstructured.Unstructured
 				l[k] = v
 			}
 			f.labels[o.GetName()] = l
+			if f.afterApply != nil {
+				f.afterApply(o.GetName())
+			}
 		}
 		res = append(res, r)
 	}

@@ -87,7 +87,7 @@ func (r *rollout) recordWave(i int, started time.Time, err error) {
 // historyFile appends this rollout's record to the app's history, when it
 // applied or tried to apply anything, and returns the new history.yaml.
 func (r *rollout) historyFile(app string, prev []RolloutRecord, st *AppStatus, trigger string, started time.Time) ([]byte, bool, error) {
-	if len(r.waves) == 0 && len(r.pruned) == 0 && st.Phase != PhaseFailed {
+	if r.checkpointing || (len(r.waves) == 0 && len(r.pruned) == 0 && st.Phase != PhaseFailed) {
 		return nil, false, nil
 	}
 	rec := RolloutRecord{

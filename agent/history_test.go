@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/sources"
 )
 
 // revisionFiles lists the revision files of role on the fake branch.
@@ -232,5 +233,61 @@ func TestHistoryRecords(t *testing.T) {
 	}
 	if n := len(h.status.commits) - commits; n != 1 {
 		t.Errorf("status commits for a broken commit polled three times = %d, want 1", n)
+	}
+}
+
+// TestNewerCommitMidRollout pushes a commit while wave 1 of a three-wave
+// rollout runs: the wave finishes, the agent plans again from the newer
+// commit, and roles already at the newer template are not applied again.
+func TestNewerCommitMidRollout(t *testing.T) {
+	h := newHarness(threeRoles("decode:1"), nil)
+	newer := h.fetcher.snap
+	newer.Revision.Commit = strings.Repeat("b", 40)
+	h.fetcher.heads = []sources.Snapshot{newer}
+	// The newer commit changes decode; prefill (wave 1) is the same.
+	h.renderer.objs = threeRoles("decode:1")
+	next := threeRoles("decode:2")
+	h.applier.afterApply = func(name string) {
+		if name == "prefill" {
+			h.renderer.objs = next
+		}
+	}
+	if err := h.agent.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"app", "prefill", "decode", "router"}, h.applier.applied); diff != "" {
+		t.Errorf("applied (-want +got):\n%s", diff)
+	}
+	st := h.appStatus(t)
+	if st.Revision != "main@sha1:"+strings.Repeat("b", 40) || st.Phase != PhaseSucceeded {
+		t.Errorf("final status %s %s, want the newer commit, Succeeded", st.Revision, st.Phase)
+	}
+	// decode's template of the first commit was planned (revision 1,
+	// recorded, never applied); the newer one is revision 2.
+	if d := st.Roles[1]; d.Revision != 2 || d.AppliedRevision != st.Revision {
+		t.Errorf("decode = %+v: want revision 2 applied from the newer commit", d)
+	}
+	var superseded bool
+	for _, c := range h.status.commits {
+		superseded = superseded || strings.Contains(c, "[superseded]")
+	}
+	if !superseded {
+		t.Errorf("no status commit says the rollout was superseded: %q", h.status.commits)
+	}
+}
+
+// TestResumeAfterRestart kills nothing but starts a fresh agent on the
+// status a checkpoint left: it continues at the next wave.
+func TestResumeAfterRestart(t *testing.T) {
+	h := newHarness(threeRoles("decode:1"), nil)
+	h.applier.failHealth = "router" // stands in for a crash in wave 3
+	_ = h.agent.RunOnce(context.Background())
+	h.applier.failHealth, h.applier.applied = "", nil
+	restarted := NewWithDeps(h.agent.cfg, h.agent.deps, quietLogger())
+	if err := restarted.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"router"}, h.applier.applied); diff != "" {
+		t.Errorf("the restarted agent applied (-want +got):\n%s", diff)
 	}
 }

@@ -16,6 +16,9 @@ import (
 // out on disk, fetching only when the commit is new.
 type Fetcher interface {
 	Fetch(ctx context.Context) (sources.Snapshot, error)
+	// Head lists the remote's refs and returns the commit the followed
+	// ref points at now, fetching nothing.
+	Head(ctx context.Context) (sources.Revision, error)
 }
 
 // Renderer renders one app's overlay from a snapshot into objects, with

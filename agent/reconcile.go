@@ -31,6 +31,9 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 	}
 	if s := prev.status; s != nil && s.Revision == snap.Revision.String() && s.Phase == PhaseSucceeded {
 		log.Debug("already reconciled at this revision")
+		a.mu.Lock()
+		a.results[app.Name] = s
+		a.mu.Unlock()
 		return nil
 	}
 	st := &AppStatus{
@@ -54,13 +57,56 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 		st.Prerequisites, st.Roles = steps.prereq, steps.roles
 		return a.report(ctx, log, app, st, steps, prev, fmt.Sprintf("roleout: %s paused (%s)", app.Name, snap.Revision.Short()))
 	}
-	err = a.rollout(ctx, log, app, steps)
+	err = a.rollout(ctx, log, app, steps, a.checkpoint(log, app, snap, st, steps, prev))
 	st.Prerequisites, st.Roles = steps.prereq, steps.roles
-	st.Phase = PhaseSucceeded
-	if err != nil {
+	var superseded *SupersededError
+	switch {
+	case errors.As(err, &superseded):
+		st.Phase, st.Message = PhaseProgressing, err.Error()
+		log.Info(err.Error())
+		return errors.Join(err, a.report(ctx, log, app, st, steps, prev, steps.commitMessage(app.Name, nil)+" [superseded]"))
+	case err != nil:
 		st.Phase, st.Message = PhaseFailed, err.Error()
+	default:
+		st.Phase = PhaseSucceeded
 	}
 	return errors.Join(err, a.report(ctx, log, app, st, steps, prev, steps.commitMessage(app.Name, err)))
+}
+
+// SupersededError stops a rollout between waves because the source moved
+// on: the agent plans again from the newer commit.
+type SupersededError struct {
+	Wave int
+	By   sources.Revision
+}
+
+func (e *SupersededError) Error() string {
+	return fmt.Sprintf("stopped after wave %d: %s arrived; planning again from it", e.Wave+1, e.By.Short())
+}
+
+// checkpoint returns the function the rollout calls after each wave that
+// leaves work: it commits the progress so far (phase Progressing), so a
+// restarted agent resumes at the next wave, and stops the rollout when the
+// followed ref has moved to a newer commit.
+func (a *Agent) checkpoint(log logrus.FieldLogger, app AppConfig, snap sources.Snapshot, st *AppStatus, r *rollout, prev *previous) func(int) error {
+	return func(wave int) error {
+		ctx := context.Background()
+		progress := *st
+		progress.Phase, progress.Message = PhaseProgressing, fmt.Sprintf("wave %d of %d done", wave+1, len(r.plan.Waves))
+		progress.Prerequisites, progress.Roles = r.prereq, r.roles
+		msg := r.commitMessage(app.Name, nil) + fmt.Sprintf(" [wave %d/%d]", wave+1, len(r.plan.Waves))
+		r.checkpointing = true
+		err := a.report(ctx, log, app, &progress, r, prev, msg)
+		r.checkpointing = false
+		if err != nil {
+			return err
+		}
+		head, err := a.deps.Fetcher.Head(ctx)
+		if err == nil && head.Commit != snap.Revision.Commit {
+			return &SupersededError{Wave: wave, By: head}
+		}
+		return nil
+	}
 }
 
 // plan renders the app's overlay and plans it against the previous
@@ -90,7 +136,10 @@ func (a *Agent) plan(ctx context.Context, snap sources.Snapshot, app AppConfig, 
 
 // rollout applies the prerequisite step and then each wave's changed
 // roles, waiting for every wave to be healthy before the next starts.
-func (a *Agent) rollout(ctx context.Context, log logrus.FieldLogger, app AppConfig, r *rollout) error {
+//
+// After every wave that leaves work for later waves, checkpoint (when not
+// nil) records progress and may stop the rollout: a newer commit arrived.
+func (a *Agent) rollout(ctx context.Context, log logrus.FieldLogger, app AppConfig, r *rollout, checkpoint func(wave int) error) error {
 	opts := apply.ApplyOptions{Force: app.Force, Labels: map[string]string{AppLabel: app.Name}}
 	if r.prereqChanged {
 		if err := a.applyStep(ctx, log.WithField("step", "prerequisites"), r.plan.Prerequisites, opts, app); err != nil {
@@ -123,6 +172,11 @@ func (a *Agent) rollout(ctx context.Context, log logrus.FieldLogger, app AppConf
 		for _, role := range wave.Roles {
 			if r.apply[role.Name] {
 				a.observeWorkloads(ctx, wlog, role, r.status(role.Name))
+			}
+		}
+		if checkpoint != nil && r.pendingAfter(i) {
+			if err := checkpoint(i); err != nil {
+				return err
 			}
 		}
 	}
@@ -191,6 +245,9 @@ func (a *Agent) applyStep(ctx context.Context, log logrus.FieldLogger, objs []*u
 
 // report commits the app's status files to the status branch.
 func (a *Agent) report(ctx context.Context, log logrus.FieldLogger, app AppConfig, st *AppStatus, r *rollout, prev *previous, msg string) error {
+	a.mu.Lock()
+	a.results[app.Name] = st
+	a.mu.Unlock()
 	files, err := statusFiles(app, st, r, prev, st.Phase == PhaseSucceeded)
 	if err != nil {
 		return err

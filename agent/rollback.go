@@ -62,7 +62,7 @@ func (a *Agent) Rollback(ctx context.Context, appName, role string, n int64) err
 	st := &AppStatus{APIVersion: ConfigAPIVersion, Kind: StatusKind, App: app.Name, Source: a.sourceURL, Path: app.Path,
 		Revision: prev.status.Revision, Phase: PhaseSucceeded}
 	app.Prune = false // a rollback applies one role; it never deletes
-	err = a.rollout(ctx, log, app, steps)
+	err = a.rollout(ctx, log, app, steps, nil)
 	st.Prerequisites, st.Roles = steps.prereq, steps.roles
 	if err != nil {
 		st.Phase, st.Message = PhaseFailed, err.Error()

@@ -32,6 +32,9 @@ type rollout struct {
 	started time.Time
 	waves   []WaveRecord
 	pruned  []string
+	// checkpointing is set while progress between waves is recorded: the
+	// rollout's history record waits for its end.
+	checkpointing bool
 }
 
 // newRollout compares the plan's decisions with what the previous status
@@ -92,6 +95,18 @@ func (r *rollout) logSequence(log logrus.FieldLogger) {
 			rlog.Infof("    %s → %s (%s)", w.Ref, describePrediction(w.Predicted), restart)
 		}
 	}
+}
+
+// pendingAfter reports whether a wave after wave i has roles to apply.
+func (r *rollout) pendingAfter(i int) bool {
+	for _, w := range r.plan.Waves[i+1:] {
+		for _, role := range w.Roles {
+			if r.apply[role.Name] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // markPrerequisitesApplied records the prerequisite step as applied.

@@ -19,8 +19,11 @@ const (
 	StatusKind = "AppStatus"
 
 	PhaseSucceeded = "Succeeded"
-	PhaseFailed    = "Failed"
-	PhasePaused    = "Paused"
+	// PhaseProgressing: a rollout is between waves (or was stopped there
+	// by a newer commit); a restarted agent resumes it.
+	PhaseProgressing = "Progressing"
+	PhaseFailed      = "Failed"
+	PhasePaused      = "Paused"
 )
 
 // Role results recorded in status.

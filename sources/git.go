@@ -135,6 +135,24 @@ func (s *GitSource) fetch(ctx context.Context) (Snapshot, error) {
 	return s.last, nil
 }
 
+// Head lists the remote's refs and returns the revision the followed ref
+// points at, fetching no objects.
+func (s *GitSource) Head(ctx context.Context) (Revision, error) {
+	auth, err := authMethod(s.opts.Auth)
+	if err != nil {
+		return Revision{}, err
+	}
+	repo, err := s.open()
+	if err != nil {
+		return Revision{}, err
+	}
+	rev, _, err := s.resolve(ctx, repo, auth)
+	if err != nil {
+		return Revision{}, fmt.Errorf("list %s: %w", s.URL(), redactError(err, s.opts.URL))
+	}
+	return rev, nil
+}
+
 // open opens the cache's bare repository, creating it on first use.
 func (s *GitSource) open() (*git.Repository, error) {
 	repo, err := git.PlainOpen(s.repoDir)

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"text/tabwriter"
 
 	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
@@ -24,6 +25,7 @@ type runOptions struct {
 	once      bool
 	logFormat string
 	logLevel  string
+	output    string
 }
 
 func newRunCommand(global *globalOptions) *cobra.Command {
@@ -36,6 +38,7 @@ func newRunCommand(global *globalOptions) *cobra.Command {
 			if global.output == "json" && !cmd.Flags().Changed("log-format") {
 				o.logFormat = "json"
 			}
+			o.output = global.output
 			return runAgent(cmd.Context(), cmd, o)
 		},
 	}
@@ -69,12 +72,40 @@ func runAgent(ctx context.Context, cmd *cobra.Command, o *runOptions) error {
 		return err
 	}
 	if o.once {
-		return a.RunOnce(ctx)
+		err := a.RunOnce(ctx)
+		if perr := printRunSummary(cmd.OutOrStdout(), a.Results(), o.output); perr != nil && err == nil {
+			err = perr
+		}
+		return err
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log.WithField("apps", len(cfg.Apps)).Info("agent started")
 	return a.Run(ctx)
+}
+
+// printRunSummary prints, after run --once, one line per role of every
+// app: what the reconcile did and the revision it left; with --output json,
+// the apps' statuses.
+func printRunSummary(w io.Writer, results []*agent.AppStatus, output string) error {
+	if output == "json" {
+		return writeJSON(w, results)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	p := &printer{w: tw}
+	p.f("APP\tPHASE\tROLE\tORDER\tREV\tRESULT\tREVISION\n")
+	for _, st := range results {
+		if len(st.Roles) == 0 {
+			p.f("%s\t%s\t\t\t\t\t%s\n", st.App, st.Phase, shortRevision(st.Revision))
+		}
+		for _, r := range st.Roles {
+			p.f("%s\t%s\t%s\t%d\t%d\t%s\t%s\n", st.App, st.Phase, r.Name, r.UpgradeOrder, r.Revision, r.Result, shortRevision(st.Revision))
+		}
+	}
+	if p.err != nil {
+		return p.err
+	}
+	return tw.Flush()
 }
 
 // clusterConfig returns the cluster to apply to: the kubeconfig file

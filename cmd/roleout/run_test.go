@@ -124,11 +124,19 @@ func TestRunOnceRollsOutInUpgradeOrder(t *testing.T) {
 	config := writeConfig(t, repo.URL(), "- {name: web, path: apps/web}\n")
 
 	events := watchDeployments(t, cs, "web")
-	code, _, logs := cli("run", "--once", "--config", config)
+	code, summary, logs := cli("run", "--once", "--config", config)
 	if code != exitOK {
 		t.Fatalf("run --once exit %d:\n%s", code, logs)
 	}
-	t.Logf("first rollout:\n%s", logs)
+	t.Logf("first rollout:\n%s\n%s", logs, summary)
+	for _, want := range []string{"APP", "web  Succeeded  db      1      1    Applied"} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("run --once summary lacks %q:\n%s", want, summary)
+		}
+	}
+	if all, _ := repo.Log("roleout/status"); !strings.Contains(strings.Join(all, "\n"), "[wave 1/2]") {
+		t.Errorf("no status checkpoint after wave 1: %q", all)
+	}
 	assertWaveOrder(t, events(), "db", []string{"api", "worker"})
 	for _, line := range []string{"[1] role db (upgradeOrder 1, rev 1", "[2] role api (upgradeOrder 2, rev 1", "[3] role worker (upgradeOrder 2, rev 1"} {
 		if !strings.Contains(logs, line) {
@@ -147,7 +155,7 @@ func TestRunOnceRollsOutInUpgradeOrder(t *testing.T) {
 	if _, err := cs.CoreV1().ConfigMaps("web").Get(ctx, "db-config", metav1.GetOptions{}); err != nil {
 		t.Errorf("configmap db-config: %v", err)
 	}
-	log, err := repo.Log("roleout/status")
+	log, err := statusLog(repo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +246,7 @@ func TestRunOnceRollsOutInUpgradeOrder(t *testing.T) {
 		if st.Revision != "main@sha1:"+second || roleSummary(st) != "db:Unchanged:1 api:Unchanged:1 worker:Applied:2" {
 			t.Errorf("status after second rollout: %s %s", st.Revision, roleSummary(st))
 		}
-		log, _ := repo.Log("roleout/status")
+		log, _ := statusLog(repo)
 		if want := fmt.Sprintf("roleout: web role worker → rev 2 (main@sha1:%s)", second[:7]); len(log) != 2 || log[0] != want {
 			t.Errorf("status commits = %q, want newest %q", log, want)
 		}
@@ -273,10 +281,23 @@ func TestRunOnceRollsOutInUpgradeOrder(t *testing.T) {
 		if got := diffCounts(before, roleoutWrites(t)); len(got) != 0 {
 			t.Errorf("writes = %v, want none", got)
 		}
-		if log, _ := repo.Log("roleout/status"); len(log) != 2 {
+		if log, _ := statusLog(repo); len(log) != 2 {
 			t.Errorf("status commits = %d, want still 2", len(log))
 		}
 	})
+}
+
+// statusLog returns the subjects of the status branch's rollout commits,
+// newest first, leaving out the checkpoints made between waves.
+func statusLog(repo *testgit.Repo) ([]string, error) {
+	all, err := repo.Log("roleout/status")
+	var out []string
+	for _, s := range all {
+		if !strings.Contains(s, " [wave ") {
+			out = append(out, s)
+		}
+	}
+	return out, err
 }
 
 // deploymentEvent is one watch event of a Deployment.
