@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -22,6 +23,15 @@ type Deps struct {
 	Planner  Planner
 	Applier  Applier
 	Status   StatusStore
+	// Clock tells the time for rollout windows; nil is time.Now.
+	Clock func() time.Time
+}
+
+func (d Deps) now() time.Time {
+	if d.Clock != nil {
+		return d.Clock()
+	}
+	return time.Now()
 }
 
 // Agent reconciles the apps of one configuration: poll → fetch → render →
@@ -35,6 +45,7 @@ type Agent struct {
 
 	mu      sync.Mutex
 	results map[string]*AppStatus
+	trigger chan struct{}
 }
 
 // New returns an Agent for cfg that applies to the cluster restCfg
@@ -92,7 +103,7 @@ func statusOptions(cfg *Config) sources.StatusOptions {
 
 // NewWithDeps returns an Agent for cfg driving deps.
 func NewWithDeps(cfg *Config, deps Deps, log logrus.FieldLogger) *Agent {
-	return &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), results: map[string]*AppStatus{}}
+	return &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), results: map[string]*AppStatus{}, trigger: make(chan struct{}, 1)}
 }
 
 // RunOnce polls the source once and reconciles every app. A failing app
@@ -144,24 +155,59 @@ func (a *Agent) Results() []*AppStatus {
 	return out
 }
 
-// Run reconciles on the configured schedule until ctx ends. Errors are
-// logged and retried at the next tick.
+// Run reconciles on the configured schedule until ctx ends, and at once
+// whenever Trigger is called. After a failure it retries with exponential
+// backoff (10s, 20s, … up to 5m) instead of waiting for the schedule; an
+// interval gets up to 10% jitter so that agents started together spread
+// out.
 func (a *Agent) Run(ctx context.Context) error {
 	sched, err := newSchedule(a.cfg.Schedule)
 	if err != nil {
 		return err
 	}
+	failures := 0
 	for {
 		started := time.Now()
-		if err := a.RunOnce(ctx); err != nil && ctx.Err() == nil {
-			a.log.WithError(err).Error("reconcile failed")
+		err := a.RunOnce(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		wait := time.Until(sched.Next(time.Now()))
+		if _, ok := sched.(every); ok {
+			wait += time.Duration(rand.Int64N(int64(wait)/10 + 1))
+		}
+		if err != nil {
+			failures++
+			wait = min(wait, backoff(failures))
+			a.log.WithError(err).WithField("retry in", wait.Round(time.Second)).Error("reconcile failed")
+		} else {
+			failures = 0
 		}
 		a.log.WithField("duration", time.Since(started).Round(time.Millisecond)).Debug("reconcile done")
-		wait := time.Until(sched.Next(time.Now()))
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-a.trigger:
+			a.log.Info("poll triggered")
 		case <-time.After(wait):
 		}
+	}
+}
+
+// backoff is the wait before retry n (1, 2, …) after failures.
+func backoff(n int) time.Duration {
+	d := 10 * time.Second
+	for i := 1; i < n && d < 5*time.Minute; i++ {
+		d *= 2
+	}
+	return min(d, 5*time.Minute)
+}
+
+// Trigger makes a running Run poll now (the hook endpoint calls it). It
+// never blocks; triggers that arrive while one is pending merge.
+func (a *Agent) Trigger() {
+	select {
+	case a.trigger <- struct{}{}:
+	default:
 	}
 }

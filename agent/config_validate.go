@@ -178,11 +178,6 @@ func (c *Config) NotActedOn() []string {
 	if c.Source.Auth.SSHKeyFile != "" {
 		out = append(out, "source.auth.sshKeyFile")
 	}
-	for i, a := range c.Apps {
-		if len(a.Windows) > 0 {
-			out = append(out, fmt.Sprintf("apps[%d].windows", i))
-		}
-	}
 	return out
 }
 

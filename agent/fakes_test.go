@@ -19,12 +19,25 @@ import (
 // fakeFetcher returns snap, or err. Head returns snap's revision, or
 // the next one queued in heads (a commit that arrives mid-rollout).
 type fakeFetcher struct {
-	snap  sources.Snapshot
-	err   error
-	heads []sources.Snapshot
+	snap    sources.Snapshot
+	err     error
+	heads   []sources.Snapshot
+	mu      sync.Mutex
+	fetches int
 }
 
-func (f *fakeFetcher) Fetch(context.Context) (sources.Snapshot, error) { return f.snap, f.err }
+func (f *fakeFetcher) Fetch(context.Context) (sources.Snapshot, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.fetches++
+	return f.snap, f.err
+}
+
+func (f *fakeFetcher) fetchCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.fetches
+}
 
 func (f *fakeFetcher) Head(context.Context) (sources.Revision, error) {
 	if len(f.heads) > 0 {

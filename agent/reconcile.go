@@ -57,6 +57,17 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 		st.Prerequisites, st.Roles = steps.prereq, steps.roles
 		return a.report(ctx, log, app, st, steps, prev, fmt.Sprintf("roleout: %s paused (%s)", app.Name, snap.Revision.Short()))
 	}
+	if open, next, err := a.windowOpen(app); err != nil {
+		return err
+	} else if !open && len(steps.apply) > 0 {
+		st.Phase, st.Message = PhaseWaiting, "outside the app's rollout windows: planned, nothing applied"
+		if !next.IsZero() {
+			st.Message += "; the next window opens at " + next.UTC().Format(time.RFC3339)
+		}
+		log.Info(st.Message)
+		st.Prerequisites, st.Roles = steps.prereq, steps.roles
+		return a.report(ctx, log, app, st, steps, prev, fmt.Sprintf("roleout: %s waiting for a rollout window (%s)", app.Name, snap.Revision.Short()))
+	}
 	err = a.rollout(ctx, log, app, steps, a.checkpoint(log, app, snap, st, steps, prev))
 	st.Prerequisites, st.Roles = steps.prereq, steps.roles
 	var superseded *SupersededError
@@ -107,6 +118,23 @@ func (a *Agent) checkpoint(log logrus.FieldLogger, app AppConfig, snap sources.S
 		}
 		return nil
 	}
+}
+
+// windowOpen reports whether the app's rollout windows allow a rollout
+// now, and when the next one opens.
+func (a *Agent) windowOpen(app AppConfig) (bool, time.Time, error) {
+	if len(app.Windows) == 0 {
+		return true, time.Time{}, nil
+	}
+	ws, err := parseWindows(app.Windows)
+	if err != nil {
+		return false, time.Time{}, err
+	}
+	now := a.deps.now()
+	if ws.openAt(now) {
+		return true, time.Time{}, nil
+	}
+	return false, ws.nextOpen(now), nil
 }
 
 // plan renders the app's overlay and plans it against the previous

@@ -24,6 +24,9 @@ const (
 	PhaseProgressing = "Progressing"
 	PhaseFailed      = "Failed"
 	PhasePaused      = "Paused"
+	// PhaseWaiting: outside the app's rollout windows; planned, nothing
+	// applied; the message says when the next window opens.
+	PhaseWaiting = "WaitingForWindow"
 )
 
 // Role results recorded in status.

@@ -1,0 +1,92 @@
+package agent
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/robfig/cron/v3"
+)
+
+// window is one rollout window: from each time its cron fires, for its
+// duration, rollouts are allowed (or denied).
+type window struct {
+	allow bool
+	sched cron.Schedule
+	dur   time.Duration
+	loc   *time.Location
+}
+
+// windows gate an app's rollouts. Deny wins over allow; with no allow
+// windows, everything not denied is allowed.
+type windows []window
+
+// parseWindows turns an app's window config into windows.
+func parseWindows(cfg []WindowConfig) (windows, error) {
+	var out windows
+	for i, w := range cfg {
+		loc, err := time.LoadLocation(w.TimeZone)
+		if err != nil {
+			return nil, fmt.Errorf("windows[%d].timeZone: %w", i, err)
+		}
+		s, err := cronParser.Parse(w.Cron)
+		if err != nil {
+			return nil, fmt.Errorf("windows[%d].cron: %w", i, err)
+		}
+		out = append(out, window{allow: w.Kind == "allow", sched: s, dur: w.Duration.Duration, loc: loc})
+	}
+	return out, nil
+}
+
+// activeAt reports whether w is open at t: it fired within the last
+// duration (start inclusive, end exclusive).
+func (w window) activeAt(t time.Time) bool {
+	start := w.sched.Next(t.In(w.loc).Add(-w.dur).Add(-time.Second))
+	return !start.After(t) && t.Before(start.Add(w.dur))
+}
+
+// openAt reports whether rollouts are allowed at t.
+func (ws windows) openAt(t time.Time) bool {
+	anyAllow, allowed := false, false
+	for _, w := range ws {
+		if !w.activeAt(t) {
+			anyAllow = anyAllow || w.allow
+			continue
+		}
+		if !w.allow {
+			return false
+		}
+		anyAllow, allowed = true, true
+	}
+	return allowed || !anyAllow
+}
+
+// nextOpen returns the first time after now at which rollouts are
+// allowed, looking a year ahead; zero when there is none.
+func (ws windows) nextOpen(now time.Time) time.Time {
+	var candidates []time.Time
+	for _, w := range ws {
+		t := now
+		for range 50 {
+			t = w.sched.Next(t.In(w.loc))
+			if t.IsZero() || t.After(now.AddDate(1, 0, 0)) {
+				break
+			}
+			if w.allow {
+				candidates = append(candidates, t)
+			} else {
+				candidates = append(candidates, t.Add(w.dur))
+			}
+		}
+		if !w.allow && w.activeAt(now) {
+			candidates = append(candidates, w.sched.Next(now.Add(-w.dur).Add(-time.Second)).Add(w.dur))
+		}
+	}
+	sort.Slice(candidates, func(i, j int) bool { return candidates[i].Before(candidates[j]) })
+	for _, c := range candidates {
+		if c.After(now) && ws.openAt(c) {
+			return c
+		}
+	}
+	return time.Time{}
+}
