@@ -46,6 +46,7 @@ type Agent struct {
 	mu      sync.Mutex
 	results map[string]*AppStatus
 	trigger chan struct{}
+	metrics *metrics
 }
 
 // New returns an Agent for cfg that applies to the cluster restCfg
@@ -103,7 +104,7 @@ func statusOptions(cfg *Config) sources.StatusOptions {
 
 // NewWithDeps returns an Agent for cfg driving deps.
 func NewWithDeps(cfg *Config, deps Deps, log logrus.FieldLogger) *Agent {
-	return &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), results: map[string]*AppStatus{}, trigger: make(chan struct{}, 1)}
+	return &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), results: map[string]*AppStatus{}, trigger: make(chan struct{}, 1), metrics: newMetrics()}
 }
 
 // RunOnce polls the source once and reconciles every app. A failing app
@@ -114,14 +115,18 @@ func NewWithDeps(cfg *Config, deps Deps, log logrus.FieldLogger) *Agent {
 // times in one call).
 func (a *Agent) RunOnce(ctx context.Context) error {
 	for attempt := 0; ; attempt++ {
+		polled := time.Now()
 		snap, err := a.deps.Fetcher.Fetch(ctx)
+		a.metrics.polled(time.Since(polled))
 		if err != nil {
 			return fmt.Errorf("poll source: %w", err)
 		}
 		var errs []error
 		superseded := false
 		for _, app := range a.cfg.Apps {
+			started := time.Now()
 			err := a.reconcileApp(ctx, snap, app)
+			a.metrics.reconcile.WithLabelValues(app.Name).Observe(time.Since(started).Seconds())
 			var s *SupersededError
 			if errors.As(err, &s) && attempt < maxReplans {
 				superseded = true

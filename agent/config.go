@@ -34,7 +34,19 @@ type Config struct {
 	Kubeconfig string `json:"kubeconfig,omitempty"`
 	// Apply tunes server-side apply.
 	Apply ApplyConfig `json:"apply,omitempty"`
-	Apps  []AppConfig `json:"apps"`
+	// HTTP is the agent's endpoint for health, metrics and hooks.
+	HTTP HTTPConfig  `json:"http,omitempty"`
+	Apps []AppConfig `json:"apps"`
+}
+
+// HTTPConfig is where `roleout run` (not --once) serves /healthz,
+// /readyz, /metrics and, with a secret, POST /hook.
+type HTTPConfig struct {
+	// Address to listen on. Default ":8080"; "-" serves nothing.
+	Address string `json:"address,omitempty"`
+	// HookSecretFile holds the shared secret that signs hook deliveries
+	// (HMAC-SHA256); without it there is no /hook.
+	HookSecretFile string `json:"hookSecretFile,omitempty"`
 }
 
 // ApplyConfig tunes server-side apply for every app.
@@ -208,6 +220,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.Schedule.Interval.Duration == 0 && c.Schedule.Cron == "" {
 		c.Schedule.Interval.Duration = DefaultInterval
+	}
+	if c.HTTP.Address == "" {
+		c.HTTP.Address = ":8080"
 	}
 	if c.CacheDir == "" {
 		if dir, err := os.UserCacheDir(); err == nil {

@@ -71,6 +71,7 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 	err = a.rollout(ctx, log, app, steps, a.checkpoint(log, app, snap, st, steps, prev))
 	st.Prerequisites, st.Roles = steps.prereq, steps.roles
 	var superseded *SupersededError
+	defer func() { a.countRollout(app, st, steps) }()
 	switch {
 	case errors.As(err, &superseded):
 		st.Phase, st.Message = PhaseProgressing, err.Error()
@@ -82,6 +83,22 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 		st.Phase = PhaseSucceeded
 	}
 	return errors.Join(err, a.report(ctx, log, app, st, steps, prev, steps.commitMessage(app.Name, err)))
+}
+
+// countRollout updates the rollout metrics after a rollout that did
+// something.
+func (a *Agent) countRollout(app AppConfig, st *AppStatus, r *rollout) {
+	if len(r.waves) == 0 && len(r.pruned) == 0 && st.Phase != PhaseFailed {
+		return
+	}
+	result := st.Phase
+	if st.Phase == PhaseProgressing {
+		result = "Superseded"
+	}
+	a.metrics.rollouts.WithLabelValues(app.Name, result).Inc()
+	if st.Phase == PhaseSucceeded {
+		a.metrics.lastApplied.WithLabelValues(app.Name).Set(float64(time.Now().Unix()))
+	}
 }
 
 // SupersededError stops a rollout between waves because the source moved
@@ -250,6 +267,7 @@ func (a *Agent) applyStep(ctx context.Context, log logrus.FieldLogger, objs []*u
 	counts := map[apply.Action]int{}
 	for _, res := range results {
 		counts[res.Action]++
+		a.metrics.objects.WithLabelValues(app.Name, string(res.Action)).Inc()
 		olog := log.WithField("object", res.Object.String())
 		switch res.Action {
 		case apply.Unchanged:

@@ -5,11 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"text/tabwriter"
+	"time"
 
 	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
@@ -80,8 +84,40 @@ func runAgent(ctx context.Context, cmd *cobra.Command, o *runOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if err := serveHTTP(ctx, log, cfg.HTTP, a); err != nil {
+		return err
+	}
 	log.WithField("apps", len(cfg.Apps)).Info("agent started")
 	return a.Run(ctx)
+}
+
+// serveHTTP serves the agent's endpoints on cfg.Address until ctx ends.
+func serveHTTP(ctx context.Context, log *logrus.Logger, cfg agent.HTTPConfig, a *agent.Agent) error {
+	if cfg.Address == "-" {
+		return nil
+	}
+	var secret []byte
+	if cfg.HookSecretFile != "" {
+		data, err := os.ReadFile(cfg.HookSecretFile)
+		if err != nil {
+			return fmt.Errorf("read http.hookSecretFile: %w", err)
+		}
+		secret = []byte(strings.TrimSpace(string(data)))
+	}
+	l, err := net.Listen("tcp", cfg.Address)
+	if err != nil {
+		return fmt.Errorf("listen on http.address %s: %w", cfg.Address, err)
+	}
+	srv := &http.Server{Handler: a.Handler(secret), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdown)
+	}()
+	log.WithFields(logrus.Fields{"address": l.Addr().String(), "hook": len(secret) > 0}).Info("serving /healthz, /readyz, /metrics")
+	return nil
 }
 
 // printRunSummary prints, after run --once, one line per role of every

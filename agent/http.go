@@ -1,0 +1,195 @@
+package agent
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Hook signature headers. roleout's own signs a timestamp with the body
+// (stale and replayed deliveries are refused); the forge form (GitHub,
+// Gitea, Forgejo) signs the body, and a delivery ID may be used once.
+const (
+	SignatureHeader      = "X-Roleout-Signature" // t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">
+	ForgeSignatureHeader = "X-Hub-Signature-256" // sha256=<hex HMAC-SHA256 of body>
+	hookMaxAge           = 5 * time.Minute
+	maxHookBody          = 1 << 20
+)
+
+// Handler returns the agent's HTTP endpoints: /healthz, /readyz, /metrics
+// (Prometheus) and, with a secret, POST /hook, which triggers a poll when
+// its HMAC signature is good.
+func (a *Agent) Handler(hookSecret []byte) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !a.metrics.ready() {
+			http.Error(w, "no poll has completed yet", http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = io.WriteString(w, "ok\n")
+	})
+	mux.Handle("/metrics", promhttp.HandlerFor(a.metrics.registry, promhttp.HandlerOpts{}))
+	if len(hookSecret) > 0 {
+		mux.Handle("/hook", &hook{secret: hookSecret, trigger: a.Trigger, seen: map[string]time.Time{}, now: time.Now})
+	}
+	return mux
+}
+
+// hook verifies signed deliveries and triggers polls.
+type hook struct {
+	secret  []byte
+	trigger func()
+	now     func() time.Time
+	mu      sync.Mutex
+	seen    map[string]time.Time // signature or delivery ID → when first seen
+}
+
+func (h *hook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		http.Error(w, "POST only", http.StatusMethodNotAllowed)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxHookBody))
+	if err != nil {
+		http.Error(w, "cannot read the body", http.StatusBadRequest)
+		return
+	}
+	key, ok := h.verify(r.Header, body)
+	if !ok || !h.firstTime(key) {
+		http.Error(w, "bad, stale or replayed signature", http.StatusUnauthorized)
+		return
+	}
+	h.trigger()
+	w.WriteHeader(http.StatusAccepted)
+	_, _ = io.WriteString(w, "poll triggered\n")
+}
+
+// verify checks either signature form and returns the key that must not
+// be used twice.
+func (h *hook) verify(header http.Header, body []byte) (string, bool) {
+	if sig := header.Get(SignatureHeader); sig != "" {
+		var ts, v1 string
+		for _, part := range strings.Split(sig, ",") {
+			k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
+			switch k {
+			case "t":
+				ts = v
+			case "v1":
+				v1 = v
+			}
+		}
+		sec, err := strconv.ParseInt(ts, 10, 64)
+		if err != nil {
+			return "", false
+		}
+		if age := h.now().Sub(time.Unix(sec, 0)); age > hookMaxAge || age < -hookMaxAge {
+			return "", false
+		}
+		return v1, validMAC(h.secret, []byte(ts+"."+string(body)), v1)
+	}
+	sig, ok := strings.CutPrefix(header.Get(ForgeSignatureHeader), "sha256=")
+	if !ok {
+		return "", false
+	}
+	delivery := header.Get("X-GitHub-Delivery") + header.Get("X-Gitea-Delivery")
+	if delivery == "" {
+		delivery = sig
+	}
+	return delivery, validMAC(h.secret, body, sig)
+}
+
+// firstTime records key and reports whether it was not seen within the
+// last day.
+func (h *hook) firstTime(key string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	now := h.now()
+	for k, t := range h.seen {
+		if now.Sub(t) > 24*time.Hour {
+			delete(h.seen, k)
+		}
+	}
+	if _, dup := h.seen[key]; dup {
+		return false
+	}
+	h.seen[key] = now
+	return true
+}
+
+func validMAC(secret, msg []byte, hexSig string) bool {
+	want, err := hex.DecodeString(hexSig)
+	if err != nil {
+		return false
+	}
+	m := hmac.New(sha256.New, secret)
+	m.Write(msg)
+	return hmac.Equal(m.Sum(nil), want)
+}
+
+// SignHook returns the X-Roleout-Signature value for body at time t.
+func SignHook(secret, body []byte, t time.Time) string {
+	ts := strconv.FormatInt(t.Unix(), 10)
+	return "t=" + ts + ",v1=" + hexMAC(secret, []byte(ts+"."+string(body)))
+}
+
+// metrics are the agent's Prometheus metrics, in a registry of its own.
+type metrics struct {
+	registry     *prometheus.Registry
+	reconcile    *prometheus.HistogramVec
+	rollouts     *prometheus.CounterVec
+	objects      *prometheus.CounterVec
+	poll         prometheus.Histogram
+	lastApplied  *prometheus.GaugeVec
+	mu           sync.Mutex
+	pollsStarted bool
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		registry: prometheus.NewRegistry(),
+		reconcile: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "roleout_reconcile_duration_seconds", Help: "Time to reconcile an app, render to status.",
+			Buckets: prometheus.ExponentialBuckets(0.05, 2, 14)}, []string{"app"}),
+		rollouts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "roleout_rollouts_total", Help: "Rollouts by app and result (Succeeded, Failed, Superseded)."}, []string{"app", "result"}),
+		objects: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "roleout_objects_applied_total", Help: "Objects applied by app and action (created, configured, unchanged, recreated, deleted)."}, []string{"app", "action"}),
+		poll: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "roleout_poll_duration_seconds", Help: "Time to poll the source (list refs, fetch when new).",
+			Buckets: prometheus.ExponentialBuckets(0.01, 2, 14)}),
+		lastApplied: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "roleout_last_applied_commit_timestamp_seconds", Help: "When the app's last commit finished rolling out (Unix time); its age is time() minus this."}, []string{"app"}),
+	}
+	m.registry.MustRegister(m.reconcile, m.rollouts, m.objects, m.poll, m.lastApplied)
+	return m
+}
+
+func (m *metrics) ready() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.pollsStarted
+}
+
+func (m *metrics) polled(d time.Duration) {
+	m.poll.Observe(d.Seconds())
+	m.mu.Lock()
+	m.pollsStarted = true
+	m.mu.Unlock()
+}
+
+// hexMAC returns the hex HMAC-SHA256 of msg, as forges sign hook bodies.
+func hexMAC(secret, msg []byte) string {
+	m := hmac.New(sha256.New, secret)
+	m.Write(msg)
+	return hex.EncodeToString(m.Sum(nil))
+}

@@ -1,0 +1,308 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
+
+	"github.com/roleout/roleout/agent"
+	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/sources"
+)
+
+// requestCounter counts the HTTP requests a client makes, by method.
+type requestCounter struct {
+	mu       sync.Mutex
+	byMethod map[string]int
+}
+
+// wrap returns a copy of cfg whose transport counts into c.
+func (c *requestCounter) wrap(cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			c.mu.Lock()
+			if c.byMethod == nil {
+				c.byMethod = map[string]int{}
+			}
+			c.byMethod[req.Method]++
+			c.mu.Unlock()
+			return rt.RoundTrip(req)
+		})
+	})
+	return cfg
+}
+
+// roundTripFunc is an http.RoundTripper made of a function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+// RoundTrip calls f.
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// reset sets the counts to zero.
+func (c *requestCounter) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.byMethod = map[string]int{}
+}
+
+// counts returns the total and the writes (every method but GET).
+func (c *requestCounter) counts() (total, writes int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for m, n := range c.byMethod {
+		total += n
+		if m != http.MethodGet {
+			writes += n
+		}
+	}
+	return total, writes
+}
+
+// phases adds up the time an agent spends in each of its dependencies.
+type phases struct {
+	mu sync.Mutex
+	d  map[string]time.Duration
+}
+
+// since adds the time since start to phase.
+func (p *phases) since(phase string, start time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.d == nil {
+		p.d = map[string]time.Duration{}
+	}
+	p.d[phase] += time.Since(start)
+}
+
+// take returns the times so far and starts again from zero.
+func (p *phases) take() map[string]time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := p.d
+	p.d = map[string]time.Duration{}
+	if out == nil {
+		out = map[string]time.Duration{}
+	}
+	return out
+}
+
+// timedFetcher times the git source's Fetch and Head.
+type timedFetcher struct {
+	agent.Fetcher
+	clk *phases
+}
+
+// Fetch times the wrapped Fetch as phase "fetch".
+func (f timedFetcher) Fetch(ctx context.Context) (sources.Snapshot, error) {
+	defer f.clk.since("fetch", time.Now())
+	return f.Fetcher.Fetch(ctx)
+}
+
+// Head times the wrapped Head as phase "fetch".
+func (f timedFetcher) Head(ctx context.Context) (sources.Revision, error) {
+	defer f.clk.since("fetch", time.Now())
+	return f.Fetcher.Head(ctx)
+}
+
+// benchRenderer is the agent's kustomize renderer (agent.New wires an
+// unexported one that does exactly this), timed, with its render.Renderer
+// at hand so that builds can be counted.
+type benchRenderer struct {
+	r   render.Renderer
+	clk *phases
+}
+
+// Render builds app's overlay from snap, cached by the snapshot's tree
+// hashes, and sets the app's namespace on objects that name none.
+func (b *benchRenderer) Render(ctx context.Context, snap sources.Snapshot, app agent.AppConfig) ([]*unstructured.Unstructured, error) {
+	defer b.clk.since("render", time.Now())
+	src := render.Source{Root: snap.Dir}
+	if snap.Index != nil {
+		src.Index = snap.Index
+	}
+	res, err := b.r.Build(ctx, src, app.Path, render.DefaultOptions())
+	if err != nil {
+		return nil, err
+	}
+	ns := app.Namespace
+	if ns == "" {
+		ns = "default"
+	}
+	return res.Objects, render.DefaultNamespace(res.Objects, ns)
+}
+
+// timedPlanner is render.NewPlan, timed as phase "plan".
+type timedPlanner struct{ clk *phases }
+
+// Plan calls render.NewPlan.
+func (p timedPlanner) Plan(objs []*unstructured.Unstructured, opts render.PlanOptions) (*render.Plan, error) {
+	defer p.clk.since("plan", time.Now())
+	return render.NewPlan(objs, opts)
+}
+
+// timedApplier times the applier's calls by phase: "apply", "health",
+// "observe", "plan-reads" (collision counts and CRDs read for the plan)
+// and "diff".
+type timedApplier struct {
+	agent.Applier
+	clk *phases
+}
+
+// Apply times the wrapped Apply.
+func (a timedApplier) Apply(ctx context.Context, objs []*unstructured.Unstructured, opts apply.ApplyOptions) ([]apply.Result, error) {
+	defer a.clk.since("apply", time.Now())
+	return a.Applier.Apply(ctx, objs, opts)
+}
+
+// WaitHealthy times the wrapped WaitHealthy.
+func (a timedApplier) WaitHealthy(ctx context.Context, objs []*unstructured.Unstructured, timeout time.Duration) error {
+	defer a.clk.since("health", time.Now())
+	return a.Applier.WaitHealthy(ctx, objs, timeout)
+}
+
+// Observe times the wrapped Observe.
+func (a timedApplier) Observe(ctx context.Context, o *unstructured.Unstructured) (apply.Observed, error) {
+	defer a.clk.since("observe", time.Now())
+	return a.Applier.Observe(ctx, o)
+}
+
+// CollisionCount times the wrapped CollisionCount.
+func (a timedApplier) CollisionCount(ctx context.Context, o *unstructured.Unstructured) (*int32, error) {
+	defer a.clk.since("plan-reads", time.Now())
+	return a.Applier.CollisionCount(ctx, o)
+}
+
+// CRDFor times the wrapped CRDFor.
+func (a timedApplier) CRDFor(ctx context.Context, o *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	defer a.clk.since("plan-reads", time.Now())
+	return a.Applier.CRDFor(ctx, o)
+}
+
+// Diff times the wrapped Diff.
+func (a timedApplier) Diff(ctx context.Context, objs []*unstructured.Unstructured, opts apply.DiffOptions) ([]apply.ObjectDiff, error) {
+	defer a.clk.since("diff", time.Now())
+	return a.Applier.Diff(ctx, objs, opts)
+}
+
+// timedStatus times the status branch's reads and commits.
+type timedStatus struct {
+	agent.StatusStore
+	clk *phases
+}
+
+// ReadFiles times the wrapped ReadFiles as phase "status".
+func (s timedStatus) ReadFiles(ctx context.Context, dir string) (map[string][]byte, error) {
+	defer s.clk.since("status", time.Now())
+	return s.StatusStore.ReadFiles(ctx, dir)
+}
+
+// Commit times the wrapped Commit as phase "status".
+func (s timedStatus) Commit(ctx context.Context, files map[string][]byte, msg string) (string, error) {
+	defer s.clk.since("status", time.Now())
+	return s.StatusStore.Commit(ctx, files, msg)
+}
+
+// benchAgent is a roleout agent wired as agent.New wires it (git source,
+// kustomize renderer, role planner, server-side applier, status branch),
+// with every dependency timed and the API requests counted.
+type benchAgent struct {
+	*agent.Agent
+	cfg      *agent.Config
+	renderer *benchRenderer
+	applier  *apply.Applier
+	clk      *phases
+	api      *requestCounter
+}
+
+// agentConfig parses an agent configuration for one git repository and
+// apps (name → overlay path; the namespace is the name), as a user would
+// write it.
+func agentConfig(url, cacheDir string, apps ...string) (*agent.Config, string, error) {
+	text := fmt.Sprintf("apiVersion: roleout.dev/v1alpha1\nkind: AgentConfig\nsource: {url: %q, branch: main}\ncacheDir: %q\napps:\n", url, cacheDir)
+	for _, name := range apps {
+		text += fmt.Sprintf("- {name: %s, path: apps/%s, namespace: %s, timeout: 3m}\n", name, name, name)
+	}
+	cfg, err := agent.ParseConfig([]byte(text), "bench agent config")
+	return cfg, text, err
+}
+
+// newBenchAgent returns a benchAgent for cfg against the cluster restCfg
+// reaches. The rest.Config's QPS and burst are cleared so that the
+// applier sets its own, as for a kubeconfig.
+func newBenchAgent(cfg *agent.Config, restCfg *rest.Config, log logrus.FieldLogger) (*benchAgent, error) {
+	b := &benchAgent{cfg: cfg, clk: &phases{}, api: &requestCounter{}}
+	b.renderer = &benchRenderer{clk: b.clk}
+	src, err := sources.NewGitSource(sources.Options{
+		URL: cfg.Source.URL, Ref: sources.Ref{Branch: cfg.Source.Branch}, CacheDir: cfg.CacheDir,
+	})
+	if err != nil {
+		return nil, err
+	}
+	rc := b.api.wrap(restCfg)
+	rc.QPS, rc.Burst, rc.UserAgent = 0, 0, ""
+	applyOpts := apply.DefaultOptions()
+	if cfg.Apply.Concurrency > 0 {
+		applyOpts.Concurrency = cfg.Apply.Concurrency
+	}
+	if b.applier, err = apply.New(rc, applyOpts); err != nil {
+		return nil, err
+	}
+	status := sources.NewStatusBranch(sources.StatusOptions{
+		URL: cfg.Source.URL, Branch: cfg.Status.Branch,
+		AuthorName: cfg.Status.Author.Name, AuthorEmail: cfg.Status.Author.Email,
+	})
+	b.Agent = agent.NewWithDeps(cfg, agent.Deps{
+		Fetcher:  timedFetcher{Fetcher: src, clk: b.clk},
+		Renderer: b.renderer,
+		Planner:  timedPlanner{clk: b.clk},
+		Applier:  timedApplier{Applier: b.applier, clk: b.clk},
+		Status:   timedStatus{StatusStore: status, clk: b.clk},
+	}, log)
+	return b, nil
+}
+
+// cycle is what one RunOnce did.
+type cycle struct {
+	wall    time.Duration
+	phases  map[string]time.Duration
+	renders int
+	api     int
+	writes  int
+}
+
+// applyPath is the part of a cycle that does what kubectl apply -k does:
+// render, plan (with its reads) and apply, without health waits,
+// observation and status.
+func (c cycle) applyPath() time.Duration {
+	return c.phases["render"] + c.phases["plan"] + c.phases["plan-reads"] + c.phases["apply"]
+}
+
+// runOnce runs one reconcile cycle and returns what it did.
+func (b *benchAgent) runOnce(ctx context.Context) (cycle, error) {
+	b.clk.take()
+	b.api.reset()
+	builds := b.renderer.r.Builds()
+	start := time.Now()
+	err := b.RunOnce(ctx)
+	c := cycle{wall: time.Since(start), phases: b.clk.take(), renders: b.renderer.r.Builds() - builds}
+	c.api, c.writes = b.api.counts()
+	return c, err
+}
+
+// metrics returns a cycle's figures for the benchmark file.
+func (c cycle) metrics() map[string]float64 {
+	m := map[string]float64{"api-req/op": float64(c.api), "api-writes/op": float64(c.writes), "renders/op": float64(c.renders),
+		"apply-path-ns/op": float64(c.applyPath().Nanoseconds())}
+	for p, d := range c.phases {
+		m[p+"-ns/op"] = float64(d.Nanoseconds())
+	}
+	return m
+}

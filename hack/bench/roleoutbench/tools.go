@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
+
+	"github.com/roleout/roleout/render"
+)
+
+// toolRun is one timed run of a peer program.
+type toolRun struct {
+	elapsed  time.Duration
+	requests int
+}
+
+// metrics returns the run's figures for the benchmark file.
+func (t toolRun) metrics() map[string]float64 {
+	return map[string]float64{"api-req/op": float64(t.requests)}
+}
+
+// kubectl runs bin/kubectl with args against the test cluster, -v=6 so
+// that its requests can be counted from its log (one line per response).
+// Exit code 1 is accepted when okExit1 (kubectl diff: differences found).
+func (e *env) kubectl(ctx context.Context, okExit1 bool, args ...string) (toolRun, error) {
+	cmd := exec.CommandContext(ctx, e.kubectlBin, append(args, "-v=6")...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+e.cluster.Kubeconfig, "HOME="+e.kubeHome)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	run := toolRun{elapsed: time.Since(start), requests: strings.Count(stderr.String(), `"Response" verb=`)}
+	if ee, ok := err.(*exec.ExitError); ok && okExit1 && ee.ExitCode() == 1 {
+		err = nil
+	}
+	if err != nil {
+		return run, fmt.Errorf("kubectl %s: %w: %s", strings.Join(args, " "), err, lastLines(stderr.String(), 5))
+	}
+	return run, nil
+}
+
+// fluxReport is the JSON line of hack/bench/flux.
+type fluxReport struct {
+	ElapsedNS int64          `json:"elapsedNS"`
+	Requests  int            `json:"requests"`
+	Objects   int            `json:"objects"`
+	Actions   map[string]int `json:"actions"`
+}
+
+// flux applies the YAML in dir with Flux's ssa engine (ApplyAllStaged);
+// concurrency 0 keeps the engine's default.
+func (e *env) flux(ctx context.Context, dir string, concurrency int) (toolRun, fluxReport, error) {
+	cmd := exec.CommandContext(ctx, e.fluxBin, "-kubeconfig", e.cluster.Kubeconfig, "-dir", dir, "-concurrency", fmt.Sprint(concurrency))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return toolRun{}, fluxReport{}, fmt.Errorf("flux peer: %w: %s", err, lastLines(stderr.String(), 5))
+	}
+	var rep fluxReport
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		return toolRun{}, rep, fmt.Errorf("flux peer output %q: %w", stdout.String(), err)
+	}
+	return toolRun{elapsed: time.Duration(rep.ElapsedNS), requests: rep.Requests}, rep, nil
+}
+
+// overlay writes w's overlay into dir/overlay and its rendered objects
+// (roleout's own render, the namespace set) into dir/rendered/all.yaml,
+// for kubectl (-k dir/overlay) and the Flux peer (dir/rendered). Nothing
+// here is timed.
+func (e *env) overlay(ctx context.Context, w *workload, dir string) (overlay, rendered string, err error) {
+	overlay, rendered = filepath.Join(dir, "overlay"), filepath.Join(dir, "rendered")
+	if err := w.write(overlay); err != nil {
+		return "", "", err
+	}
+	res, err := (&render.Renderer{}).Build(ctx, render.Source{Root: dir}, "overlay", render.DefaultOptions())
+	if err != nil {
+		return "", "", err
+	}
+	var b bytes.Buffer
+	for _, o := range res.Objects {
+		data, err := yaml.Marshal(o.Object)
+		if err != nil {
+			return "", "", err
+		}
+		b.WriteString("---\n")
+		b.Write(data)
+	}
+	if err := os.MkdirAll(rendered, 0o755); err != nil {
+		return "", "", err
+	}
+	return overlay, rendered, os.WriteFile(filepath.Join(rendered, "all.yaml"), b.Bytes(), 0o644)
+}
+
+// createNamespace creates namespace ns if it does not exist.
+func (e *env) createNamespace(ctx context.Context, ns string) error {
+	cs, err := kubernetes.NewForConfig(e.cluster.Config)
+	if err != nil {
+		return err
+	}
+	_, err = cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
+}
+
+// deleteNamespaces deletes namespaces and waits up to timeout until they
+// are gone, so that their garbage collection does not run into the next
+// measurement.
+func (e *env) deleteNamespaces(ctx context.Context, timeout time.Duration, names ...string) error {
+	cs, err := kubernetes.NewForConfig(e.cluster.Config)
+	if err != nil {
+		return err
+	}
+	for _, ns := range names {
+		if err := cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	deadline := time.Now().Add(timeout)
+	for _, ns := range names {
+		for {
+			_, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("namespace %s still there after %s", ns, timeout)
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
+	}
+	return nil
+}
+
+// settle waits a moment after a measurement so that the controllers'
+// follow-up work (ReplicaSets, status updates) does not run into the
+// next one.
+func settle() { time.Sleep(2 * time.Second) }
+
+// goBuild builds a Go package into out, from dir (a module).
+func goBuild(ctx context.Context, dir, pkg, out string) error {
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
+	cmd.Dir = dir
+	if data, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s in %s: %w: %s", pkg, dir, err, lastLines(string(data), 10))
+	}
+	return nil
+}
+
+// lastLines returns the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
