@@ -25,6 +25,9 @@ type Deps struct {
 	Status   StatusStore
 	// Clock tells the time for rollout windows; nil is time.Now.
 	Clock func() time.Time
+	// PullRequests lists and fetches pull-request heads for previews;
+	// nil turns previews off.
+	PullRequests PullRequests
 }
 
 func (d Deps) now() time.Time {
@@ -47,7 +50,14 @@ type Agent struct {
 	results map[string]*AppStatus
 	trigger chan struct{}
 	metrics *metrics
+	dryRun  bool
 }
+
+// DryRun makes the agent plan and diff every app against the cluster
+// (server-side dry run) and log what it would do, writing nothing to the
+// cluster and no app status to git; pull-request previews are still
+// written.
+func (a *Agent) DryRun() { a.dryRun = true }
 
 // New returns an Agent for cfg that applies to the cluster restCfg
 // reaches, with the git source, kustomize renderer, role planner,
@@ -66,11 +76,12 @@ func New(cfg *Config, restCfg *rest.Config, log logrus.FieldLogger) (*Agent, err
 		return nil, err
 	}
 	return NewWithDeps(cfg, Deps{
-		Fetcher:  src,
-		Renderer: &kustomizeRenderer{},
-		Planner:  rolePlanner{},
-		Applier:  applier,
-		Status:   sources.NewStatusBranch(statusOptions(cfg)),
+		Fetcher:      src,
+		Renderer:     &kustomizeRenderer{},
+		Planner:      rolePlanner{},
+		Applier:      applier,
+		Status:       sources.NewStatusBranch(statusOptions(cfg)),
+		PullRequests: gitPullRequests{src: src},
 	}, log), nil
 }
 
@@ -137,6 +148,9 @@ func (a *Agent) RunOnce(ctx context.Context) error {
 			}
 		}
 		if !superseded {
+			if err := a.previews(ctx); err != nil {
+				errs = append(errs, err)
+			}
 			return errors.Join(errs...)
 		}
 	}

@@ -172,9 +172,6 @@ func (c *Config) NotActedOn() []string {
 	if c.Source.Verify != nil {
 		out = append(out, "source.verify")
 	}
-	if c.Source.PullRequests != nil {
-		out = append(out, "source.pullRequests")
-	}
 	if c.Source.Auth.SSHKeyFile != "" {
 		out = append(out, "source.auth.sshKeyFile")
 	}

@@ -52,6 +52,9 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 	}
 	steps := newRollout(snap.Revision, plan, prev.status)
 	steps.logSequence(log)
+	if a.dryRun {
+		return a.dryRunApp(ctx, log, app, plan)
+	}
 	if app.Paused {
 		st.Phase, st.Message = PhasePaused, "app is paused: planned, nothing applied"
 		st.Prerequisites, st.Roles = steps.prereq, steps.roles
@@ -135,6 +138,25 @@ func (a *Agent) checkpoint(log logrus.FieldLogger, app AppConfig, snap sources.S
 		}
 		return nil
 	}
+}
+
+// dryRunApp diffs the plan against the cluster and logs what a rollout
+// would change; nothing is written.
+func (a *Agent) dryRunApp(ctx context.Context, log logrus.FieldLogger, app AppConfig, plan *render.Plan) error {
+	rep, err := DiffLive(ctx, a.deps.Applier, app, plan)
+	if err != nil {
+		return fmt.Errorf("dry run: %w", err)
+	}
+	for _, s := range rep.Steps {
+		for _, o := range s.Objects {
+			if o.Change != apply.NoChange {
+				log.WithFields(logrus.Fields{"step": s.Role, "object": o.Object.String()}).Infof("dry run: would %s", o.Change)
+			}
+		}
+	}
+	c := rep.Summary
+	log.WithFields(logrus.Fields{"create": c.Create, "update": c.Update, "delete": c.Delete, "unchanged": c.Unchanged}).Info("dry run: nothing written")
+	return nil
 }
 
 // windowOpen reports whether the app's rollout windows allow a rollout

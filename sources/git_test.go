@@ -193,3 +193,38 @@ func TestSnapshotIndex(t *testing.T) {
 		t.Error("a missing path has a hash")
 	}
 }
+
+func TestListRefsAndForRef(t *testing.T) {
+	srv, repo := newFixture(t, testgit.Options{})
+	main := mustCommit(t, repo, "main", "main", map[string]string{"a.yaml": "a: 1\n"})
+	pr := mustCommit(t, repo, "pr/feature", "feature", map[string]string{"a.yaml": "a: 2\n"})
+	for n, c := range map[int]string{1: main, 7: pr} {
+		if err := repo.PullRequest(n, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src, err := NewGitSource(Options{URL: srv.RepoURL("config"), Ref: Ref{Branch: "main"}, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	heads, err := src.ListRefs(context.Background(), []string{"refs/pull/*/head", "refs/heads/pr/*"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Head{{"refs/heads/pr/feature", pr}, {"refs/pull/1/head", main}, {"refs/pull/7/head", pr}}
+	if len(heads) != len(want) {
+		t.Fatalf("heads = %v, want %v", heads, want)
+	}
+	for i := range want {
+		if heads[i] != want[i] {
+			t.Errorf("head %d = %v, want %v", i, heads[i], want[i])
+		}
+	}
+	snap, err := src.ForRef("refs/pull/7/head").Fetch(context.Background())
+	if err != nil || snap.Revision.Commit != pr {
+		t.Fatalf("fetch refs/pull/7/head: %v %v", snap.Revision, err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(snap.Dir, "a.yaml")); string(got) != "a: 2\n" {
+		t.Errorf("PR checkout a.yaml = %q", got)
+	}
+}

@@ -27,6 +27,7 @@ import (
 type runOptions struct {
 	config    string
 	once      bool
+	dryRun    bool
 	logFormat string
 	logLevel  string
 	output    string
@@ -48,6 +49,7 @@ func newRunCommand(global *globalOptions) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&o.config, "config", "", "agent configuration file (required)")
 	cmd.Flags().BoolVar(&o.once, "once", false, "poll and reconcile once, then exit; non-zero exit if any app failed")
+	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "plan and diff (server-side dry run) every app and log what would change; write nothing to the cluster and no status (previews are still written)")
 	cmd.Flags().StringVar(&o.logFormat, "log-format", "text", "log format: text, json, or pretty (short lines for a person; default json with --output json)")
 	cmd.Flags().StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	_ = cmd.MarkFlagRequired("config")
@@ -74,6 +76,9 @@ func runAgent(ctx context.Context, cmd *cobra.Command, o *runOptions) error {
 	a, err := agent.New(cfg, restCfg, log)
 	if err != nil {
 		return err
+	}
+	if o.dryRun {
+		a.DryRun()
 	}
 	if o.once {
 		err := a.RunOnce(ctx)

@@ -89,7 +89,7 @@ func roleSummary(st *agent.AppStatus) string {
 }
 
 // roleoutWrites counts the write requests roleout made, by
-// resource/name.
+// resource/name; dry runs write nothing and do not count.
 func roleoutWrites(t *testing.T) map[string]int {
 	t.Helper()
 	writes, err := cluster.Writes("roleout/")
@@ -98,7 +98,9 @@ func roleoutWrites(t *testing.T) map[string]int {
 	}
 	out := map[string]int{}
 	for _, w := range writes {
-		out[w.Resource+"/"+w.Name]++
+		if !w.DryRun {
+			out[w.Resource+"/"+w.Name]++
+		}
 	}
 	return out
 }

@@ -46,6 +46,8 @@ type Write struct {
 	UserAgent   string
 	Code        int
 	Time        time.Time
+	// DryRun says the request asked for dryRun=All: nothing was written.
+	DryRun bool
 }
 
 // Writes returns the write requests the API server completed whose user
@@ -61,10 +63,11 @@ func (c *Cluster) Writes(userAgent string) ([]Write, error) {
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
 		var ev struct {
-			Stage     string `json:"stage"`
-			Verb      string `json:"verb"`
-			UserAgent string `json:"userAgent"`
-			ObjectRef struct {
+			Stage      string `json:"stage"`
+			Verb       string `json:"verb"`
+			RequestURI string `json:"requestURI"`
+			UserAgent  string `json:"userAgent"`
+			ObjectRef  struct {
 				Resource    string `json:"resource"`
 				Subresource string `json:"subresource"`
 				Namespace   string `json:"namespace"`
@@ -85,6 +88,7 @@ func (c *Cluster) Writes(userAgent string) ([]Write, error) {
 			Verb: ev.Verb, Resource: ev.ObjectRef.Resource, Subresource: ev.ObjectRef.Subresource,
 			Namespace: ev.ObjectRef.Namespace, Name: ev.ObjectRef.Name,
 			UserAgent: ev.UserAgent, Code: ev.ResponseStatus.Code, Time: ev.StageTimestamp,
+			DryRun: strings.Contains(ev.RequestURI, "dryRun=All"),
 		})
 	}
 	return out, sc.Err()

@@ -228,3 +228,6 @@ func cpuModel() string {
 	}
 	return "unknown"
 }
+
+// numCPU returns the number of cores.
+func numCPU() int { return runtime.NumCPU() }

@@ -36,7 +36,10 @@ func (t toolRun) metrics() map[string]float64 {
 // Exit code 1 is accepted when okExit1 (kubectl diff: differences found).
 func (e *env) kubectl(ctx context.Context, okExit1 bool, args ...string) (toolRun, error) {
 	cmd := exec.CommandContext(ctx, e.kubectlBin, append(args, "-v=6")...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+e.cluster.Kubeconfig, "HOME="+e.kubeHome)
+	cmd.Env = append(os.Environ(), "HOME="+e.kubeHome)
+	if e.cluster != nil {
+		cmd.Env = append(cmd.Env, "KUBECONFIG="+e.cluster.Kubeconfig)
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()

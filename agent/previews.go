@@ -1,0 +1,161 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/sources"
+)
+
+// PullRequests lists pull-request heads and fetches them.
+type PullRequests interface {
+	ListRefs(ctx context.Context, globs []string) ([]sources.Head, error)
+	// Fetcher returns a fetcher that follows ref.
+	Fetcher(ref string) Fetcher
+}
+
+// gitPullRequests adapts a GitSource to PullRequests.
+type gitPullRequests struct{ src *sources.GitSource }
+
+func (g gitPullRequests) ListRefs(ctx context.Context, globs []string) ([]sources.Head, error) {
+	return g.src.ListRefs(ctx, globs)
+}
+
+func (g gitPullRequests) Fetcher(ref string) Fetcher { return g.src.ForRef(ref) }
+
+// Preview is what merging a pull-request head would do to an app:
+// previews/<name>.json on the status branch (the .md next to it is for
+// people).
+type Preview struct {
+	App    string          `json:"app"`
+	Ref    string          `json:"ref"`
+	Commit string          `json:"commit"`
+	Plan   *render.Summary `json:"plan,omitempty"`
+	Diff   *DiffReport     `json:"diff,omitempty"`
+	// Error says why there is no plan or diff (a broken render, say).
+	Error string `json:"error,omitempty"`
+}
+
+// previewName turns a ref into a file name: refs/pull/7/head → pull-7-head.
+func previewName(ref string) string {
+	return strings.ReplaceAll(strings.TrimPrefix(ref, "refs/"), "/", "-")
+}
+
+func previewPath(app, name, ext string) string { return path.Join(app, "previews", name+ext) }
+
+// previews renders, plans and diffs every new or moved pull-request head
+// for every app and commits the previews; the preview of a head that is
+// gone is removed. Errors of one head are recorded in its preview.
+func (a *Agent) previews(ctx context.Context) error {
+	pr := a.cfg.Source.PullRequests
+	if pr == nil || len(pr.Refs) == 0 || a.deps.PullRequests == nil {
+		return nil
+	}
+	heads, err := a.deps.PullRequests.ListRefs(ctx, pr.Refs)
+	if err != nil {
+		return fmt.Errorf("list pull-request refs: %w", err)
+	}
+	var errs []error
+	for _, app := range a.cfg.Apps {
+		if err := a.previewApp(ctx, app, heads); err != nil {
+			errs = append(errs, fmt.Errorf("app %s previews: %w", app.Name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (a *Agent) previewApp(ctx context.Context, app AppConfig, heads []sources.Head) error {
+	log := a.log.WithField("app", app.Name)
+	prev, err := loadPrevious(ctx, a.deps.Status, app.Name)
+	if err != nil {
+		return err
+	}
+	files := map[string][]byte{}
+	var changes []string
+	current := map[string]bool{}
+	for _, h := range heads {
+		name := previewName(h.Ref)
+		current[name] = true
+		if old, ok := readPreview(prev.files, app.Name, name); ok && old.Commit == h.Commit {
+			continue
+		}
+		p := a.preview(ctx, app, h, prev)
+		js, err := json.MarshalIndent(p, "", "  ")
+		if err != nil {
+			return err
+		}
+		files[previewPath(app.Name, name, ".json")] = append(js, '\n')
+		files[previewPath(app.Name, name, ".md")] = []byte(previewMarkdown(p))
+		changes = append(changes, name+" "+h.Commit[:7])
+		log.WithFields(logrus.Fields{"ref": h.Ref, "commit": h.Commit[:7]}).Info("preview written")
+	}
+	for name := range prev.files {
+		dir, file := path.Split(name)
+		if dir != path.Join(app.Name, "previews")+"/" {
+			continue
+		}
+		base := strings.TrimSuffix(strings.TrimSuffix(file, ".json"), ".md")
+		if !current[base] {
+			files[name] = nil
+			if strings.HasSuffix(file, ".json") {
+				changes = append(changes, base+" removed")
+			}
+		}
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	sort.Strings(changes)
+	_, err = a.deps.Status.Commit(ctx, files, fmt.Sprintf("roleout: %s previews: %s", app.Name, strings.Join(changes, ", ")))
+	if errors.Is(err, sources.ErrNoChange) {
+		return nil
+	}
+	return err
+}
+
+// preview plans and diffs one head against what the app has applied.
+func (a *Agent) preview(ctx context.Context, app AppConfig, h sources.Head, prev *previous) Preview {
+	p := Preview{App: app.Name, Ref: h.Ref, Commit: h.Commit}
+	snap, err := a.deps.PullRequests.Fetcher(h.Ref).Fetch(ctx)
+	if err != nil {
+		p.Error = err.Error()
+		return p
+	}
+	plan, err := a.plan(ctx, snap, app, prev)
+	if err != nil {
+		p.Error = err.Error()
+		return p
+	}
+	steps := newRollout(snap.Revision, plan, prev.status)
+	s := plan.Summarize(func(r *render.Role) bool { return steps.apply[r.Name] })
+	p.Plan = &s
+	if a.deps.Applier != nil {
+		p.Diff, err = DiffLive(ctx, a.deps.Applier, app, plan)
+	} else {
+		p.Diff = DiffOffline(app, plan, prev)
+	}
+	if err != nil {
+		p.Error = "diff: " + err.Error()
+	}
+	if p.Diff != nil {
+		p.Diff.Revision = snap.Revision.String()
+	}
+	return p
+}
+
+func readPreview(files map[string][]byte, app, name string) (Preview, bool) {
+	data, ok := files[previewPath(app, name, ".json")]
+	if !ok {
+		return Preview{}, false
+	}
+	var p Preview
+	return p, json.Unmarshal(data, &p) == nil
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/roleout/roleout/agent"
+	"github.com/roleout/roleout/internal/testcluster"
+	"github.com/roleout/roleout/internal/testgit"
+)
+
+// TestPullRequestPreviewsAndDryRun opens a pull request that changes one
+// role: the agent commits a preview (plan, predicted restarts, diff) and
+// applies nothing of it; a moved head updates the preview, a closed one
+// removes it. run --dry-run writes nothing to the cluster.
+func TestPullRequestPreviewsAndDryRun(t *testing.T) {
+	cs, err := kubernetes.NewForConfig(testcluster.Require(t, cluster).Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	srv := testgit.New(t, testgit.Options{})
+	repo := srv.MustRepo(t, "prs")
+	if _, err := repo.CommitDir("main", "web app", "testdata/web", "apps/web"); err != nil {
+		t.Fatal(err)
+	}
+	// Its own namespace, apart from the other tests' web app.
+	kust, _ := os.ReadFile("testdata/web/kustomization.yaml")
+	base, err := repo.Commit("main", "namespace webpr", map[string]string{
+		"apps/web/kustomization.yaml": strings.Replace(string(kust), "namespace: web", "namespace: webpr", 1),
+		"apps/web/namespace.yaml":     "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: webpr\n",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	worker, err := os.ReadFile("testdata/web/worker.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	openPR := func(image string) string {
+		t.Helper()
+		if err := repo.SetRef("refs/heads/pr/7", base); err != nil {
+			t.Fatal(err)
+		}
+		sha, err := repo.Commit("pr/7", "worker "+image, map[string]string{"apps/web/worker.yaml": strings.Replace(string(worker), "worker:1.0", image, 1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := repo.PullRequest(7, sha); err != nil {
+			t.Fatal(err)
+		}
+		return sha
+	}
+	head := openPR("worker:3.0")
+	config := writeConfig(t, repo.URL(), "- {name: webpr, path: apps/web}\n")
+	data, _ := os.ReadFile(config)
+	data = []byte(strings.Replace(string(data), "source: {", "source: {pullRequests: {refs: [\"refs/pull/*/head\"]}, ", 1))
+	if err := os.WriteFile(config, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, logs := cli("run", "--once", "--config", config); code != exitOK {
+		t.Fatalf("run --once exit %d:\n%s", code, logs)
+	}
+	preview := func() (agent.Preview, string) {
+		t.Helper()
+		js, err := repo.Show("roleout/status", "webpr/previews/pull-7-head.json")
+		if err != nil {
+			t.Fatalf("no preview: %v", err)
+		}
+		md, _ := repo.Show("roleout/status", "webpr/previews/pull-7-head.md")
+		var p agent.Preview
+		if err := json.Unmarshal([]byte(js), &p); err != nil {
+			t.Fatal(err)
+		}
+		return p, md
+	}
+	p, md := preview()
+	if p.Commit != head || p.Error != "" || p.Diff == nil || p.Diff.Summary.Update != 1 {
+		t.Errorf("preview = commit %s (want %s), error %q, diff %+v", p.Commit, head, p.Error, p.Diff)
+	}
+	for _, w := range p.Plan.Waves {
+		for _, r := range w.Roles {
+			if r.Changed != (r.Name == "worker") {
+				t.Errorf("preview role %s changed = %v", r.Name, r.Changed)
+			}
+		}
+	}
+	for _, want := range []string{"Merging this changes **1 role(s)**", "Deployment/worker → `ReplicaSet worker-", "**restarts pods**", "+      - image: registry.example/worker:3.0"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("preview markdown lacks %q:\n%s", want, md)
+		}
+	}
+	d, err := cs.AppsV1().Deployments("webpr").Get(ctx, "worker", metav1.GetOptions{})
+	if err != nil || d.Spec.Template.Spec.Containers[0].Image != "registry.example/worker:1.0" {
+		t.Errorf("the pull request's change reached the cluster: %v", err)
+	}
+
+	t.Run("a moved head updates the preview", func(t *testing.T) {
+		moved := openPR("worker:4.0")
+		if code, _, logs := cli("run", "--once", "--config", config); code != exitOK {
+			t.Fatalf("run --once exit %d:\n%s", code, logs)
+		}
+		if p, md := preview(); p.Commit != moved || !strings.Contains(md, "worker:4.0") {
+			t.Errorf("preview commit %s, want %s", p.Commit, moved)
+		}
+	})
+
+	t.Run("dry run writes nothing", func(t *testing.T) {
+		if _, err := repo.Commit("main", "worker 5.0", map[string]string{"apps/web/worker.yaml": strings.Replace(string(worker), "worker:1.0", "worker:5.0", 1)}); err != nil {
+			t.Fatal(err)
+		}
+		before := roleoutWrites(t)
+		statusBefore, _ := repo.Rev("refs/heads/roleout/status")
+		code, _, logs := cli("run", "--once", "--dry-run", "--config", config)
+		if code != exitOK || !strings.Contains(logs, "dry run: would update") {
+			t.Fatalf("run --once --dry-run exit %d:\n%s", code, logs)
+		}
+		if got := diffCounts(before, roleoutWrites(t)); len(got) != 0 {
+			t.Errorf("dry run wrote to the cluster: %v", got)
+		}
+		if after, _ := repo.Rev("refs/heads/roleout/status"); after != statusBefore {
+			t.Error("dry run committed app status")
+		}
+	})
+
+	t.Run("a closed pull request loses its preview", func(t *testing.T) {
+		if err := repo.DeleteRef("refs/pull/7/head"); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, logs := cli("run", "--once", "--config", config); code != exitOK {
+			t.Fatalf("run --once exit %d:\n%s", code, logs)
+		}
+		if _, err := repo.Show("roleout/status", "webpr/previews/pull-7-head.json"); err == nil {
+			t.Error("the preview of a closed pull request is still there")
+		}
+		if _, err := repo.Show("roleout/status", "webpr/previews/pull-7-head.md"); err == nil {
+			t.Error("the markdown preview of a closed pull request is still there")
+		}
+	})
+}
