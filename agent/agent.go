@@ -10,6 +10,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/sources"
@@ -28,6 +29,9 @@ type Deps struct {
 	// PullRequests lists and fetches pull-request heads for previews;
 	// nil turns previews off.
 	PullRequests PullRequests
+	// ApplierFor returns the applier of the cluster of an app's
+	// kubeconfig file (apps[].kubeconfig); nil allows no such apps.
+	ApplierFor func(kubeconfig string) (Applier, error)
 }
 
 func (d Deps) now() time.Time {
@@ -46,7 +50,7 @@ type Agent struct {
 	// sourceURL is the source URL with credentials redacted.
 	sourceURL string
 
-	mu      sync.Mutex
+	mu      *sync.Mutex
 	results map[string]*AppStatus
 	trigger chan struct{}
 	metrics *metrics
@@ -75,7 +79,25 @@ func New(cfg *Config, restCfg *rest.Config, log logrus.FieldLogger) (*Agent, err
 	if err != nil {
 		return nil, err
 	}
+	appliers := map[string]Applier{}
+	applierFor := func(kubeconfig string) (Applier, error) {
+		if ap, ok := appliers[kubeconfig]; ok {
+			return ap, nil
+		}
+		c, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+		if err != nil {
+			return nil, fmt.Errorf("load kubeconfig %s: %w", kubeconfig, err)
+		}
+		c.UserAgent = restCfg.UserAgent
+		ap, err := apply.New(c, applyOpts)
+		if err != nil {
+			return nil, err
+		}
+		appliers[kubeconfig] = ap
+		return ap, nil
+	}
 	return NewWithDeps(cfg, Deps{
+		ApplierFor:   applierFor,
 		Fetcher:      src,
 		Renderer:     &kustomizeRenderer{},
 		Planner:      rolePlanner{},
@@ -83,6 +105,24 @@ func New(cfg *Config, restCfg *rest.Config, log logrus.FieldLogger) (*Agent, err
 		Status:       sources.NewStatusBranch(statusOptions(cfg)),
 		PullRequests: gitPullRequests{src: src},
 	}, log), nil
+}
+
+// forApp returns the agent as it serves app: with the applier of the app's
+// own cluster when it names one.
+func (a *Agent) forApp(app AppConfig) (*Agent, error) {
+	if app.Kubeconfig == "" {
+		return a, nil
+	}
+	if a.deps.ApplierFor == nil {
+		return nil, fmt.Errorf("apps[].kubeconfig is not supported here")
+	}
+	ap, err := a.deps.ApplierFor(app.Kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("cluster of app %s: %w", app.Name, err)
+	}
+	c := *a
+	c.deps.Applier = ap
+	return &c, nil
 }
 
 // credentials returns the source's credential files.
@@ -115,7 +155,7 @@ func statusOptions(cfg *Config) sources.StatusOptions {
 
 // NewWithDeps returns an Agent for cfg driving deps.
 func NewWithDeps(cfg *Config, deps Deps, log logrus.FieldLogger) *Agent {
-	return &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), results: map[string]*AppStatus{}, trigger: make(chan struct{}, 1), metrics: newMetrics()}
+	return &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), mu: &sync.Mutex{}, results: map[string]*AppStatus{}, trigger: make(chan struct{}, 1), metrics: newMetrics()}
 }
 
 // RunOnce polls the source once and reconciles every app. A failing app

@@ -117,8 +117,12 @@ type AppConfig struct {
 	// Path is the overlay's directory, relative to the repository root.
 	Path string `json:"path"`
 	// Namespace is set on namespaced objects that name none.
-	Namespace string       `json:"namespace,omitempty"`
-	Roles     []RoleConfig `json:"roles,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	// Kubeconfig, when set, is the file of the cluster this app goes to;
+	// empty is the agent's cluster. One agent can serve many clusters; an
+	// unreachable one affects only its apps.
+	Kubeconfig string       `json:"kubeconfig,omitempty"`
+	Roles      []RoleConfig `json:"roles,omitempty"`
 	// UnorderedRoles places roles without an upgradeOrder First (as 0,
 	// the default) or Last.
 	UnorderedRoles       string          `json:"unorderedRoles,omitempty"`

@@ -125,3 +125,42 @@ func TestExampleAgentConfig(t *testing.T) {
 		t.Errorf("examples/agent.yaml parsed as %+v", c)
 	}
 }
+
+func TestShard(t *testing.T) {
+	var apps []AppConfig
+	for i := range 20 {
+		apps = append(apps, AppConfig{Name: "app" + string(rune('a'+i))})
+	}
+	seen := map[string]int{}
+	for i := range 3 {
+		c := &Config{Apps: apps}
+		if err := c.Shard(i, 3); err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range c.Apps {
+			seen[a.Name]++
+		}
+		again := &Config{Apps: apps}
+		_ = again.Shard(i, 3)
+		if len(again.Apps) != len(c.Apps) {
+			t.Error("sharding is not stable")
+		}
+	}
+	if len(seen) != 20 {
+		t.Errorf("shards cover %d of 20 apps", len(seen))
+	}
+	for name, n := range seen {
+		if n != 1 {
+			t.Errorf("%s is in %d shards", name, n)
+		}
+	}
+	for _, bad := range []string{"3/3", "1", "a/b", "-1/2"} {
+		i, n, err := ParseShard(bad)
+		if err == nil {
+			err = (&Config{}).Shard(i, n)
+		}
+		if err == nil {
+			t.Errorf("shard %q accepted", bad)
+		}
+	}
+}

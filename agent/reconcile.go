@@ -24,6 +24,10 @@ const (
 // the outcome on the status branch. Render and plan errors apply nothing.
 func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app AppConfig) error {
 	log := a.log.WithFields(logrus.Fields{"app": app.Name, "commit": snap.Revision.Short()})
+	a, err := a.forApp(app)
+	if err != nil {
+		return err
+	}
 	prev, err := loadPrevious(ctx, a.deps.Status, app.Name)
 	if err != nil {
 		log.WithError(err).Error("cannot read the app's status: nothing applied")

@@ -25,12 +25,17 @@ import (
 
 // runOptions are the flags of `roleout run`.
 type runOptions struct {
-	config    string
-	once      bool
-	dryRun    bool
-	logFormat string
-	logLevel  string
-	output    string
+	config string
+	once   bool
+	dryRun bool
+	shard  string
+	// leaderElect, leaseNamespace and leaseName configure leader
+	// election between replicas.
+	leaderElect               bool
+	leaseNamespace, leaseName string
+	logFormat                 string
+	logLevel                  string
+	output                    string
 }
 
 func newRunCommand(global *globalOptions) *cobra.Command {
@@ -49,6 +54,10 @@ func newRunCommand(global *globalOptions) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&o.config, "config", "", "agent configuration file (required)")
 	cmd.Flags().BoolVar(&o.once, "once", false, "poll and reconcile once, then exit; non-zero exit if any app failed")
+	cmd.Flags().StringVar(&o.shard, "shard", "", "reconcile only shard i/n of the apps (a stable hash of the app name), so n agents split them")
+	cmd.Flags().BoolVar(&o.leaderElect, "leader-elect", false, "reconcile only while holding a Lease, so several replicas can run")
+	cmd.Flags().StringVar(&o.leaseNamespace, "leader-elect-namespace", "", "namespace of the Lease (default: the pod's namespace, else default)")
+	cmd.Flags().StringVar(&o.leaseName, "leader-elect-name", "roleout", "name of the Lease (give each shard its own)")
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "plan and diff (server-side dry run) every app and log what would change; write nothing to the cluster and no status (previews are still written)")
 	cmd.Flags().StringVar(&o.logFormat, "log-format", "text", "log format: text, json, or pretty (short lines for a person; default json with --output json)")
 	cmd.Flags().StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
@@ -64,6 +73,16 @@ func runAgent(ctx context.Context, cmd *cobra.Command, o *runOptions) error {
 	cfg, err := agent.LoadConfig(o.config)
 	if err != nil {
 		return err
+	}
+	if o.shard != "" {
+		i, n, err := agent.ParseShard(o.shard)
+		if err != nil {
+			return err
+		}
+		if err := cfg.Shard(i, n); err != nil {
+			return err
+		}
+		log.WithFields(logrus.Fields{"shard": o.shard, "apps": len(cfg.Apps)}).Info("serving one shard of the apps")
 	}
 	for _, field := range cfg.NotActedOn() {
 		log.WithField("field", field).Warn("configuration field is not acted on by this version yet")
@@ -93,7 +112,22 @@ func runAgent(ctx context.Context, cmd *cobra.Command, o *runOptions) error {
 		return err
 	}
 	log.WithField("apps", len(cfg.Apps)).Info("agent started")
+	if o.leaderElect {
+		return a.RunAsLeader(ctx, restCfg, agent.LeaderElection{Namespace: leaseNamespace(o.leaseNamespace), Name: o.leaseName})
+	}
 	return a.Run(ctx)
+}
+
+// leaseNamespace is the flag's namespace, else the pod's (from its service
+// account), else default.
+func leaseNamespace(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	if ns, err := os.ReadFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace"); err == nil {
+		return strings.TrimSpace(string(ns))
+	}
+	return "default"
 }
 
 // serveHTTP serves the agent's endpoints on cfg.Address until ctx ends.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/internal/testcluster"
+	"github.com/roleout/roleout/internal/testgit"
 )
 
 func TestRunOnceBadInput(t *testing.T) {
@@ -66,5 +67,48 @@ func TestRunOnceBadInput(t *testing.T) {
 	st := readStatus(t, repo, "broken")
 	if st.Phase != agent.PhaseFailed || !strings.Contains(st.Message, "missing.yaml") {
 		t.Errorf("status of the broken app: phase %s, message %q; want Failed naming the missing file", st.Phase, st.Message)
+	}
+}
+
+// TestFleetOneClusterDown serves two apps on two clusters: one reachable
+// through its own kubeconfig, one whose cluster cannot be reached. The
+// reachable one rolls out; only the other fails.
+func TestFleetOneClusterDown(t *testing.T) {
+	cs, err := kubernetes.NewForConfig(testcluster.Require(t, cluster).Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := testgit.New(t, testgit.Options{})
+	repo := srv.MustRepo(t, "fleet")
+	if _, err := repo.CommitDir("main", "web", "testdata/web", "apps/web"); err != nil {
+		t.Fatal(err)
+	}
+	kust, _ := os.ReadFile("testdata/web/kustomization.yaml")
+	if _, err := repo.Commit("main", "namespace fleet", map[string]string{
+		"apps/web/kustomization.yaml": strings.Replace(string(kust), "namespace: web", "namespace: fleet", 1),
+		"apps/web/namespace.yaml":     "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: fleet\n",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	unreachable := filepath.Join(t.TempDir(), "down.kubeconfig")
+	if err := os.WriteFile(unreachable, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: down, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: x}}]
+contexts: [{name: down, context: {cluster: down, user: u}}]
+current-context: down
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	config := writeConfig(t, repo.URL(), "- {name: near, path: apps/web, kubeconfig: "+cluster.Kubeconfig+"}\n- {name: far, path: apps/web, kubeconfig: "+unreachable+"}\n")
+	code, _, logs := cli("run", "--once", "--config", config)
+	if code != exitError || !strings.Contains(logs, "app far") || strings.Contains(logs, "app near:") {
+		t.Errorf("exit %d, want 2 with only app far failing:\n%s", code, logs)
+	}
+	if _, err := cs.AppsV1().Deployments("fleet").Get(context.Background(), "worker", metav1.GetOptions{}); err != nil {
+		t.Errorf("app near did not roll out: %v", err)
+	}
+	if st := readStatus(t, repo, "near"); st.Phase != agent.PhaseSucceeded {
+		t.Errorf("app near: %s %s", st.Phase, st.Message)
 	}
 }
