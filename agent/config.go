@@ -54,6 +54,10 @@ type ApplyConfig struct {
 	// Concurrency bounds the objects applied at once within a wave.
 	// Default 8; client QPS and burst are raised to match.
 	Concurrency int `json:"concurrency,omitempty"`
+	// Events records a Kubernetes Event on every workload a rollout
+	// changes (reason RolledOut, with the role, revision and predicted and
+	// observed identities). Default true.
+	Events *bool `json:"events,omitempty"`
 }
 
 // SourceConfig is the git repository the agent polls. Exactly one of

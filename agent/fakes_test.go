@@ -175,6 +175,8 @@ func (f *fakeApplier) CRDFor(context.Context, *unstructured.Unstructured) (*unst
 	return nil, nil
 }
 
+func (f *fakeApplier) Event(context.Context, apply.ObjectRef, string, string) error { return nil }
+
 // fakeStatus is a status branch in memory.
 type fakeStatus struct {
 	files   map[string][]byte

@@ -55,6 +55,8 @@ type Applier interface {
 	// CRDFor reads the CRD that serves an object's kind, nil for a
 	// built-in or missing kind.
 	CRDFor(ctx context.Context, o *unstructured.Unstructured) (*unstructured.Unstructured, error)
+	// Event records a Normal event on an object.
+	Event(ctx context.Context, ref apply.ObjectRef, reason, message string) error
 }
 
 // StatusReader reads the status branch.

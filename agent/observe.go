@@ -82,12 +82,28 @@ func (a *Agent) observeWorkloads(ctx context.Context, log logrus.FieldLogger, ro
 				TemplateRevisionHash: obs.TemplateRevisionHash,
 			}
 			ws.Observed, ws.Match = &p, p.Equal(w.Predicted)
+			a.workloadEvent(ctx, role, st, w, p)
 			if !ws.Match {
 				wlog.Warnf("predicted %s but the controller made %s: a webhook, another writer or a version skew changed the template",
 					describePrediction(w.Predicted), describePrediction(p))
 			}
 		}
 		st.Workloads = append(st.Workloads, ws)
+	}
+}
+
+// workloadEvent records the rollout on the workload as an Event, unless
+// the config turns events off.
+func (a *Agent) workloadEvent(ctx context.Context, role *render.Role, st *RoleStatus, w render.Workload, observed revision.Prediction) {
+	if e := a.cfg.Apply.Events; e != nil && !*e {
+		return
+	}
+	msg := fmt.Sprintf("role %s → rev %d (%s): %s", role.Name, st.Revision, st.RevisionName, describePrediction(observed))
+	if !observed.Equal(w.Predicted) {
+		msg += fmt.Sprintf(" (predicted %s)", describePrediction(w.Predicted))
+	}
+	if err := a.deps.Applier.Event(ctx, apply.ObjectRef(w.Ref), "RolledOut", msg); err != nil {
+		a.log.WithError(err).WithField("workload", w.Ref.String()).Debug("event not recorded")
 	}
 }
 

@@ -89,7 +89,8 @@ func roleSummary(st *agent.AppStatus) string {
 }
 
 // roleoutWrites counts the write requests roleout made, by
-// resource/name; dry runs write nothing and do not count.
+// resource/name; dry runs write nothing and do not count, nor do the
+// Events it records.
 func roleoutWrites(t *testing.T) map[string]int {
 	t.Helper()
 	writes, err := cluster.Writes("roleout/")
@@ -98,7 +99,7 @@ func roleoutWrites(t *testing.T) map[string]int {
 	}
 	out := map[string]int{}
 	for _, w := range writes {
-		if !w.DryRun {
+		if !w.DryRun && w.Resource != "events" {
 			out[w.Resource+"/"+w.Name]++
 		}
 	}
@@ -156,6 +157,10 @@ func TestRunOnceRollsOutInUpgradeOrder(t *testing.T) {
 	}
 	if _, err := cs.CoreV1().ConfigMaps("web").Get(ctx, "db-config", metav1.GetOptions{}); err != nil {
 		t.Errorf("configmap db-config: %v", err)
+	}
+	evs, err := cs.CoreV1().Events("web").List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=api,reason=RolledOut"})
+	if err != nil || len(evs.Items) != 1 || !strings.Contains(evs.Items[0].Message, "role api → rev 1") || evs.Items[0].Source.Component != "roleout" {
+		t.Errorf("RolledOut event on Deployment api: %v %+v", err, evs)
 	}
 	log, err := statusLog(repo)
 	if err != nil {
