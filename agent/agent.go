@@ -127,22 +127,26 @@ func (a *Agent) forApp(app AppConfig) (*Agent, error) {
 
 // credentials returns the source's credential files.
 func credentials(cfg *Config) sources.Credentials {
+	a := cfg.Source.Auth
 	return sources.Credentials{
-		UsernameFile: cfg.Source.Auth.UsernameFile,
-		PasswordFile: cfg.Source.Auth.PasswordFile,
-		TokenFile:    cfg.Source.Auth.TokenFile,
+		UsernameFile: a.UsernameFile, PasswordFile: a.PasswordFile, TokenFile: a.TokenFile,
+		UsernameEnv: a.UsernameEnv, PasswordEnv: a.PasswordEnv, TokenEnv: a.TokenEnv,
 	}
 }
 
 // sourceOptions returns the git source of cfg.
 func sourceOptions(cfg *Config) sources.Options {
 	s := cfg.Source
-	return sources.Options{
+	o := sources.Options{
 		URL:      s.URL,
 		Ref:      sources.Ref{Branch: s.Branch, Tag: s.Tag, Semver: s.Semver, Commit: s.Commit},
 		Auth:     credentials(cfg),
 		CacheDir: cfg.CacheDir,
 	}
+	if v := s.Verify; v != nil {
+		o.Verify = &sources.VerifyOptions{Mode: v.Mode, PGPKeyFiles: v.PGPKeys, SSHKeyFiles: v.SSHKeys}
+	}
+	return o
 }
 
 // statusOptions returns the status branch of cfg.
@@ -170,7 +174,13 @@ func (a *Agent) RunOnce(ctx context.Context) error {
 		snap, err := a.deps.Fetcher.Fetch(ctx)
 		a.metrics.polled(time.Since(polled))
 		if err != nil {
-			return fmt.Errorf("poll source: %w", err)
+			err = fmt.Errorf("poll source: %w", err)
+			var untrusted *sources.VerificationError
+			if errors.As(err, &untrusted) {
+				a.recordUntrusted(ctx, err)
+			}
+			// Pull-request heads are still previewed.
+			return errors.Join(err, a.previews(ctx))
 		}
 		var errs []error
 		superseded := false
@@ -193,6 +203,22 @@ func (a *Agent) RunOnce(ctx context.Context) error {
 			}
 			return errors.Join(errs...)
 		}
+	}
+}
+
+// recordUntrusted records, in every app's status, that the source's
+// newest revision was refused for its signature; nothing was applied.
+func (a *Agent) recordUntrusted(ctx context.Context, cause error) {
+	for _, app := range a.cfg.Apps {
+		log := a.log.WithField("app", app.Name)
+		log.WithError(cause).Error("source revision refused: nothing applied")
+		prev, err := loadPrevious(ctx, a.deps.Status, app.Name)
+		if err != nil || prev.status == nil {
+			continue
+		}
+		st := *prev.status
+		st.Phase, st.Message = PhaseFailed, cause.Error()
+		_ = a.report(ctx, log, app, &st, nil, prev, fmt.Sprintf("roleout: %s refused an untrusted revision", app.Name))
 	}
 }
 

@@ -75,6 +75,11 @@ type SourceConfig struct {
 
 // AuthConfig names files holding git credentials.
 type AuthConfig struct {
+	// UsernameEnv, PasswordEnv and TokenEnv name environment variables
+	// that hold the credentials, for when files are not at hand.
+	UsernameEnv    string `json:"usernameEnv,omitempty"`
+	PasswordEnv    string `json:"passwordEnv,omitempty"`
+	TokenEnv       string `json:"tokenEnv,omitempty"`
 	UsernameFile   string `json:"usernameFile,omitempty"`
 	PasswordFile   string `json:"passwordFile,omitempty"`
 	TokenFile      string `json:"tokenFile,omitempty"`

@@ -95,8 +95,16 @@ func (c *Config) validateSource(add func(field, format string, args ...any)) {
 	if s.Branch != "" && c.Status.Branch == s.Branch {
 		add("status.branch", "must differ from source.branch %q: the agent's own commits would trigger it", s.Branch)
 	}
-	if v := s.Verify; v != nil && v.Mode != "" && v.Mode != "head" && v.Mode != "tag" {
-		add("source.verify.mode", "must be head or tag, got %q", v.Mode)
+	if v := s.Verify; v != nil {
+		if v.Mode != "" && v.Mode != "head" && v.Mode != "tag" {
+			add("source.verify.mode", "must be head or tag, got %q", v.Mode)
+		}
+		if v.Mode == "tag" && s.Tag == "" && s.Semver == "" {
+			add("source.verify.mode", "tag needs source.tag or source.semver")
+		}
+		if len(v.PGPKeys) == 0 && len(v.SSHKeys) == 0 {
+			add("source.verify", "name the trusted keys: pgpKeys (armored public keys) or sshKeys (authorized_keys or allowed-signers files)")
+		}
 	}
 }
 
@@ -169,9 +177,6 @@ func (a *AppConfig) validate(field string, add func(field, format string, args .
 // agent does not act on yet, so the command can warn about them.
 func (c *Config) NotActedOn() []string {
 	var out []string
-	if c.Source.Verify != nil {
-		out = append(out, "source.verify")
-	}
 	if c.Source.Auth.SSHKeyFile != "" {
 		out = append(out, "source.auth.sshKeyFile")
 	}

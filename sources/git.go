@@ -43,6 +43,9 @@ type Options struct {
 	// KeepSnapshots is how many checked-out commits to keep on disk;
 	// older ones are removed. Default 3.
 	KeepSnapshots int
+	// Verify, when set, refuses revisions whose signature is missing or
+	// not from a trusted key.
+	Verify *VerifyOptions
 }
 
 // Snapshot is one fetched commit, its tree checked out in Dir.
@@ -118,10 +121,20 @@ func (s *GitSource) fetch(ctx context.Context) (Snapshot, error) {
 	if s.last.Revision == rev && s.last.Dir == dir {
 		return s.last, nil
 	}
-	if _, err := os.Stat(dir); err != nil {
+	_, statErr := os.Stat(dir)
+	if statErr != nil {
 		if err := s.fetchCommit(ctx, repo, auth, rev.Commit, refspec); err != nil {
 			return Snapshot{}, err
 		}
+	}
+	// Verified before anything is checked out or handed on, and again
+	// for a checkout already on disk (the keys may have changed).
+	if s.opts.Verify != nil {
+		if err := s.verifyRevision(repo, rev); err != nil {
+			return Snapshot{}, err
+		}
+	}
+	if statErr != nil {
 		if err := checkout(repo, plumbing.NewHash(rev.Commit), dir); err != nil {
 			return Snapshot{}, err
 		}

@@ -228,3 +228,23 @@ func TestListRefsAndForRef(t *testing.T) {
 		t.Errorf("PR checkout a.yaml = %q", got)
 	}
 }
+
+func TestCredentialsFromEnvironment(t *testing.T) {
+	srv, repo := newFixture(t, testgit.Options{Username: "git", Password: "env-s3cret"})
+	mustCommit(t, repo, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
+	t.Setenv("ROLEOUT_TEST_GIT_USER", "git")
+	t.Setenv("ROLEOUT_TEST_GIT_PASS", "env-s3cret")
+	src, err := NewGitSource(Options{URL: srv.RepoURL("config"), Ref: Ref{Branch: "main"}, CacheDir: t.TempDir(),
+		Auth: Credentials{UsernameEnv: "ROLEOUT_TEST_GIT_USER", PasswordEnv: "ROLEOUT_TEST_GIT_PASS"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.Fetch(context.Background()); err != nil {
+		t.Fatalf("fetch with credentials from the environment: %v", err)
+	}
+	missing, _ := NewGitSource(Options{URL: srv.RepoURL("config"), Ref: Ref{Branch: "main"}, CacheDir: t.TempDir(),
+		Auth: Credentials{TokenEnv: "ROLEOUT_TEST_NO_SUCH_VAR"}})
+	if _, err := missing.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), "ROLEOUT_TEST_NO_SUCH_VAR") {
+		t.Errorf("a missing variable: %v", err)
+	}
+}

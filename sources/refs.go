@@ -58,6 +58,9 @@ func (s *GitSource) ListRefs(ctx context.Context, globs []string) ([]Head, error
 func (s *GitSource) ForRef(ref string) *GitSource {
 	o := s.opts
 	o.Ref = Ref{Name: ref}
+	// Pull-request heads are previewed, never applied: they need no
+	// signature.
+	o.Verify = nil
 	c := *s
 	c.opts = o
 	c.last = Snapshot{}

@@ -189,6 +189,10 @@ func (e *env) setup(ctx context.Context, cluster bool) error {
 		return err
 	}
 	e.cluster = c
+	e.logf("restarting kube-controller-manager with --kube-api-qps=%d --kube-api-burst=%d", controllerQPS, controllerBurst)
+	if err := e.fastControllerManager(ctx); err != nil {
+		return err
+	}
 	if e.git, err = testgit.Start(filepath.Join(e.work, "git"), testgit.Options{}); err != nil {
 		return err
 	}

@@ -60,7 +60,9 @@ func (e *env) roleChange(ctx context.Context) error {
 					return err
 				}
 				e.res.add("RoleChange/tool="+tool, run.elapsed, run.metrics())
-				settle()
+				if err := e.settle(ctx); err != nil {
+					return err
+				}
 				continue
 			}
 			m.wl.bump(role)
@@ -73,7 +75,9 @@ func (e *env) roleChange(ctx context.Context) error {
 			}
 			e.res.add("RoleChange/tool=roleout", c.applyPath(), c.metrics())
 			e.res.add("RoleChange/tool=roleout-agent-cycle", c.wall, c.metrics())
-			settle()
+			if err := e.settle(ctx); err != nil {
+				return err
+			}
 		}
 	}
 	e.compareRows("3", "one role changed (250 of 1,000 objects)", "RoleChange", 8)

@@ -38,7 +38,9 @@ func (e *env) firstInstall(ctx context.Context) error {
 					return err
 				}
 				e.res.add("Install/tool="+tool, run.elapsed, run.metrics())
-				settle()
+				if err := e.settle(ctx); err != nil {
+					return err
+				}
 				continue
 			}
 			c, err := e.installWithAgent(ctx, ns)
@@ -47,7 +49,9 @@ func (e *env) firstInstall(ctx context.Context) error {
 			}
 			e.res.add("Install/tool=roleout", c.applyPath(), c.metrics())
 			e.res.add("Install/tool=roleout-agent-cycle", c.wall, c.metrics())
-			settle()
+			if err := e.settle(ctx); err != nil {
+				return err
+			}
 		}
 		if err := e.deleteNamespaces(ctx, 5*time.Minute, namespaces...); err != nil {
 			return err
@@ -154,7 +158,9 @@ func (e *env) limit(ctx context.Context) error {
 				return err
 			}
 			e.res.add("Limit/tool="+tool, d, map[string]float64{"objs/s": float64(len(objs)) / d.Seconds()})
-			settle()
+			if err := e.settle(ctx); err != nil {
+				return err
+			}
 		}
 	}
 	best, bestTool := 0.0, ""

@@ -86,7 +86,9 @@ func (e *env) ensurePeers(ctx context.Context) (*mainApp, error) {
 		}
 		m.peers[name] = p
 	}
-	settle()
+	if err := e.settle(ctx); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
