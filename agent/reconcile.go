@@ -43,6 +43,7 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 	st := &AppStatus{
 		APIVersion: ConfigAPIVersion, Kind: StatusKind, App: app.Name,
 		Source: a.sourceURL, Path: app.Path, Revision: snap.Revision.String(),
+		HistoryRewritten: a.rewritten(ctx, log, prev.status, snap.Revision),
 	}
 	plan, err := a.plan(ctx, snap, app, prev)
 	if err != nil {
@@ -161,6 +162,33 @@ func (a *Agent) dryRunApp(ctx context.Context, log logrus.FieldLogger, app AppCo
 	c := rep.Summary
 	log.WithFields(logrus.Fields{"create": c.Create, "update": c.Update, "delete": c.Delete, "unchanged": c.Unchanged}).Info("dry run: nothing written")
 	return nil
+}
+
+// ancestry is what a Fetcher that can tell a fast-forward from a
+// force-push implements.
+type ancestry interface {
+	IsAncestor(ctx context.Context, older, newer sources.Revision) (bool, error)
+}
+
+// rewritten reports a force-push of the followed branch since the
+// revision the previous status records, and warns about it.
+func (a *Agent) rewritten(ctx context.Context, log logrus.FieldLogger, prev *AppStatus, now sources.Revision) *Rewrite {
+	anc, ok := a.deps.Fetcher.(ancestry)
+	if !ok || prev == nil {
+		return nil
+	}
+	if prev.HistoryRewritten != nil && prev.Revision == now.String() {
+		return prev.HistoryRewritten
+	}
+	old, err := sources.ParseRevision(prev.Revision)
+	if err != nil || old.Ref != now.Ref || old.Ref == "" || old.Commit == now.Commit {
+		return nil
+	}
+	if ff, err := anc.IsAncestor(ctx, old, now); err != nil || ff {
+		return nil
+	}
+	log.WithFields(logrus.Fields{"from": old.Short(), "to": now.Short()}).Warn("history rewritten: the branch was force-pushed; following its new head")
+	return &Rewrite{From: old.String(), To: now.String()}
 }
 
 // windowOpen reports whether the app's rollout windows allow a rollout

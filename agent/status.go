@@ -51,9 +51,18 @@ type AppStatus struct {
 	Revision string `json:"revision"`
 	Phase    string `json:"phase"`
 	// Message explains a Failed or Paused phase.
-	Message       string        `json:"message,omitempty"`
-	Prerequisites *StepStatus   `json:"prerequisites,omitempty"`
-	Roles         []*RoleStatus `json:"roles,omitempty"`
+	Message string `json:"message,omitempty"`
+	// HistoryRewritten records that the followed branch was force-pushed
+	// between the previous revision and this one.
+	HistoryRewritten *Rewrite      `json:"historyRewritten,omitempty"`
+	Prerequisites    *StepStatus   `json:"prerequisites,omitempty"`
+	Roles            []*RoleStatus `json:"roles,omitempty"`
+}
+
+// Rewrite is a force-push seen on the followed branch.
+type Rewrite struct {
+	From string `json:"from"`
+	To   string `json:"to"`
 }
 
 // StepStatus is the prerequisite step's applied hash.

@@ -2,6 +2,7 @@ package sources
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -246,5 +247,39 @@ func TestCredentialsFromEnvironment(t *testing.T) {
 		Auth: Credentials{TokenEnv: "ROLEOUT_TEST_NO_SUCH_VAR"}})
 	if _, err := missing.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), "ROLEOUT_TEST_NO_SUCH_VAR") {
 		t.Errorf("a missing variable: %v", err)
+	}
+}
+
+func TestIsAncestorDetectsForcePush(t *testing.T) {
+	srv, repo := newFixture(t, testgit.Options{})
+	first := mustCommit(t, repo, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
+	src, err := NewGitSource(Options{URL: srv.RepoURL("config"), Ref: Ref{Branch: "main"}, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	old, err := src.Fetch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		mustCommit(t, repo, "main", fmt.Sprint("more ", i), map[string]string{"a.yaml": fmt.Sprintf("a: %d\n", i+2)})
+	}
+	ahead, err := src.Fetch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := src.IsAncestor(ctx, old.Revision, ahead.Revision); err != nil || !ok {
+		t.Errorf("five commits ahead: IsAncestor = %v, %v; want a fast-forward", ok, err)
+	}
+	if _, err := repo.ForcePush("main", first, "rewritten", map[string]string{"a.yaml": "a: 99\n"}); err != nil {
+		t.Fatal(err)
+	}
+	rewritten, err := src.Fetch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := src.IsAncestor(ctx, ahead.Revision, rewritten.Revision); err != nil || ok {
+		t.Errorf("after a force-push: IsAncestor = %v, %v; want false", ok, err)
 	}
 }

@@ -112,3 +112,50 @@ current-context: down
 		t.Errorf("app near: %s %s", st.Phase, st.Message)
 	}
 }
+
+// webRepo serves a repository whose main branch holds testdata/web at
+// apps/web, in namespace ns, so tests do not share objects.
+func webRepo(t *testing.T, name, ns string) (*testgit.Repo, string) {
+	t.Helper()
+	repo := testgit.New(t, testgit.Options{}).MustRepo(t, name)
+	if _, err := repo.CommitDir("main", "web", "testdata/web", "apps/web"); err != nil {
+		t.Fatal(err)
+	}
+	kust, _ := os.ReadFile("testdata/web/kustomization.yaml")
+	sha, err := repo.Commit("main", "namespace "+ns, map[string]string{
+		"apps/web/kustomization.yaml": strings.Replace(string(kust), "namespace: web", "namespace: "+ns, 1),
+		"apps/web/namespace.yaml":     "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: " + ns + "\n",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return repo, sha
+}
+
+func TestForcePushIsRecorded(t *testing.T) {
+	testcluster.Require(t, cluster)
+	repo, first := webRepo(t, "forced", "forced")
+	if _, err := repo.Commit("main", "worker 2", map[string]string{"apps/web/README.md": "two\n"}); err != nil {
+		t.Fatal(err)
+	}
+	config := writeConfig(t, repo.URL(), "- {name: forced, path: apps/web}\n")
+	if code, _, logs := cli("run", "--once", "--config", config); code != exitOK {
+		t.Fatalf("run --once exit %d:\n%s", code, logs)
+	}
+	if st := readStatus(t, repo, "forced"); st.HistoryRewritten != nil {
+		t.Fatalf("no force-push yet, status says %+v", st.HistoryRewritten)
+	}
+	before := readStatus(t, repo, "forced").Revision
+	rewritten, err := repo.ForcePush("main", first, "rewritten", map[string]string{"apps/web/README.md": "rewritten\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, logs := cli("run", "--once", "--config", config)
+	if code != exitOK || !strings.Contains(logs, "history rewritten") {
+		t.Fatalf("run --once exit %d, want 0 with a history rewritten warning:\n%s", code, logs)
+	}
+	st := readStatus(t, repo, "forced")
+	if st.HistoryRewritten == nil || st.HistoryRewritten.From != before || st.HistoryRewritten.To != "main@sha1:"+rewritten || st.Revision != "main@sha1:"+rewritten {
+		t.Errorf("status after a force-push: revision %s, rewritten %+v (was %s)", st.Revision, st.HistoryRewritten, before)
+	}
+}
