@@ -9,7 +9,7 @@ LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 TEST_FLAGS ?= -race -count=1 -timeout 45m
 IMAGE     ?= roleout:$(VERSION)
 
-.PHONY: all build test test-unit bench run run-check cluster-bins cluster-up cluster-down lint docker clean
+.PHONY: all build test test-unit bench run run-check fuzz cluster-bins cluster-up cluster-down lint docker clean
 
 all: build
 
@@ -21,9 +21,21 @@ build:
 cluster-bins:
 	@hack/cluster-bins.sh
 
-## test: every test, unit and end to end, against the local control plane and git server
+## test: every test, unit and end to end, against the local control plane and git server, then short fuzz runs
 test: cluster-bins
 	$(GO) test $(TEST_FLAGS) ./...
+	$(MAKE) fuzz FUZZTIME=5s
+
+FUZZTIME ?= 2m
+FUZZ_TARGETS := agent:FuzzParseConfig agent:FuzzParseStatus render:FuzzNewPlan
+
+## fuzz: run every fuzz target for FUZZTIME (default 2m; make test runs 5s each)
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; \
+		echo "fuzz $$fn ($$pkg, $(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) ./$$pkg; \
+	done
 
 ## test-unit: the tests that need no control plane (-short skips the rest)
 test-unit:

@@ -51,6 +51,27 @@ func TestBuildRefusesAndExplains(t *testing.T) {
 			func(o *Options) { o.RemoteHosts = []string{"github.com"} }, []string{`add host "evil.example"`}},
 		{"file url", map[string]string{"app/kustomization.yaml": "resources: [file:///etc/repo]\n"}, nil,
 			func(o *Options) { o.RemoteHosts = []string{"file"} }, []string{`remote base "file:///etc/repo" is not allowed`}},
+		{"exec plugin off", map[string]string{
+			"app/kustomization.yaml": "generators: [gen.yaml]\n",
+			"app/gen.yaml":           "apiVersion: example.com/v1\nkind: Gen\nmetadata:\n  name: g\n  annotations:\n    config.kubernetes.io/function: |\n      exec: {path: /bin/sh}\n"}, nil, nil,
+			[]string{"kustomize build app", "external plugins disabled", "render.enableExec"}},
+		{"a 100 MB file", map[string]string{"app/kustomization.yaml": "resources: [big.yaml]\n"},
+			func(t *testing.T, root string) {
+				f, err := os.Create(filepath.Join(root, "app", "big.yaml"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := f.Truncate(100 << 20); err != nil {
+					t.Fatal(err)
+				}
+				f.Close()
+			}, nil, []string{"big.yaml is 104857600 bytes, over the limit of 16777216 bytes per file"}},
+		{"symlink to /etc", map[string]string{"app/kustomization.yaml": "resources: [etc/hostname]\n"},
+			func(t *testing.T, root string) {
+				if err := os.Symlink("/etc", filepath.Join(root, "app", "etc")); err != nil {
+					t.Fatal(err)
+				}
+			}, nil, []string{"is outside the repository"}},
 		{"helm off", map[string]string{"app/kustomization.yaml": "helmCharts: [{name: x, repo: https://charts.example}]\n"}, nil, nil,
 			[]string{"render.enableHelm"}},
 		{"duplicate object", map[string]string{"app/kustomization.yaml": "resources: [a.yaml, b.yaml]\n", "app/a.yaml": cm, "app/b.yaml": cm}, nil, nil,

@@ -49,9 +49,11 @@ func TestLifecycle(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	var allOutput strings.Builder
 	runOnce := func(t *testing.T, wantCode int) string {
 		t.Helper()
-		code, _, logs := cli("run", "--once", "--config", config)
+		code, summary, logs := cli("run", "--once", "--config", config)
+		allOutput.WriteString(summary + logs)
 		if code != wantCode {
 			t.Fatalf("run --once exit %d, want %d:\n%s", code, wantCode, logs)
 		}
@@ -60,6 +62,7 @@ func TestLifecycle(t *testing.T) {
 	diff := func(t *testing.T, wantCode int, extra ...string) string {
 		t.Helper()
 		code, out, errOut := cli(append([]string{"diff", "--config", config, "--app", "shop"}, extra...)...)
+		allOutput.WriteString(out + errOut)
 		if code != wantCode {
 			t.Fatalf("diff %v exit %d, want %d:\n%s\n%s", extra, code, wantCode, out, errOut)
 		}
@@ -159,6 +162,21 @@ func TestLifecycle(t *testing.T) {
 		}
 		if _, err := cs.AppsV1().Deployments("shop").Get(ctx, "front", metav1.GetOptions{}); err != nil {
 			t.Errorf("front was deleted after a render error: %v", err)
+		}
+	})
+
+	t.Run("no Secret value in anything roleout wrote", func(t *testing.T) {
+		for _, secret := range []string{"Tr0ub4dor-first", "Tr0ub4dor-second"} {
+			if strings.Contains(allOutput.String(), secret) {
+				t.Errorf("a log, summary or diff shows %q", secret)
+			}
+			hits, err := repo.Grep("roleout/status", secret)
+			if err != nil || len(hits) > 0 {
+				t.Errorf("the status branch holds %q: %v %v", secret, hits, err)
+			}
+		}
+		if hits, _ := repo.Grep("roleout/status", "masked:sha256:"); len(hits) == 0 {
+			t.Error("the recorded revisions hold no masked Secret values at all: is the Secret recorded?")
 		}
 	})
 

@@ -25,7 +25,7 @@ import (
 // that need it call Require, which skips them.
 func Main(m *testing.M, opts Options, c **Cluster) int {
 	flag.Parse()
-	if testing.Short() {
+	if testing.Short() || fuzzing() {
 		return m.Run()
 	}
 	cl, err := Start(context.Background(), opts)
@@ -51,6 +51,13 @@ func Main(m *testing.M, opts Options, c **Cluster) int {
 	}
 	cl.Stop()
 	return code
+}
+
+// fuzzing reports whether the test binary runs a fuzz target, which
+// needs no cluster.
+func fuzzing() bool {
+	f := flag.Lookup("test.fuzz")
+	return f != nil && f.Value.String() != ""
 }
 
 // Require skips t when no cluster runs (go test -short) and otherwise

@@ -215,6 +215,17 @@ func (r *Repo) Show(rev, path string) (string, error) {
 	return r.git("-C", r.bare, "show", rev+":"+path)
 }
 
+// Grep returns the lines of every file at rev that contain text, as
+// "rev:path:line".
+func (r *Repo) Grep(rev, text string) ([]string, error) {
+	out, err := r.git("-C", r.bare, "grep", "-F", "-e", text, rev)
+	if err != nil && out == "" {
+		return nil, nil // git grep exits 1 when nothing matches
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	return lines, nil
+}
+
 // Log returns the subjects of the commits reachable from rev, newest
 // first.
 func (r *Repo) Log(rev string) ([]string, error) {

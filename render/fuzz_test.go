@@ -1,0 +1,55 @@
+package render
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// FuzzNewPlan plans objects whose role and upgrade-order annotations are
+// arbitrary: planning must never panic, and a plan it returns must have
+// its waves in ascending upgradeOrder with every object in exactly one
+// role.
+func FuzzNewPlan(f *testing.F) {
+	f.Add("db", "1", "api", "2", "", "")
+	f.Add("a", "-1", "a", "2", "default", "x")
+	f.Add("", "", "", "", "", "")
+	f.Add("r", "99999999999999999999", "r", " 3 ", "s", "0")
+	f.Fuzz(func(t *testing.T, r1, o1, r2, o2, r3, o3 string) {
+		var objs []*unstructured.Unstructured
+		for i, ann := range [][2]string{{r1, o1}, {r2, o2}, {r3, o3}} {
+			o := &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": "v1", "kind": "ConfigMap",
+				"metadata": map[string]any{"name": string(rune('a' + i)), "namespace": "ns"},
+			}}
+			a := map[string]string{}
+			if ann[0] != "" {
+				a[RoleAnnotation] = ann[0]
+			}
+			if ann[1] != "" {
+				a[UpgradeOrderAnnotation] = ann[1]
+			}
+			o.SetAnnotations(a)
+			objs = append(objs, o)
+		}
+		p, err := NewPlan(objs, PlanOptions{App: "fuzz"})
+		if err != nil {
+			return
+		}
+		count := 0
+		for i, w := range p.Waves {
+			if i > 0 && w.UpgradeOrder <= p.Waves[i-1].UpgradeOrder {
+				t.Errorf("waves out of order: %d after %d", w.UpgradeOrder, p.Waves[i-1].UpgradeOrder)
+			}
+			for _, r := range w.Roles {
+				count += len(r.Objects)
+				if r.UpgradeOrder < 0 {
+					t.Errorf("role %s has negative upgradeOrder %d", r.Name, r.UpgradeOrder)
+				}
+			}
+		}
+		if count != len(objs) {
+			t.Errorf("%d objects planned, want %d", count, len(objs))
+		}
+	})
+}
