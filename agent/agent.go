@@ -131,6 +131,7 @@ func credentials(cfg *Config) sources.Credentials {
 	return sources.Credentials{
 		UsernameFile: a.UsernameFile, PasswordFile: a.PasswordFile, TokenFile: a.TokenFile,
 		UsernameEnv: a.UsernameEnv, PasswordEnv: a.PasswordEnv, TokenEnv: a.TokenEnv,
+		SSHKeyFile: a.SSHKeyFile, KnownHostsFile: a.KnownHostsFile,
 	}
 }
 

@@ -177,9 +177,6 @@ func (a *AppConfig) validate(field string, add func(field, format string, args .
 // agent does not act on yet, so the command can warn about them.
 func (c *Config) NotActedOn() []string {
 	var out []string
-	if c.Source.Auth.SSHKeyFile != "" {
-		out = append(out, "source.auth.sshKeyFile")
-	}
 	return out
 }
 

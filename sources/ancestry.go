@@ -28,7 +28,7 @@ func (s *GitSource) IsAncestor(ctx context.Context, older, newer Revision) (bool
 	if found || complete || newer.Ref == "" {
 		return found, nil
 	}
-	auth, err := authMethod(s.opts.Auth)
+	auth, err := authFor(s.opts.URL, s.opts.Auth)
 	if err != nil {
 		return false, err
 	}

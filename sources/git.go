@@ -105,7 +105,7 @@ func (s *GitSource) Fetch(ctx context.Context) (Snapshot, error) {
 }
 
 func (s *GitSource) fetch(ctx context.Context) (Snapshot, error) {
-	auth, err := authMethod(s.opts.Auth)
+	auth, err := authFor(s.opts.URL, s.opts.Auth)
 	if err != nil {
 		return Snapshot{}, err
 	}
@@ -151,7 +151,7 @@ func (s *GitSource) fetch(ctx context.Context) (Snapshot, error) {
 // Head lists the remote's refs and returns the revision the followed ref
 // points at, fetching no objects.
 func (s *GitSource) Head(ctx context.Context) (Revision, error) {
-	auth, err := authMethod(s.opts.Auth)
+	auth, err := authFor(s.opts.URL, s.opts.Auth)
 	if err != nil {
 		return Revision{}, err
 	}

@@ -20,7 +20,7 @@ type Head struct {
 // those matching any of globs (path.Match patterns such as
 // refs/pull/*/head or refs/heads/pr/*), sorted by ref.
 func (s *GitSource) ListRefs(ctx context.Context, globs []string) ([]Head, error) {
-	auth, err := authMethod(s.opts.Auth)
+	auth, err := authFor(s.opts.URL, s.opts.Auth)
 	if err != nil {
 		return nil, err
 	}

@@ -174,7 +174,7 @@ func (b *StatusBranch) commitOnce(ctx context.Context, files map[string][]byte, 
 	if err != nil {
 		return "", err
 	}
-	auth, err := authMethod(b.opts.Auth)
+	auth, err := authFor(b.opts.URL, b.opts.Auth)
 	if err != nil {
 		return "", err
 	}
@@ -193,7 +193,7 @@ func (b *StatusBranch) commitOnce(ctx context.Context, files map[string][]byte, 
 // clone makes a shallow in-memory clone of the status branch. It returns
 // a nil repository when the branch does not exist yet.
 func (b *StatusBranch) clone(ctx context.Context) (*git.Repository, billy.Filesystem, error) {
-	auth, err := authMethod(b.opts.Auth)
+	auth, err := authFor(b.opts.URL, b.opts.Auth)
 	if err != nil {
 		return nil, nil, err
 	}
