@@ -155,6 +155,7 @@ func statusOptions(cfg *Config) sources.StatusOptions {
 	return sources.StatusOptions{
 		URL: cfg.Source.URL, Auth: credentials(cfg), Branch: cfg.Status.Branch,
 		AuthorName: cfg.Status.Author.Name, AuthorEmail: cfg.Status.Author.Email,
+		SigningKeyFile: cfg.Status.SigningKeyFile,
 	}
 }
 

@@ -104,6 +104,9 @@ type StatusConfig struct {
 	// Branch is the status branch. Default roleout/status.
 	Branch string `json:"branch,omitempty"`
 	Author Author `json:"author,omitempty"`
+	// SigningKeyFile, when set, signs the status commits: an armored PGP
+	// secret key or an OpenSSH private key, without a passphrase.
+	SigningKeyFile string `json:"signingKeyFile,omitempty"`
 }
 
 // Author is a git identity.

@@ -40,6 +40,9 @@ type StatusOptions struct {
 	// MaxAttempts bounds the retries of a push rejected as
 	// non-fast-forward. Default 10.
 	MaxAttempts int
+	// SigningKeyFile, when set, signs every status commit: an armored PGP
+	// secret key or an OpenSSH private key, without a passphrase.
+	SigningKeyFile string
 }
 
 // StatusBranch reads and writes the status branch of a repository. The
@@ -170,7 +173,11 @@ func (b *StatusBranch) commitOnce(ctx context.Context, files map[string][]byte, 
 		return "", ErrNoChange
 	}
 	sig := &object.Signature{Name: b.opts.AuthorName, Email: b.opts.AuthorEmail, When: time.Now()}
-	hash, err := wt.Commit(msg, &git.CommitOptions{Author: sig, Committer: sig})
+	opts := &git.CommitOptions{Author: sig, Committer: sig}
+	if err := signingOptions(b.opts.SigningKeyFile, opts); err != nil {
+		return "", err
+	}
+	hash, err := wt.Commit(msg, opts)
 	if err != nil {
 		return "", err
 	}

@@ -63,7 +63,7 @@ func TestStatusBranchCommitAndRead(t *testing.T) {
 func TestStatusBranchConcurrentWriters(t *testing.T) {
 	b, show, log := newStatusBranch(t)
 	ctx := context.Background()
-	const rounds = 8
+	const rounds = 50
 	var wg sync.WaitGroup
 	errs := make(chan error, 2*rounds)
 	for _, w := range []string{"a", "b"} {

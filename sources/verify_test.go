@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"encoding/pem"
 	"errors"
 	"io"
 	"os"
@@ -147,5 +148,40 @@ func TestVerifySignedCommits(t *testing.T) {
 				t.Error("an untrusted commit was handed on")
 			}
 		})
+	}
+}
+
+// TestSignedStatusCommits signs status commits with an SSH key and checks
+// the signature the way a verifying reader would.
+func TestSignedStatusCommits(t *testing.T) {
+	srv, repo := newFixture(t, testgit.Options{})
+	mustCommit(t, repo, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := ssh.MarshalPrivateKey(priv, "")
+	keyFile := filepath.Join(t.TempDir(), "status_key")
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(block), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := NewStatusBranch(StatusOptions{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com", SigningKeyFile: keyFile})
+	hash, err := b.Commit(context.Background(), map[string][]byte{"web/status.yaml": []byte("a\n")}, "roleout: signed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, _ := ssh.NewSignerFromKey(priv)
+	allowed := filepath.Join(t.TempDir(), "allowed_signers")
+	if err := os.WriteFile(allowed, ssh.MarshalAuthorizedKey(signer.PublicKey()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src, err := NewGitSource(Options{URL: srv.RepoURL("config"), Ref: Ref{Branch: "roleout/status"}, CacheDir: t.TempDir(),
+		Verify: &VerifyOptions{Mode: "head", SSHKeyFiles: []string{allowed}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := src.Fetch(context.Background())
+	if err != nil || snap.Revision.Commit != hash {
+		t.Errorf("the status commit does not verify: %v %v", snap.Revision, err)
 	}
 }
