@@ -9,7 +9,7 @@ LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 TEST_FLAGS ?= -race -count=1 -timeout 45m
 IMAGE     ?= roleout:$(VERSION)
 
-.PHONY: all build test test-unit bench run run-check fuzz cluster-bins cluster-up cluster-down lint docker clean
+.PHONY: all build test test-unit test-faults bench run run-check fuzz cluster-bins cluster-up cluster-down lint docker clean
 
 all: build
 
@@ -26,6 +26,10 @@ test: cluster-bins
 	@hack/ensure-sshd.sh
 	$(GO) test $(TEST_FLAGS) ./...
 	$(MAKE) fuzz FUZZTIME=5s
+
+## test-faults: the fault suite alone (also part of make test): SIGKILLs, API server and etcd restarts, git server down, a flaky network
+test-faults: cluster-bins
+	$(GO) test -count=1 -timeout 20m -run 'TestFault' -v ./cmd/roleout
 
 FUZZTIME ?= 2m
 FUZZ_TARGETS := agent:FuzzParseConfig agent:FuzzParseStatus render:FuzzNewPlan

@@ -12,6 +12,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 )
 
 const helperEnv = "ROLEOUT_TESTCLUSTER_ORPHAN_HELPER"
@@ -103,4 +106,26 @@ func runOrphanHelper() int {
 	}
 	fmt.Println(c.pid())
 	select {}
+}
+
+func TestRestartComponent(t *testing.T) {
+	c := Require(t, cluster)
+	cs, err := kubernetes.NewForConfig(c.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := c.StopComponent("kube-apiserver"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CoreV1().Namespaces().Get(ctx, "default", metav1.GetOptions{}); err == nil {
+		t.Fatal("the API server answered while stopped")
+	}
+	if err := c.StartComponent("kube-apiserver"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the API server back", func() (bool, error) {
+		_, err := cs.CoreV1().Namespaces().Get(ctx, "default", metav1.GetOptions{})
+		return err == nil, err
+	})
 }

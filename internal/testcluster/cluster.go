@@ -184,6 +184,48 @@ func (c *Cluster) RunController(name string, args []string, env ...string) error
 	return nil
 }
 
+// StopComponent stops one component (etcd, kube-apiserver, …) and waits
+// until it is gone, for fault tests; StartComponent starts it again with
+// the same arguments (and so the same port and data).
+func (c *Cluster) StopComponent(name string) error {
+	comp := c.component(name)
+	if comp == nil {
+		return fmt.Errorf("no component %s", name)
+	}
+	comp.stop(10 * time.Second)
+	return nil
+}
+
+// StartComponent starts a component StopComponent stopped.
+func (c *Cluster) StartComponent(name string) error {
+	comp := c.component(name)
+	if comp == nil {
+		return fmt.Errorf("no component %s", name)
+	}
+	if comp.running() {
+		return fmt.Errorf("%s is running", name)
+	}
+	next, err := startComponent(c.launcher, c.Dir, comp.name, comp.bin, comp.args, c.opts.Detached, comp.env...)
+	if err != nil {
+		return err
+	}
+	for i := range c.components {
+		if c.components[i] == comp {
+			c.components[i] = next
+		}
+	}
+	return nil
+}
+
+func (c *Cluster) component(name string) *component {
+	for _, comp := range c.components {
+		if comp.name == name {
+			return comp
+		}
+	}
+	return nil
+}
+
 // BinDir returns the directory of the control-plane binaries, which also
 // holds the CRDs of the extra controllers (crds/).
 func (c *Cluster) BinDir() string { return c.opts.BinDir }

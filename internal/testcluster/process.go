@@ -15,6 +15,9 @@ import (
 // once started, its process group.
 type component struct {
 	name    string
+	bin     string
+	args    []string
+	env     []string
 	cmd     *exec.Cmd
 	logPath string
 	logFile *os.File
@@ -62,7 +65,7 @@ func (l *launcher) close() { close(l.reqs) }
 // is killed if the test binary dies.
 func startComponent(l *launcher, dir, name, bin string, args []string, detached bool, env ...string) (*component, error) {
 	logPath := dir + "/" + name + ".log"
-	f, err := os.Create(logPath)
+	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("create log for %s: %w", name, err)
 	}
@@ -82,7 +85,7 @@ func startComponent(l *launcher, dir, name, bin string, args []string, detached 
 		f.Close()
 		return nil, fmt.Errorf("start %s (%s): %w", name, bin, err)
 	}
-	c := &component{name: name, cmd: cmd, logPath: logPath, logFile: f, exited: make(chan struct{})}
+	c := &component{name: name, bin: bin, args: args, env: env, cmd: cmd, logPath: logPath, logFile: f, exited: make(chan struct{})}
 	go func() {
 		c.waitErr = cmd.Wait()
 		f.Close()

@@ -199,6 +199,28 @@ func (s *Server) ResetCounts() {
 // RepoURL returns the HTTP URL of repository name.
 func (s *Server) RepoURL(name string) string { return s.URL + "/" + repoKey(name) }
 
+// Pause stops serving (requests fail to connect) until Resume, for fault
+// tests; repositories and counts stay.
+func (s *Server) Pause() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.http.Close()
+}
+
+// Resume serves again on the same address after Pause.
+func (s *Server) Resume() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l, err := net.Listen("tcp", s.listener.Addr().String())
+	if err != nil {
+		return fmt.Errorf("listen again on %s: %w", s.listener.Addr(), err)
+	}
+	s.listener = l
+	s.http = &http.Server{Handler: s.http.Handler}
+	go func() { _ = s.http.Serve(l) }()
+	return nil
+}
+
 // Close stops the server.
 func (s *Server) Close() error {
 	err := s.http.Close()
