@@ -41,7 +41,7 @@ func faultSetup(t *testing.T, name string) (*testgit.Server, *testgit.Repo, stri
 
 // startRoleout starts the roleout binary with args; its output is kept
 // for the test log.
-func startRoleout(t *testing.T, out *bytes.Buffer, args ...string) *exec.Cmd {
+func startRoleout(t *testing.T, out *syncBuffer, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(roleoutBinary(t), args...)
 	cmd.Stdout, cmd.Stderr = out, out
@@ -54,7 +54,7 @@ func startRoleout(t *testing.T, out *bytes.Buffer, args ...string) *exec.Cmd {
 // converge runs roleout run --once until it succeeds (up to n times).
 func converge(t *testing.T, config string, n int) {
 	t.Helper()
-	var logs bytes.Buffer
+	var logs syncBuffer
 	for range n {
 		logs.Reset()
 		if err := startRoleout(t, &logs, "run", "--once", "--config", config).Wait(); err == nil {
@@ -81,7 +81,7 @@ func TestFaultSIGKILL(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		var out bytes.Buffer
+		var out syncBuffer
 		cmd := startRoleout(t, &out, "run", "--once", "--config", config)
 		time.Sleep(time.Duration(r.IntN(2500)) * time.Millisecond)
 		_ = cmd.Process.Signal(syscall.SIGKILL)
@@ -96,7 +96,7 @@ func TestFaultSIGKILL(t *testing.T) {
 func TestFaultAPIServerAndEtcd(t *testing.T) {
 	_, repo, config := faultSetup(t, "faults-api")
 	c := cluster
-	var out bytes.Buffer
+	var out syncBuffer
 	cmd := startRoleout(t, &out, "run", "--once", "--config", config)
 	if !waitForStatus(t, repo, "faults-api", time.Minute, func(st *agent.AppStatus) bool { return st.Phase == agent.PhaseProgressing }) {
 		_ = cmd.Process.Kill()
@@ -136,7 +136,7 @@ func TestFaultAPIServerAndEtcd(t *testing.T) {
 // is back.
 func TestFaultGitServerDown(t *testing.T) {
 	srv, repo, config := faultSetup(t, "faults-git")
-	var out bytes.Buffer
+	var out syncBuffer
 	cmd := startRoleout(t, &out, "run", "--config", config)
 	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
 	if !waitForStatus(t, repo, "faults-git", time.Minute, func(st *agent.AppStatus) bool { return st.Phase == agent.PhaseSucceeded }) {
@@ -176,6 +176,30 @@ func TestFaultSlowNetwork(t *testing.T) {
 	}
 	converge(t, config, 8)
 	checkConverged(t, repo, "faults-net", "faults-net", "v1")
+}
+
+// syncBuffer is a buffer a process writes to while the test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func (b *syncBuffer) Reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Reset()
 }
 
 // startFlakyProxy forwards TCP to target with delay on every chunk, and
