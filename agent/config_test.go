@@ -120,7 +120,7 @@ func TestExampleAgentConfig(t *testing.T) {
 	if err != nil {
 		t.Fatalf("examples/agent.yaml must parse: %v", err)
 	}
-	if len(c.Apps) != 2 || c.Apps[0].Render.MaxObjects != 20000 || *c.Apps[0].Roles[1].UpgradeOrder != 2 {
+	if len(c.Apps) != 2 || c.Apps[0].Render.MaxObjects != 10000 || *c.Apps[0].Roles[1].UpgradeOrder != 2 {
 		t.Errorf("examples/agent.yaml parsed as %+v", c)
 	}
 }

@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,6 +67,14 @@ func TestBuildRefusesAndExplains(t *testing.T) {
 				}
 				f.Close()
 			}, nil, []string{"big.yaml is 104857600 bytes, over the limit of 16777216 bytes per file"}},
+		{"100,000 objects stop before kustomize parses them", map[string]string{"app/kustomization.yaml": "resources: [many.yaml]\n"},
+			func(t *testing.T, root string) {
+				var b strings.Builder
+				for i := range 100000 {
+					fmt.Fprintf(&b, "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c%d}\n", i)
+				}
+				writeFile(t, filepath.Join(root, "app", "many.yaml"), b.String())
+			}, nil, []string{"more than 10000 YAML documents", "many.yaml", "limit maxObjects"}},
 		{"symlink to /etc", map[string]string{"app/kustomization.yaml": "resources: [etc/hostname]\n"},
 			func(t *testing.T, root string) {
 				if err := os.Symlink("/etc", filepath.Join(root, "app", "etc")); err != nil {
@@ -80,7 +89,7 @@ func TestBuildRefusesAndExplains(t *testing.T) {
 			func(o *Options) { o.Limits.MaxFileBytes = 1000 }, []string{"big.yaml is", "over the limit of 1000 bytes per file"}},
 		{"too many objects", map[string]string{"app/kustomization.yaml": "resources: [a.yaml]\n",
 			"app/a.yaml": cm + "---\n" + strings.Replace(cm, "name: a", "name: b", 1)}, nil,
-			func(o *Options) { o.Limits.MaxObjects = 1 }, []string{"2 objects, over the limit of 1"}},
+			func(o *Options) { o.Limits.MaxObjects = 1 }, []string{"more than 1 YAML documents", "a.yaml", "limit maxObjects"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -27,6 +28,10 @@ type repoFS struct {
 	// allowed only when a remote base is.
 	clones    string
 	bytesRead int64
+	// docs counts the YAML documents read, to stop a render that would
+	// produce more than MaxObjects objects before kustomize spends
+	// (quadratic) time on them.
+	docs int
 	// inputs are the paths (relative to root, slash-separated) the render
 	// touched: read, listed or checked for existence.
 	inputs map[string]bool
@@ -182,7 +187,45 @@ func (fs *repoFS) ReadFile(path string) ([]byte, error) {
 	if err := fs.account(p); err != nil {
 		return nil, err
 	}
-	return fs.disk.ReadFile(p)
+	data, err := fs.disk.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	if !isKustomization(p) {
+		fs.docs += countDocuments(data)
+	}
+	if max := fs.limits.MaxObjects; max > 0 && fs.docs > max {
+		return nil, fmt.Errorf("render reads more than %d YAML documents, at %s (limit maxObjects)", max, fs.display(p))
+	}
+	return data, nil
+}
+
+func isKustomization(p string) bool {
+	base := filepath.Base(p)
+	for _, k := range kustomizationFiles {
+		if base == k {
+			return true
+		}
+	}
+	return false
+}
+
+// countDocuments returns how many YAML documents data holds: one, plus
+// one per "---" separator line.
+func countDocuments(data []byte) int {
+	n := 1
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if t := bytes.TrimSpace(line); bytes.Equal(t, []byte("---")) || bytes.HasPrefix(t, []byte("--- ")) {
+			n++
+		}
+	}
+	return n
 }
 
 // account adds a file's size to the bytes read and enforces the limits.
