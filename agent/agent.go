@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+	"golang.org/x/sync/errgroup"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -184,21 +185,31 @@ func (a *Agent) RunOnce(ctx context.Context) error {
 			// Pull-request heads are still previewed.
 			return errors.Join(err, a.previews(ctx))
 		}
-		var errs []error
-		superseded := false
+		var (
+			errs       []error
+			superseded bool
+			mu         sync.Mutex
+			g          errgroup.Group
+		)
+		g.SetLimit(max(a.cfg.Concurrency, 1))
 		for _, app := range a.cfg.Apps {
-			started := time.Now()
-			err := a.reconcileApp(ctx, snap, app)
-			a.metrics.reconcile.WithLabelValues(app.Name).Observe(time.Since(started).Seconds())
-			var s *SupersededError
-			if errors.As(err, &s) && attempt < maxReplans {
-				superseded = true
-				continue
-			}
-			if err != nil {
-				errs = append(errs, fmt.Errorf("app %s: %w", app.Name, err))
-			}
+			g.Go(func() error {
+				started := time.Now()
+				err := a.reconcileApp(ctx, snap, app)
+				a.metrics.reconcile.WithLabelValues(app.Name).Observe(time.Since(started).Seconds())
+				mu.Lock()
+				defer mu.Unlock()
+				var s *SupersededError
+				switch {
+				case errors.As(err, &s) && attempt < maxReplans:
+					superseded = true
+				case err != nil:
+					errs = append(errs, fmt.Errorf("app %s: %w", app.Name, err))
+				}
+				return nil
+			})
 		}
+		_ = g.Wait()
 		if !superseded {
 			if err := a.previews(ctx); err != nil {
 				errs = append(errs, err)

@@ -32,6 +32,8 @@ type Config struct {
 	// Kubeconfig is the cluster to apply to. Empty: $KUBECONFIG, then the
 	// in-cluster configuration.
 	Kubeconfig string `json:"kubeconfig,omitempty"`
+	// Concurrency bounds the apps reconciled at once. Default 4.
+	Concurrency int `json:"concurrency,omitempty"`
 	// Apply tunes server-side apply.
 	Apply ApplyConfig `json:"apply,omitempty"`
 	// HTTP is the agent's endpoint for health, metrics and hooks.
@@ -236,6 +238,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.Schedule.Interval.Duration == 0 && c.Schedule.Cron == "" {
 		c.Schedule.Interval.Duration = DefaultInterval
+	}
+	if c.Concurrency == 0 {
+		c.Concurrency = 4
 	}
 	if c.HTTP.Address == "" {
 		c.HTTP.Address = ":8080"

@@ -48,6 +48,9 @@ func (c *Config) validate() error {
 	if !validBranchName(c.Status.Branch) {
 		add("status.branch", "invalid branch name %q", c.Status.Branch)
 	}
+	if c.Concurrency < 1 || c.Concurrency > 64 {
+		add("concurrency", "must be between 1 and 64 apps at once, got %d", c.Concurrency)
+	}
 	if c.Apply.Concurrency < 0 || c.Apply.Concurrency > 256 {
 		add("apply.concurrency", "must be between 1 and 256 (0 takes the default 8), got %d", c.Apply.Concurrency)
 	}

@@ -40,6 +40,8 @@ func (f *fakeFetcher) fetchCount() int {
 }
 
 func (f *fakeFetcher) Head(context.Context) (sources.Revision, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if len(f.heads) > 0 {
 		f.snap, f.heads = f.heads[0], f.heads[1:]
 	}
@@ -48,13 +50,20 @@ func (f *fakeFetcher) Head(context.Context) (sources.Revision, error) {
 
 // fakeRenderer returns objs (or err) and counts calls.
 type fakeRenderer struct {
-	objs  []*unstructured.Unstructured
-	err   error
-	calls int
+	objs   []*unstructured.Unstructured
+	err    error
+	errFor map[string]error // by app name
+	mu     sync.Mutex
+	calls  int
 }
 
-func (f *fakeRenderer) Render(context.Context, sources.Snapshot, AppConfig) ([]*unstructured.Unstructured, error) {
+func (f *fakeRenderer) Render(_ context.Context, _ sources.Snapshot, app AppConfig) ([]*unstructured.Unstructured, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.calls++
+	if err := f.errFor[app.Name]; err != nil {
+		return nil, err
+	}
 	out := make([]*unstructured.Unstructured, len(f.objs))
 	for i, o := range f.objs {
 		out[i] = o.DeepCopy()
@@ -179,11 +188,14 @@ func (f *fakeApplier) Event(context.Context, apply.ObjectRef, string, string) er
 
 // fakeStatus is a status branch in memory.
 type fakeStatus struct {
+	mu      sync.Mutex
 	files   map[string][]byte
 	commits []string
 }
 
 func (f *fakeStatus) ReadFiles(_ context.Context, dir string) (map[string][]byte, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	out := map[string][]byte{}
 	for name, data := range f.files {
 		if strings.HasPrefix(name, dir+"/") {
@@ -194,6 +206,8 @@ func (f *fakeStatus) ReadFiles(_ context.Context, dir string) (map[string][]byte
 }
 
 func (f *fakeStatus) Commit(_ context.Context, files map[string][]byte, msg string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if f.files == nil {
 		f.files = map[string][]byte{}
 	}

@@ -291,3 +291,29 @@ func TestResumeAfterRestart(t *testing.T) {
 		t.Errorf("the restarted agent applied (-want +got):\n%s", diff)
 	}
 }
+
+// TestBrokenAppDoesNotBlockOthers reconciles two apps at once, one with a
+// broken overlay: the other rolls out; the broken one records its error
+// and applies nothing.
+func TestBrokenAppDoesNotBlockOthers(t *testing.T) {
+	h := newHarness(threeRoles("decode:1"), nil)
+	good := h.agent.cfg.Apps[0]
+	broken := good
+	broken.Name, broken.Path = "broken", "apps/broken"
+	h.agent.cfg.Apps = []AppConfig{broken, good}
+	h.renderer.errFor = map[string]error{"broken": errors.New("kustomize build apps/broken: missing.yaml: no such file")}
+	err := h.agent.RunOnce(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "app broken: render apps/broken") || strings.Contains(err.Error(), "app llm") {
+		t.Fatalf("error = %v, want only app broken's", err)
+	}
+	if len(h.applier.applied) != 4 {
+		t.Errorf("applied %v, want the good app's four objects", h.applier.applied)
+	}
+	st, err := parseStatus(h.status.files["broken/status.yaml"], "broken/status.yaml")
+	if err != nil || st.Phase != PhaseFailed || !strings.Contains(st.Message, "missing.yaml") {
+		t.Errorf("broken app's status: %+v %v", st, err)
+	}
+	if got := h.appStatus(t); got.Phase != PhaseSucceeded {
+		t.Errorf("good app's phase %s", got.Phase)
+	}
+}

@@ -60,7 +60,7 @@ func newHarness(objs []*unstructured.Unstructured, mutate func(*AppConfig)) *har
 		applier:  &fakeApplier{},
 		status:   &fakeStatus{},
 	}
-	cfg := &Config{Source: SourceConfig{URL: "http://git.example/config.git", Branch: "main"}, Apps: []AppConfig{app}}
+	cfg := &Config{Source: SourceConfig{URL: "http://git.example/config.git", Branch: "main"}, Apps: []AppConfig{app}, Concurrency: 4}
 	h.agent = NewWithDeps(cfg, Deps{Fetcher: h.fetcher, Renderer: h.renderer, Planner: h.planner, Applier: h.applier, Status: h.status}, quietLogger())
 	return h
 }
