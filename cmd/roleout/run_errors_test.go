@@ -159,3 +159,35 @@ func TestForcePushIsRecorded(t *testing.T) {
 		t.Errorf("status after a force-push: revision %s, rewritten %+v (was %s)", st.Revision, st.HistoryRewritten, before)
 	}
 }
+
+// TestCredentialsNeverLogged runs against a URL with a password in it, a
+// reachable one and an unreachable one: no log line, error or status
+// shows the password.
+func TestCredentialsNeverLogged(t *testing.T) {
+	testcluster.Require(t, cluster)
+	srv := testgit.New(t, testgit.Options{Username: "git", Password: "Sup3r-Secret-pw"})
+	repo := srv.MustRepo(t, "creds")
+	if _, err := repo.CommitDir("main", "web", "testdata/web", "apps/web"); err != nil {
+		t.Fatal(err)
+	}
+	withPassword := strings.Replace(repo.URL(), "http://", "http://git:Sup3r-Secret-pw@", 1)
+	for _, url := range []string{withPassword, "http://git:Sup3r-Secret-pw@127.0.0.1:1/nothing.git"} {
+		config := writeConfig(t, url, "- {name: creds, path: apps/nothing}\n")
+		code, out, logs := cli("run", "--once", "--config", config, "--log-level", "debug")
+		if code == exitOK {
+			t.Errorf("%s: want a failure (the overlay does not exist)", url)
+		}
+		if strings.Contains(out+logs, "Sup3r-Secret-pw") {
+			t.Errorf("the password shows up:\n%s\n%s", out, logs)
+		}
+		if strings.Contains(url, "127.0.0.1:1/") && !strings.Contains(logs, "git:redacted@") {
+			t.Errorf("the fetch error does not show the redacted URL:\n%s", logs)
+		}
+	}
+	if hits, _ := repo.Grep("roleout/status", "Sup3r-Secret-pw"); len(hits) > 0 {
+		t.Errorf("the status branch holds the password: %v", hits)
+	}
+	if src, _ := repo.Show("roleout/status", "creds/status.yaml"); !strings.Contains(src, "source: http://git:redacted@") {
+		t.Errorf("status.yaml does not record the redacted URL:\n%s", src)
+	}
+}
