@@ -97,12 +97,30 @@ func printHistory(w io.Writer, rep *agent.HistoryReport) error {
 		p.f(" — %s", st.Message)
 	}
 	p.f("\n\n")
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	tp := &printer{w: tw}
-	tp.f("ROLE\tORDER\tREV\tREVISION NAME\tLAST RESULT\tWORKLOAD\tPREDICTED\tOBSERVED\n")
-	for _, r := range st.Roles {
+	for _, section := range []func(*printer, *agent.HistoryReport){printRoles, printRevisions, printRollouts} {
+		if p.err != nil {
+			return p.err
+		}
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		tp := &printer{w: tw}
+		section(tp, rep)
+		if tp.err != nil {
+			return tp.err
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		p.f("\n")
+	}
+	return p.err
+}
+
+// printRoles prints each role with its workloads, predicted and observed.
+func printRoles(p *printer, rep *agent.HistoryReport) {
+	p.f("ROLE\tORDER\tREV\tREVISION NAME\tLAST RESULT\tWORKLOAD\tPREDICTED\tOBSERVED\n")
+	for _, r := range rep.Status.Roles {
 		if len(r.Workloads) == 0 {
-			tp.f("%s\t%d\t%d\t%s\t%s\t\t\t\n", r.Name, r.UpgradeOrder, r.Revision, r.RevisionName, r.Result)
+			p.f("%s\t%d\t%d\t%s\t%s\t\t\t\n", r.Name, r.UpgradeOrder, r.Revision, r.RevisionName, r.Result)
 		}
 		for i, wl := range r.Workloads {
 			observed := "-"
@@ -113,43 +131,40 @@ func printHistory(w io.Writer, rep *agent.HistoryReport) error {
 				}
 			}
 			if i == 0 {
-				tp.f("%s\t%d\t%d\t%s\t%s\t", r.Name, r.UpgradeOrder, r.Revision, r.RevisionName, r.Result)
+				p.f("%s\t%d\t%d\t%s\t%s\t", r.Name, r.UpgradeOrder, r.Revision, r.RevisionName, r.Result)
 			} else {
-				tp.f("\t\t\t\t\t")
+				p.f("\t\t\t\t\t")
 			}
-			tp.f("%s/%s\t%s\t%s\n", wl.Kind, wl.Name, predictionText(wl.Predicted), observed)
+			p.f("%s/%s\t%s\t%s\n", wl.Kind, wl.Name, predictionText(wl.Predicted), observed)
 		}
 	}
-	if tp.err == nil {
-		tp.err = tw.Flush()
-	}
-	p.f("\nrevisions:\n")
+}
+
+// printRevisions prints every role's recorded revisions, the current one
+// marked.
+func printRevisions(p *printer, rep *agent.HistoryReport) {
+	p.f("revisions:\nROLE\tREV\tNAME\tSOURCE\tCURRENT\n")
 	roles := make([]string, 0, len(rep.Revisions))
 	for role := range rep.Revisions {
 		roles = append(roles, role)
 	}
 	sort.Strings(roles)
-	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	tp2 := &printer{w: tw}
-	tp2.f("ROLE\tREV\tNAME\tSOURCE\tCURRENT\n")
 	for _, role := range roles {
 		for _, r := range rep.Revisions[role] {
 			current := ""
-			for _, s := range st.Roles {
+			for _, s := range rep.Status.Roles {
 				if s.Name == role && s.RevisionName == r.Name && s.Revision == r.Revision {
 					current = "*"
 				}
 			}
-			tp2.f("%s\t%d\t%s\t%s\t%s\n", role, r.Revision, r.Name, shortRevision(r.Source), current)
+			p.f("%s\t%d\t%s\t%s\t%s\n", role, r.Revision, r.Name, shortRevision(r.Source), current)
 		}
 	}
-	if tp2.err == nil {
-		tp2.err = tw.Flush()
-	}
-	p.f("\nrollouts (oldest first):\n")
-	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	tp3 := &printer{w: tw}
-	tp3.f("STARTED\tDURATION\tTRIGGER\tREVISION\tRESULT\tWAVES\n")
+}
+
+// printRollouts prints the rollout records, oldest first.
+func printRollouts(p *printer, rep *agent.HistoryReport) {
+	p.f("rollouts (oldest first):\nSTARTED\tDURATION\tTRIGGER\tREVISION\tRESULT\tWAVES\n")
 	for _, r := range rep.Rollouts {
 		var waves []string
 		for _, wv := range r.Waves {
@@ -162,18 +177,9 @@ func printHistory(w io.Writer, rep *agent.HistoryReport) error {
 		if len(r.Pruned) > 0 {
 			waves = append(waves, "pruned "+strings.Join(r.Pruned, ","))
 		}
-		tp3.f("%s\t%s\t%s\t%s\t%s\t%s\n", r.Started.UTC().Format("2006-01-02 15:04:05"), r.Finished.Sub(r.Started.Time).String(),
+		p.f("%s\t%s\t%s\t%s\t%s\t%s\n", r.Started.UTC().Format("2006-01-02 15:04:05"), r.Finished.Sub(r.Started.Time).String(),
 			r.Trigger, shortRevision(r.Revision), r.Result, strings.Join(waves, "; "))
 	}
-	if tp3.err == nil {
-		tp3.err = tw.Flush()
-	}
-	for _, e := range []error{p.err, tp.err, tp2.err, tp3.err} {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
 }
 
 // shortRevision shortens main@sha1:<40 hex> to main@sha1:1a2b3c4.
