@@ -53,6 +53,9 @@ type Agent struct {
 
 	mu      *sync.Mutex
 	results map[string]*AppStatus
+	// done holds, per app, the revision this agent last reconciled with
+	// success.
+	done    map[string]string
 	trigger chan struct{}
 	metrics *metrics
 	dryRun  bool
@@ -162,7 +165,7 @@ func statusOptions(cfg *Config) sources.StatusOptions {
 
 // NewWithDeps returns an Agent for cfg driving deps.
 func NewWithDeps(cfg *Config, deps Deps, log logrus.FieldLogger) *Agent {
-	return &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), mu: &sync.Mutex{}, results: map[string]*AppStatus{}, trigger: make(chan struct{}, 1), metrics: newMetrics()}
+	return &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), mu: &sync.Mutex{}, results: map[string]*AppStatus{}, done: map[string]string{}, trigger: make(chan struct{}, 1), metrics: newMetrics()}
 }
 
 // RunOnce polls the source once and reconciles every app. A failing app

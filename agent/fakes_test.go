@@ -145,16 +145,21 @@ func (f *fakeApplier) WaitHealthy(_ context.Context, objs []*unstructured.Unstru
 
 func (f *fakeApplier) ResetMapper() { f.resets++ }
 
-// Observe returns the identity set in f.observed for the object's name.
-func (f *fakeApplier) Observe(_ context.Context, o *unstructured.Unstructured) (apply.Observed, error) {
-	if obs, ok := f.observed[o.GetName()]; ok {
-		return obs, nil
+// ObserveAll returns the identities set in f.observed by object name.
+func (f *fakeApplier) ObserveAll(_ context.Context, objs []*unstructured.Unstructured) map[apply.ObjectRef]apply.ObserveResult {
+	out := map[apply.ObjectRef]apply.ObserveResult{}
+	for _, o := range objs {
+		if obs, ok := f.observed[o.GetName()]; ok {
+			out[apply.RefOf(o)] = apply.ObserveResult{Observed: obs}
+		} else {
+			out[apply.RefOf(o)] = apply.ObserveResult{Err: errors.New("no observation in the fake")}
+		}
 	}
-	return apply.Observed{}, errors.New("no observation in the fake")
+	return out
 }
 
-func (f *fakeApplier) CollisionCount(context.Context, *unstructured.Unstructured) (*int32, error) {
-	return nil, nil
+func (f *fakeApplier) CollisionCounts(context.Context, []*unstructured.Unstructured) map[apply.ObjectRef]*int32 {
+	return nil
 }
 
 // Prune records the names it was asked to delete, in order.

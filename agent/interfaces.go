@@ -39,12 +39,12 @@ type Applier interface {
 	WaitHealthy(ctx context.Context, objs []*unstructured.Unstructured, timeout time.Duration) error
 	// ResetMapper forgets discovered kinds after CRDs were installed.
 	ResetMapper()
-	// Observe reads the identity a workload's controller gave its
-	// template; apply.ErrNotObserved while the controller lags.
-	Observe(ctx context.Context, o *unstructured.Unstructured) (apply.Observed, error)
-	// CollisionCount reads a workload's live status.collisionCount (nil
-	// when there is none).
-	CollisionCount(ctx context.Context, o *unstructured.Unstructured) (*int32, error)
+	// ObserveAll reads the identity each workload's controller gave its
+	// template; apply.ErrNotObserved for one whose controller lags.
+	ObserveAll(ctx context.Context, objs []*unstructured.Unstructured) map[apply.ObjectRef]apply.ObserveResult
+	// CollisionCounts reads the workloads' live status.collisionCount
+	// (absent when there is none).
+	CollisionCounts(ctx context.Context, objs []*unstructured.Unstructured) map[apply.ObjectRef]*int32
 	// Prune deletes objects in the given order, only those carrying the
 	// owner label and not protected.
 	Prune(ctx context.Context, refs []apply.ObjectRef, opts apply.PruneOptions) ([]apply.Result, error)

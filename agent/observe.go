@@ -26,13 +26,17 @@ func (a *Agent) collisionCounts(ctx context.Context, objs []*unstructured.Unstru
 	if a.deps.Applier == nil {
 		return out
 	}
+	var workloads []*unstructured.Unstructured
 	for _, o := range objs {
-		if !revision.IsWorkload(o) {
-			continue
+		if revision.IsWorkload(o) {
+			workloads = append(workloads, o)
 		}
-		if cc, err := a.deps.Applier.CollisionCount(ctx, o); err == nil && cc != nil {
-			out[render.RefOf(o)] = cc
-		}
+	}
+	if len(workloads) == 0 {
+		return out
+	}
+	for ref, cc := range a.deps.Applier.CollisionCounts(ctx, workloads) {
+		out[render.ObjectRef(ref)] = cc
 	}
 	return out
 }
@@ -59,37 +63,77 @@ func (a *Agent) liveCRDs(ctx context.Context, objs []*unstructured.Unstructured)
 }
 
 // observeWorkloads reads, after a healthy wave, the identity each
-// workload's controller gave it, records it next to the prediction in the
-// role's status and warns on a mismatch: a webhook, another writer or a
-// version skew changed the template.
-func (a *Agent) observeWorkloads(ctx context.Context, log logrus.FieldLogger, role *render.Role, st *RoleStatus) {
-	objs := map[render.ObjectRef]*unstructured.Unstructured{}
-	for _, o := range role.Objects {
-		objs[render.RefOf(o)] = o
+// workload of the wave's applied roles was given by its controller,
+// records it next to the prediction in the role's status and warns on a
+// mismatch: a webhook, another writer or a version skew changed the
+// template.
+func (a *Agent) observeWorkloads(ctx context.Context, log logrus.FieldLogger, roles []*render.Role, r *rollout) {
+	var objs []*unstructured.Unstructured
+	for _, role := range roles {
+		byRef := map[render.ObjectRef]*unstructured.Unstructured{}
+		for _, o := range role.Objects {
+			byRef[render.RefOf(o)] = o
+		}
+		for _, w := range role.Workloads {
+			objs = append(objs, byRef[w.Ref])
+		}
 	}
-	st.Workloads = nil
-	for _, w := range role.Workloads {
-		ws := WorkloadStatus{Kind: w.Ref.Kind, Namespace: w.Ref.Namespace, Name: w.Ref.Name, RestartsPods: w.RestartsPods, Predicted: w.Predicted}
-		obs, err := a.observe(ctx, objs[w.Ref])
-		wlog := log.WithFields(logrus.Fields{"role": role.Name, "workload": w.Ref.String()})
-		switch {
-		case err != nil:
-			wlog.WithError(err).Warn("could not read the identity the controller gave the workload")
-		default:
-			p := revision.Prediction{
-				PodTemplateHash: obs.PodTemplateHash, ReplicaSetName: obs.ReplicaSetName,
-				ControllerRevisionName: obs.ControllerRevisionName, ControllerRevisionHash: obs.ControllerRevisionHash,
-				TemplateRevisionHash: obs.TemplateRevisionHash,
+	results := a.observeAll(ctx, objs)
+	for _, role := range roles {
+		st := r.status(role.Name)
+		st.Workloads = nil
+		for _, w := range role.Workloads {
+			ws := WorkloadStatus{Kind: w.Ref.Kind, Namespace: w.Ref.Namespace, Name: w.Ref.Name, RestartsPods: w.RestartsPods, Predicted: w.Predicted}
+			res := results[apply.ObjectRef(w.Ref)]
+			wlog := log.WithFields(logrus.Fields{"role": role.Name, "workload": w.Ref.String()})
+			if res.Err != nil {
+				wlog.WithError(res.Err).Warn("could not read the identity the controller gave the workload")
+			} else {
+				obs := res.Observed
+				p := revision.Prediction{
+					PodTemplateHash: obs.PodTemplateHash, ReplicaSetName: obs.ReplicaSetName,
+					ControllerRevisionName: obs.ControllerRevisionName, ControllerRevisionHash: obs.ControllerRevisionHash,
+					TemplateRevisionHash: obs.TemplateRevisionHash,
+				}
+				ws.Observed, ws.Match = &p, p.Equal(w.Predicted)
+				a.workloadEvent(ctx, role, st, w, p)
+				if !ws.Match {
+					wlog.Warnf("predicted %s but the controller made %s: a webhook, another writer or a version skew changed the template",
+						describePrediction(w.Predicted), describePrediction(p))
+				}
 			}
-			ws.Observed, ws.Match = &p, p.Equal(w.Predicted)
-			a.workloadEvent(ctx, role, st, w, p)
-			if !ws.Match {
-				wlog.Warnf("predicted %s but the controller made %s: a webhook, another writer or a version skew changed the template",
-					describePrediction(w.Predicted), describePrediction(p))
+			st.Workloads = append(st.Workloads, ws)
+		}
+	}
+}
+
+// observeAll observes objs, observing again those whose controller lags
+// until observeTimeout passes.
+func (a *Agent) observeAll(ctx context.Context, objs []*unstructured.Unstructured) map[apply.ObjectRef]apply.ObserveResult {
+	out := map[apply.ObjectRef]apply.ObserveResult{}
+	pending := objs
+	deadline := time.Now().Add(observeTimeout)
+	for len(pending) > 0 {
+		var again []*unstructured.Unstructured
+		for ref, res := range a.deps.Applier.ObserveAll(ctx, pending) {
+			out[ref] = res
+		}
+		for _, o := range pending {
+			if errors.Is(out[apply.RefOf(o)].Err, apply.ErrNotObserved) {
+				again = append(again, o)
 			}
 		}
-		st.Workloads = append(st.Workloads, ws)
+		if len(again) == 0 || time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return out
+		case <-time.After(200 * time.Millisecond):
+		}
+		pending = again
 	}
+	return out
 }
 
 // workloadEvent records the rollout on the workload as an Event, unless
@@ -104,22 +148,6 @@ func (a *Agent) workloadEvent(ctx context.Context, role *render.Role, st *RoleSt
 	}
 	if err := a.deps.Applier.Event(ctx, apply.ObjectRef(w.Ref), "RolledOut", msg); err != nil {
 		a.log.WithError(err).WithField("workload", w.Ref.String()).Debug("event not recorded")
-	}
-}
-
-// observe polls Observe while the controller lags behind.
-func (a *Agent) observe(ctx context.Context, o *unstructured.Unstructured) (apply.Observed, error) {
-	deadline := time.Now().Add(observeTimeout)
-	for {
-		obs, err := a.deps.Applier.Observe(ctx, o)
-		if !errors.Is(err, apply.ErrNotObserved) || time.Now().After(deadline) {
-			return obs, err
-		}
-		select {
-		case <-ctx.Done():
-			return obs, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
 	}
 }
 

@@ -24,6 +24,10 @@ const (
 // the outcome on the status branch. Render and plan errors apply nothing.
 func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app AppConfig) error {
 	log := a.log.WithFields(logrus.Fields{"app": app.Name, "commit": snap.Revision.Short()})
+	if a.isDone(app.Name, snap.Revision) {
+		log.Debug("already reconciled at this revision")
+		return nil
+	}
 	a, err := a.forApp(app)
 	if err != nil {
 		return err
@@ -37,6 +41,7 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 		log.Debug("already reconciled at this revision")
 		a.mu.Lock()
 		a.results[app.Name] = s
+		a.done[app.Name] = s.Revision
 		a.mu.Unlock()
 		return nil
 	}
@@ -208,6 +213,14 @@ func (a *Agent) windowOpen(app AppConfig) (bool, time.Time, error) {
 	return false, ws.nextOpen(now), nil
 }
 
+// isDone reports whether this agent already reconciled app at rev with
+// success: an idle poll then reads nothing, not even the status branch.
+func (a *Agent) isDone(app string, rev sources.Revision) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return !a.dryRun && a.done[app] == rev.String()
+}
+
 // plan renders the app's overlay and plans it against the previous
 // status.
 func (a *Agent) plan(ctx context.Context, snap sources.Snapshot, app AppConfig, prev *previous) (*render.Plan, error) {
@@ -268,11 +281,13 @@ func (a *Agent) rollout(ctx context.Context, log logrus.FieldLogger, app AppConf
 			return fmt.Errorf("wave %d (upgradeOrder %d): %w", i+1, wave.UpgradeOrder, err)
 		}
 		r.markWaveApplied(i)
+		var applied []*render.Role
 		for _, role := range wave.Roles {
 			if r.apply[role.Name] {
-				a.observeWorkloads(ctx, wlog, role, r.status(role.Name))
+				applied = append(applied, role)
 			}
 		}
+		a.observeWorkloads(ctx, wlog, applied, r)
 		if checkpoint != nil && r.pendingAfter(i) {
 			if err := checkpoint(i); err != nil {
 				return err
@@ -347,6 +362,10 @@ func (a *Agent) applyStep(ctx context.Context, log logrus.FieldLogger, objs []*u
 func (a *Agent) report(ctx context.Context, log logrus.FieldLogger, app AppConfig, st *AppStatus, r *rollout, prev *previous, msg string) error {
 	a.mu.Lock()
 	a.results[app.Name] = st
+	delete(a.done, app.Name)
+	if st.Phase == PhaseSucceeded {
+		a.done[app.Name] = st.Revision
+	}
 	a.mu.Unlock()
 	files, err := statusFiles(app, st, r, prev, st.Phase == PhaseSucceeded)
 	if err != nil {

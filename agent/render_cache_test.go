@@ -59,3 +59,50 @@ func TestRenderCacheWithGitIndex(t *testing.T) {
 		t.Errorf("kustomize builds after a base change = %d, want 2", n)
 	}
 }
+
+// TestIdlePollMakesOneRequest runs the agent twice on an unchanged
+// repository: the second poll lists the remote's refs once and fetches,
+// renders, reads and writes nothing.
+func TestIdlePollMakesOneRequest(t *testing.T) {
+	srv := testgit.New(t, testgit.Options{})
+	repo := srv.MustRepo(t, "idle")
+	if _, err := repo.Commit("main", "first", map[string]string{
+		"apps/web/kustomization.yaml": "resources: [cm.yaml]\n",
+		"apps/web/cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: web}\n",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := ParseConfig([]byte(`apiVersion: roleout.dev/v1alpha1
+kind: AgentConfig
+source: {url: `+repo.URL()+`, branch: main}
+cacheDir: `+t.TempDir()+`
+apps: [{name: web, path: apps/web}]
+`), "agent.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := sources.NewGitSource(sourceOptions(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	renderer := &kustomizeRenderer{}
+	applier := &fakeApplier{}
+	a := NewWithDeps(cfg, Deps{Fetcher: src, Renderer: renderer, Planner: rolePlanner{}, Applier: applier,
+		Status: sources.NewStatusBranch(statusOptions(cfg))}, quietLogger())
+	ctx := context.Background()
+	if err := a.RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	srv.ResetCounts()
+	applied := len(applier.applied)
+	if err := a.RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := srv.Counts("idle")
+	if got[testgit.RefsUpload] != 1 || got[testgit.UploadPack] != 0 || got[testgit.RefsReceive] != 0 || got[testgit.ReceivePack] != 0 {
+		t.Errorf("idle poll requests = %v, want one ref listing and nothing else", got)
+	}
+	if renderer.r.Builds() != 1 || len(applier.applied) != applied {
+		t.Errorf("idle poll rendered (%d builds) or applied (%d objects)", renderer.r.Builds(), len(applier.applied)-applied)
+	}
+}

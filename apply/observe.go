@@ -36,21 +36,69 @@ var (
 
 // Observe reads the identity o's controller gave o's current template:
 // a Deployment's new ReplicaSet, a StatefulSet's update revision, a
-// DaemonSet's current ControllerRevision hash. It returns ErrNotObserved
-// while the controller lags behind the latest generation, and an error
-// for other kinds.
+// DaemonSet's current ControllerRevision hash, a LeaderWorkerSet's
+// template-revision-hash. It returns ErrNotObserved while the controller
+// lags behind the latest generation, and an error for other kinds.
 func (a *Applier) Observe(ctx context.Context, o *unstructured.Unstructured) (Observed, error) {
-	ri, err := a.resource(o.DeepCopy())
+	r := a.ObserveAll(ctx, []*unstructured.Unstructured{o})[RefOf(o)]
+	return r.Observed, r.Err
+}
+
+// ObserveResult is one workload's observation, or why there is none.
+type ObserveResult struct {
+	Observed Observed
+	Err      error
+}
+
+// ObserveAll observes every workload in objs, reading each kind's
+// objects, ReplicaSets and ControllerRevisions with one LIST per namespace
+// where it can, instead of requests per workload.
+func (a *Applier) ObserveAll(ctx context.Context, objs []*unstructured.Unstructured) map[ObjectRef]ObserveResult {
+	live := a.prefetch(ctx, objs)
+	ob := &observer{a: a, lists: map[string][]unstructured.Unstructured{}}
+	out := make(map[ObjectRef]ObserveResult, len(objs))
+	for _, o := range objs {
+		obs, err := ob.observe(ctx, o, live)
+		out[RefOf(o)] = ObserveResult{Observed: obs, Err: err}
+	}
+	return out
+}
+
+// observer memoises the lists one round of observations reads.
+type observer struct {
+	a     *Applier
+	lists map[string][]unstructured.Unstructured
+}
+
+// list returns the objects of gvr in ns, listed once per round.
+func (ob *observer) list(ctx context.Context, gvr schema.GroupVersionResource, ns string) ([]unstructured.Unstructured, error) {
+	key := gvr.String() + "|" + ns
+	if items, ok := ob.lists[key]; ok {
+		return items, nil
+	}
+	l, err := ob.a.client.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	ob.lists[key] = l.Items
+	return l.Items, nil
+}
+
+func (ob *observer) observe(ctx context.Context, o *unstructured.Unstructured, set *liveSet) (Observed, error) {
+	ri, err := ob.a.resource(o.DeepCopy())
 	if err != nil {
 		return Observed{}, err
 	}
-	live, err := ri.Get(ctx, o.GetName(), metav1.GetOptions{})
+	live, err := ob.a.before(ctx, ri, o, set)
 	if err != nil {
 		return Observed{}, fmt.Errorf("%s: read: %w", RefOf(o), err)
 	}
+	if live == nil {
+		return Observed{}, fmt.Errorf("%s: not found", RefOf(o))
+	}
 	switch live.GroupVersionKind().GroupKind().String() {
 	case "Deployment.apps":
-		return a.observeDeployment(ctx, live)
+		return ob.deployment(ctx, live)
 	case "StatefulSet.apps":
 		var s appsv1.StatefulSet
 		if err := fromUnstructured(live, &s); err != nil {
@@ -61,16 +109,16 @@ func (a *Applier) Observe(ctx context.Context, o *unstructured.Unstructured) (Ob
 		}
 		return Observed{ControllerRevisionName: s.Status.UpdateRevision}, nil
 	case "DaemonSet.apps":
-		return a.observeDaemonSet(ctx, live)
+		return ob.daemonSet(ctx, live)
 	case "LeaderWorkerSet.leaderworkerset.x-k8s.io":
-		return a.observeLeaderWorkerSet(ctx, live)
+		return ob.leaderWorkerSet(ctx, live)
 	}
 	return Observed{}, fmt.Errorf("%s: no observation for kind %s", RefOf(o), live.GroupVersionKind())
 }
 
-// observeDeployment finds the ReplicaSet the Deployment counts as new:
-// the one owned by it whose revision annotation is the Deployment's.
-func (a *Applier) observeDeployment(ctx context.Context, live *unstructured.Unstructured) (Observed, error) {
+// deployment finds the ReplicaSet the Deployment counts as new: the one
+// owned by it whose revision annotation is the Deployment's.
+func (ob *observer) deployment(ctx context.Context, live *unstructured.Unstructured) (Observed, error) {
 	var d appsv1.Deployment
 	if err := fromUnstructured(live, &d); err != nil {
 		return Observed{}, err
@@ -79,11 +127,11 @@ func (a *Applier) observeDeployment(ctx context.Context, live *unstructured.Unst
 	if d.Status.ObservedGeneration < d.Generation || d.Annotations[revisionAnnotation] == "" {
 		return Observed{}, ErrNotObserved
 	}
-	list, err := a.client.Resource(replicaSets).Namespace(d.Namespace).List(ctx, metav1.ListOptions{})
+	items, err := ob.list(ctx, replicaSets, d.Namespace)
 	if err != nil {
 		return Observed{}, fmt.Errorf("Deployment/%s/%s: list ReplicaSets: %w", d.Namespace, d.Name, err)
 	}
-	for _, rs := range list.Items {
+	for _, rs := range items {
 		if ownedBy(&rs, d.UID) && rs.GetAnnotations()[revisionAnnotation] == d.Annotations[revisionAnnotation] {
 			return Observed{PodTemplateHash: rs.GetLabels()[appsv1.DefaultDeploymentUniqueLabelKey], ReplicaSetName: rs.GetName()}, nil
 		}
@@ -91,9 +139,9 @@ func (a *Applier) observeDeployment(ctx context.Context, live *unstructured.Unst
 	return Observed{}, ErrNotObserved
 }
 
-// observeDaemonSet finds the DaemonSet's current ControllerRevision: the
-// owned one with the highest revision number.
-func (a *Applier) observeDaemonSet(ctx context.Context, live *unstructured.Unstructured) (Observed, error) {
+// daemonSet finds the DaemonSet's current ControllerRevision: the owned
+// one with the highest revision number.
+func (ob *observer) daemonSet(ctx context.Context, live *unstructured.Unstructured) (Observed, error) {
 	var ds appsv1.DaemonSet
 	if err := fromUnstructured(live, &ds); err != nil {
 		return Observed{}, err
@@ -101,29 +149,26 @@ func (a *Applier) observeDaemonSet(ctx context.Context, live *unstructured.Unstr
 	if ds.Status.ObservedGeneration < ds.Generation {
 		return Observed{}, ErrNotObserved
 	}
-	list, err := a.client.Resource(controllerRevisions).Namespace(ds.Namespace).List(ctx, metav1.ListOptions{})
+	items, err := ob.list(ctx, controllerRevisions, ds.Namespace)
 	if err != nil {
 		return Observed{}, fmt.Errorf("DaemonSet/%s/%s: list ControllerRevisions: %w", ds.Namespace, ds.Name, err)
 	}
-	best := newestOwned(list.Items, ds.UID)
+	best := newestOwned(items, ds.UID)
 	if best == nil {
 		return Observed{}, ErrNotObserved
 	}
 	return Observed{ControllerRevisionHash: best.GetLabels()[appsv1.DefaultDaemonSetUniqueLabelKey]}, nil
 }
 
-// observeLeaderWorkerSet reads the template-revision-hash of the
+// leaderWorkerSet reads the template-revision-hash of the
 // LeaderWorkerSet's newest ControllerRevision.
-func (a *Applier) observeLeaderWorkerSet(ctx context.Context, live *unstructured.Unstructured) (Observed, error) {
-	const (
-		nameLabel = "leaderworkerset.sigs.k8s.io/name"
-		hashLabel = "leaderworkerset.sigs.k8s.io/template-revision-hash"
-	)
-	list, err := a.client.Resource(controllerRevisions).Namespace(live.GetNamespace()).List(ctx, metav1.ListOptions{LabelSelector: nameLabel + "=" + live.GetName()})
+func (ob *observer) leaderWorkerSet(ctx context.Context, live *unstructured.Unstructured) (Observed, error) {
+	const hashLabel = "leaderworkerset.sigs.k8s.io/template-revision-hash"
+	items, err := ob.list(ctx, controllerRevisions, live.GetNamespace())
 	if err != nil {
 		return Observed{}, fmt.Errorf("%s: list ControllerRevisions: %w", RefOf(live), err)
 	}
-	best := newestOwned(list.Items, live.GetUID())
+	best := newestOwned(items, live.GetUID())
 	if best == nil {
 		return Observed{}, ErrNotObserved
 	}
@@ -171,21 +216,24 @@ func collisionCount(live *unstructured.Unstructured) *int32 {
 	return &c
 }
 
-// CollisionCount returns o's live status.collisionCount, or nil when the
-// object or the field does not exist.
-func (a *Applier) CollisionCount(ctx context.Context, o *unstructured.Unstructured) (*int32, error) {
-	ri, err := a.resource(o.DeepCopy())
-	if err != nil {
-		return nil, err
-	}
-	live, err := ri.Get(ctx, o.GetName(), metav1.GetOptions{})
-	if err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, nil
+// CollisionCounts returns the live status.collisionCount of each object
+// in objs that has one, reading them with one LIST per kind and
+// namespace where it can.
+func (a *Applier) CollisionCounts(ctx context.Context, objs []*unstructured.Unstructured) map[ObjectRef]*int32 {
+	live := a.prefetch(ctx, objs)
+	out := map[ObjectRef]*int32{}
+	for _, o := range objs {
+		ri, err := a.resource(o.DeepCopy())
+		if err != nil {
+			continue
 		}
-		return nil, err
+		if got, err := a.before(ctx, ri, o, live); err == nil && got != nil {
+			if cc := collisionCount(got); cc != nil {
+				out[RefOf(o)] = cc
+			}
+		}
 	}
-	return collisionCount(live), nil
+	return out
 }
 
 // CRDFor returns the CustomResourceDefinition that serves o's kind, or
