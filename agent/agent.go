@@ -11,7 +11,6 @@ import (
 	"github.com/sirupsen/logrus"
 	"golang.org/x/sync/errgroup"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/sources"
@@ -30,9 +29,10 @@ type Deps struct {
 	// PullRequests lists and fetches pull-request heads for previews;
 	// nil turns previews off.
 	PullRequests PullRequests
-	// ApplierFor returns the applier of the cluster of an app's
-	// kubeconfig file (apps[].kubeconfig); nil allows no such apps.
-	ApplierFor func(kubeconfig string) (Applier, error)
+	// ApplierFor returns the applier of the cluster an app names with
+	// apps[].kubeconfig or apps[].kubeconfigSecret; nil allows no such
+	// apps.
+	ApplierFor func(ctx context.Context, app AppConfig) (Applier, error)
 }
 
 func (d Deps) now() time.Time {
@@ -83,25 +83,12 @@ func New(cfg *Config, restCfg *rest.Config, log logrus.FieldLogger) (*Agent, err
 	if err != nil {
 		return nil, err
 	}
-	appliers := map[string]Applier{}
-	applierFor := func(kubeconfig string) (Applier, error) {
-		if ap, ok := appliers[kubeconfig]; ok {
-			return ap, nil
-		}
-		c, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-		if err != nil {
-			return nil, fmt.Errorf("load kubeconfig %s: %w", kubeconfig, err)
-		}
-		c.UserAgent = restCfg.UserAgent
-		ap, err := apply.New(c, applyOpts)
-		if err != nil {
-			return nil, err
-		}
-		appliers[kubeconfig] = ap
-		return ap, nil
+	cl, err := newClusters(restCfg, applyOpts)
+	if err != nil {
+		return nil, err
 	}
 	return NewWithDeps(cfg, Deps{
-		ApplierFor:   applierFor,
+		ApplierFor:   cl.applierFor,
 		Fetcher:      src,
 		Renderer:     &kustomizeRenderer{},
 		Planner:      rolePlanner{},
@@ -113,14 +100,14 @@ func New(cfg *Config, restCfg *rest.Config, log logrus.FieldLogger) (*Agent, err
 
 // forApp returns the agent as it serves app: with the applier of the app's
 // own cluster when it names one.
-func (a *Agent) forApp(app AppConfig) (*Agent, error) {
-	if app.Kubeconfig == "" {
+func (a *Agent) forApp(ctx context.Context, app AppConfig) (*Agent, error) {
+	if app.Kubeconfig == "" && app.KubeconfigSecret == nil {
 		return a, nil
 	}
 	if a.deps.ApplierFor == nil {
 		return nil, fmt.Errorf("apps[].kubeconfig is not supported here")
 	}
-	ap, err := a.deps.ApplierFor(app.Kubeconfig)
+	ap, err := a.deps.ApplierFor(ctx, app)
 	if err != nil {
 		return nil, fmt.Errorf("cluster of app %s: %w", app.Name, err)
 	}

@@ -135,8 +135,12 @@ type AppConfig struct {
 	// Kubeconfig, when set, is the file of the cluster this app goes to;
 	// empty is the agent's cluster. One agent can serve many clusters; an
 	// unreachable one affects only its apps.
-	Kubeconfig string       `json:"kubeconfig,omitempty"`
-	Roles      []RoleConfig `json:"roles,omitempty"`
+	Kubeconfig string `json:"kubeconfig,omitempty"`
+	// KubeconfigSecret, instead of Kubeconfig, reads the app's cluster
+	// from a Secret in the agent's own cluster, each time the app has
+	// something to do, so a rotated credential is picked up.
+	KubeconfigSecret *SecretKeyRef `json:"kubeconfigSecret,omitempty"`
+	Roles            []RoleConfig  `json:"roles,omitempty"`
 	// UnorderedRoles places roles without an upgradeOrder First (as 0,
 	// the default) or Last.
 	UnorderedRoles       string          `json:"unorderedRoles,omitempty"`
@@ -149,6 +153,15 @@ type AppConfig struct {
 	Windows              []WindowConfig  `json:"windows,omitempty"`
 	// Render sets what the app's kustomize build may do and its limits.
 	Render RenderConfig `json:"render,omitempty"`
+}
+
+// SecretKeyRef names one key of a Secret.
+type SecretKeyRef struct {
+	// Namespace of the Secret; empty is the namespace the agent runs in.
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	// Key holding the kubeconfig; empty is "value", as in Flux.
+	Key string `json:"key,omitempty"`
 }
 
 // RenderConfig is an app's kustomize build settings. Zero limits take the

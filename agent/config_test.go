@@ -89,6 +89,14 @@ func TestParseConfigErrors(t *testing.T) {
 			return strings.Replace(s, "path: apps/web}", "path: apps/web, unorderedRoles: Middle}", 1)
 		},
 			[]string{"apps[0].unorderedRoles: must be First or Last"}},
+		{"kubeconfig twice", func(s string) string {
+			return strings.Replace(s, "path: apps/web}", "path: apps/web, kubeconfig: a.yaml, kubeconfigSecret: {name: far}}", 1)
+		},
+			[]string{"apps[0].kubeconfigSecret: set kubeconfig (a file) or kubeconfigSecret, not both"}},
+		{"bad kubeconfigSecret", func(s string) string {
+			return strings.Replace(s, "path: apps/web}", "path: apps/web, kubeconfigSecret: {name: Far_Away, key: 'a b'}}", 1)
+		},
+			[]string{"apps[0].kubeconfigSecret.name", "apps[0].kubeconfigSecret.key"}},
 		{"bad cron", func(s string) string { return s + "schedule: {cron: 'every day'}\n" },
 			[]string{"schedule.cron: invalid cron expression"}},
 		{"status branch is source branch", func(s string) string { return s + "status: {branch: main}\n" },

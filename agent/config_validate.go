@@ -128,6 +128,24 @@ func (a *AppConfig) validate(field string, add func(field, format string, args .
 			add(field+".namespace", "%q is not a valid namespace: %s", a.Namespace, strings.Join(msgs, "; "))
 		}
 	}
+	if r := a.KubeconfigSecret; r != nil {
+		if a.Kubeconfig != "" {
+			add(field+".kubeconfigSecret", "set kubeconfig (a file) or kubeconfigSecret, not both")
+		}
+		if msgs := validation.IsDNS1123Subdomain(r.Name); len(msgs) > 0 {
+			add(field+".kubeconfigSecret.name", "%q is not a valid Secret name: %s", r.Name, strings.Join(msgs, "; "))
+		}
+		if r.Namespace != "" {
+			if msgs := validation.IsDNS1123Label(r.Namespace); len(msgs) > 0 {
+				add(field+".kubeconfigSecret.namespace", "%q is not a valid namespace: %s", r.Namespace, strings.Join(msgs, "; "))
+			}
+		}
+		if r.Key != "" {
+			if msgs := validation.IsConfigMapKey(r.Key); len(msgs) > 0 {
+				add(field+".kubeconfigSecret.key", "%q is not a valid key: %s", r.Key, strings.Join(msgs, "; "))
+			}
+		}
+	}
 	if a.UnorderedRoles != "First" && a.UnorderedRoles != "Last" {
 		add(field+".unorderedRoles", "must be First or Last, got %q", a.UnorderedRoles)
 	}

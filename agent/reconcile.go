@@ -28,10 +28,6 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 		log.Debug("already reconciled at this revision")
 		return nil
 	}
-	a, err := a.forApp(app)
-	if err != nil {
-		return err
-	}
 	prev, err := loadPrevious(ctx, a.deps.Status, app.Name)
 	if err != nil {
 		log.WithError(err).Error("cannot read the app's status: nothing applied")
@@ -50,15 +46,15 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 		Source: a.sourceURL, Path: app.Path, Revision: snap.Revision.String(),
 		HistoryRewritten: a.rewritten(ctx, log, prev.status, snap.Revision),
 	}
+	home := a
+	if a, err = a.forApp(ctx, app); err != nil {
+		log.WithError(err).Error("cannot reach the app's cluster: nothing applied")
+		return home.failEarly(ctx, log, app, st, prev, err, fmt.Sprintf("roleout: %s cluster unreachable (%s)", app.Name, snap.Revision.Short()))
+	}
 	plan, err := a.plan(ctx, snap, app, prev)
 	if err != nil {
 		log.WithError(err).Error("render failed: nothing applied")
-		st.Phase, st.Message = PhaseFailed, err.Error()
-		if prev.status != nil {
-			st.Prerequisites, st.Roles = prev.status.Prerequisites, prev.status.Roles
-		}
-		msg := fmt.Sprintf("roleout: %s render failed (%s)", app.Name, snap.Revision.Short())
-		return errors.Join(err, a.report(ctx, log, app, st, nil, prev, msg))
+		return a.failEarly(ctx, log, app, st, prev, err, fmt.Sprintf("roleout: %s render failed (%s)", app.Name, snap.Revision.Short()))
 	}
 	steps := newRollout(snap.Revision, plan, prev.status)
 	steps.logSequence(log)
@@ -96,6 +92,16 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 		st.Phase = PhaseSucceeded
 	}
 	return errors.Join(err, a.report(ctx, log, app, st, steps, prev, steps.commitMessage(app.Name, err)))
+}
+
+// failEarly records err, met before anything was applied, as the app's
+// failed status, keeping the roles of the previous one.
+func (a *Agent) failEarly(ctx context.Context, log logrus.FieldLogger, app AppConfig, st *AppStatus, prev *previous, err error, msg string) error {
+	st.Phase, st.Message = PhaseFailed, err.Error()
+	if prev.status != nil {
+		st.Prerequisites, st.Roles = prev.status.Prerequisites, prev.status.Roles
+	}
+	return errors.Join(err, a.report(ctx, log, app, st, nil, prev, msg))
 }
 
 // countRollout updates the rollout metrics after a rollout that did

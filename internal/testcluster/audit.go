@@ -44,8 +44,10 @@ type Write struct {
 	Namespace   string
 	Name        string
 	UserAgent   string
-	Code        int
-	Time        time.Time
+	// As is the user the request impersonated, if any.
+	As   string
+	Code int
+	Time time.Time
 	// DryRun says the request asked for dryRun=All: nothing was written.
 	DryRun bool
 }
@@ -67,7 +69,10 @@ func (c *Cluster) Writes(userAgent string) ([]Write, error) {
 			Verb       string `json:"verb"`
 			RequestURI string `json:"requestURI"`
 			UserAgent  string `json:"userAgent"`
-			ObjectRef  struct {
+			As         struct {
+				Username string `json:"username"`
+			} `json:"impersonatedUser"`
+			ObjectRef struct {
 				Resource    string `json:"resource"`
 				Subresource string `json:"subresource"`
 				Namespace   string `json:"namespace"`
@@ -87,7 +92,7 @@ func (c *Cluster) Writes(userAgent string) ([]Write, error) {
 		out = append(out, Write{
 			Verb: ev.Verb, Resource: ev.ObjectRef.Resource, Subresource: ev.ObjectRef.Subresource,
 			Namespace: ev.ObjectRef.Namespace, Name: ev.ObjectRef.Name,
-			UserAgent: ev.UserAgent, Code: ev.ResponseStatus.Code, Time: ev.StageTimestamp,
+			UserAgent: ev.UserAgent, As: ev.As.Username, Code: ev.ResponseStatus.Code, Time: ev.StageTimestamp,
 			DryRun: strings.Contains(ev.RequestURI, "dryRun=All"),
 		})
 	}

@@ -1,0 +1,116 @@
+package agent
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/roleout/roleout/apply"
+)
+
+// serviceAccountNamespace is where a pod learns its own namespace.
+const serviceAccountNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+// clusters builds, once each, the appliers of the apps that go to another
+// cluster than the agent's own (one agent, many clusters).
+type clusters struct {
+	home      kubernetes.Interface // reads kubeconfig Secrets
+	userAgent string
+	opts      apply.Options
+
+	mu sync.Mutex
+	// appliers by kubeconfig file, or by the digest of a Secret's
+	// kubeconfig so that a rotated one gets a new client.
+	appliers map[string]Applier
+}
+
+func newClusters(home *rest.Config, opts apply.Options) (*clusters, error) {
+	cs, err := kubernetes.NewForConfig(home)
+	if err != nil {
+		return nil, err
+	}
+	return &clusters{home: cs, userAgent: home.UserAgent, opts: opts, appliers: map[string]Applier{}}, nil
+}
+
+// applierFor returns the applier of app's cluster: its kubeconfig file, or
+// the kubeconfig in its Secret, read from the agent's cluster now.
+func (c *clusters) applierFor(ctx context.Context, app AppConfig) (Applier, error) {
+	if app.KubeconfigSecret == nil {
+		return c.applier("file:"+app.Kubeconfig, func() (*rest.Config, error) {
+			cfg, err := clientcmd.BuildConfigFromFlags("", app.Kubeconfig)
+			if err != nil {
+				return nil, fmt.Errorf("load kubeconfig %s: %w", app.Kubeconfig, err)
+			}
+			return cfg, nil
+		})
+	}
+	data, where, err := c.readSecret(ctx, *app.KubeconfigSecret)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	return c.applier("secret:"+hex.EncodeToString(sum[:]), func() (*rest.Config, error) {
+		cfg, err := clientcmd.RESTConfigFromKubeConfig(data)
+		if err != nil {
+			return nil, fmt.Errorf("kubeconfig in %s: %w", where, err)
+		}
+		return cfg, nil
+	})
+}
+
+// applier returns the applier cached under key, building it with load the
+// first time.
+func (c *clusters) applier(key string, load func() (*rest.Config, error)) (Applier, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ap, ok := c.appliers[key]; ok {
+		return ap, nil
+	}
+	cfg, err := load()
+	if err != nil {
+		return nil, err
+	}
+	cfg.UserAgent = c.userAgent
+	ap, err := apply.New(cfg, c.opts)
+	if err != nil {
+		return nil, err
+	}
+	c.appliers[key] = ap
+	return ap, nil
+}
+
+// readSecret returns the kubeconfig in the Secret key ref names, and a
+// description of where it was for messages.
+func (c *clusters) readSecret(ctx context.Context, ref SecretKeyRef) ([]byte, string, error) {
+	ns := ref.Namespace
+	if ns == "" {
+		b, err := os.ReadFile(serviceAccountNamespace)
+		if err != nil {
+			return nil, "", fmt.Errorf("kubeconfigSecret %s names no namespace and the agent is not running in a pod: set kubeconfigSecret.namespace", ref.Name)
+		}
+		ns = strings.TrimSpace(string(b))
+	}
+	key := ref.Key
+	if key == "" {
+		key = "value"
+	}
+	where := fmt.Sprintf("Secret %s/%s key %q", ns, ref.Name, key)
+	s, err := c.home.CoreV1().Secrets(ns).Get(ctx, ref.Name, metav1.GetOptions{})
+	if err != nil {
+		return nil, "", fmt.Errorf("read the kubeconfig from %s: %w", where, err)
+	}
+	data, ok := s.Data[key]
+	if !ok || len(data) == 0 {
+		return nil, "", fmt.Errorf("%s is missing or empty: put the cluster's kubeconfig there", where)
+	}
+	return data, where, nil
+}
