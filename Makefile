@@ -46,9 +46,9 @@ fuzz:
 test-unit:
 	$(GO) test -short -count=1 ./...
 
-## bench: benchmarks against the local control plane
+## bench: roleout vs kubectl, Flux's ssa engine and raw SSA on the local control plane (docs/benchmarks.md); BENCH_PAIRS=N rounds (default 5)
 bench: cluster-bins
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) run ./hack/bench/roleoutbench
 
 ## run: the demo: a local control plane, examples/llm-serving in a local git repository, two real rollouts
 run: build cluster-bins

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
@@ -48,8 +49,12 @@ type env struct {
 	log                             *logrus.Logger
 	profileDir                      string
 	profiles                        map[string]int
-	main                            *mainApp
-	out                             io.Writer
+	// fullInstall makes scenario 8's agent install its ten apps.
+	fullInstall bool
+	// revision is the roleout source measured: git describe --dirty.
+	revision string
+	main     *mainApp
+	out      io.Writer
 }
 
 // scenario is one row group of the table.
@@ -85,21 +90,22 @@ func main() {
 	only := flag.String("only", "", "comma-separated scenario numbers to run (default all)")
 	out := flag.String("out", "out/bench.txt", "benchmark-format output for benchstat (relative to the module root)")
 	profile := flag.String("cpuprofile", "", "directory for CPU profiles of roleout's in-process measurements")
+	fullInstall := flag.Bool("full-install", false, "scenario 8: let the ten-app agent install its apps (about six minutes more)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, pairs, *only, *out, *profile); err != nil {
+	if err := run(ctx, pairs, *only, *out, *profile, *fullInstall); err != nil {
 		fmt.Fprintln(os.Stderr, "roleoutbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, pairs int, only, out, profile string) error {
+func run(ctx context.Context, pairs int, only, out, profile string, fullInstall bool) error {
 	root, err := testcluster.ModuleRoot()
 	if err != nil {
 		return err
 	}
-	e := &env{root: root, pairs: pairs, res: newResults(), profiles: map[string]int{}, out: os.Stdout,
+	e := &env{root: root, pairs: pairs, res: newResults(), profiles: map[string]int{}, out: os.Stdout, fullInstall: fullInstall,
 		kubectlBin: filepath.Join(root, "bin", "kubectl")}
 	if e.work, err = os.MkdirTemp("", "roleoutbench-"); err != nil {
 		return err
@@ -128,6 +134,7 @@ func run(ctx context.Context, pairs int, only, out, profile string) error {
 	defer logFile.Close()
 	e.log.SetOutput(logFile)
 	e.log.SetLevel(logrus.WarnLevel)
+	e.revision = gitRevision(root)
 	selected, needCluster := pick(only)
 	started := time.Now()
 	if err := e.setup(ctx, needCluster); err != nil {
@@ -250,7 +257,7 @@ func order[T any](round int, items []T) []T {
 // file and the table next to it.
 func (e *env) report(out string, total time.Duration) error {
 	w := e.out
-	fmt.Fprintf(w, "\nroleout benchmark: %d pairs, %s in all, %s\n\n", e.pairs, total.Round(time.Second), machine())
+	fmt.Fprintf(w, "\nroleout benchmark: %d pairs, %s in all, %s; roleout %s\n\n", e.pairs, total.Round(time.Second), machine(), e.revision)
 	e.res.printTable(w)
 	fmt.Fprintln(w, "\nall series (median (min–max) over n samples):")
 	e.res.printSeries(w)
@@ -283,4 +290,14 @@ func machine() string {
 		}
 	}
 	return fmt.Sprintf("%d cores (%s), %s", numCPU(), cpuModel(), mem)
+}
+
+// gitRevision describes the checkout at root (commit, and "-dirty" with
+// uncommitted changes), as the measured version of roleout.
+func gitRevision(root string) string {
+	out, err := exec.Command("git", "-C", root, "describe", "--always", "--dirty").Output()
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(out))
 }

@@ -80,15 +80,15 @@ func (e *env) roleChange(ctx context.Context) error {
 			}
 		}
 	}
-	e.compareRows("3", "one role changed (250 of 1,000 objects)", "RoleChange", 8)
+	e.compareRows("3", "one role changed (250 of 1,000 objects)", "RoleChange", 8, "")
 	return nil
 }
 
 // compareRows adds the rows of a roleout-vs-peers scenario: roleout's
 // apply path against each peer, the agent's whole cycle against kubectl,
 // and the API requests. kubectlTarget is the speed-up the issue asks for
-// over kubectl.
-func (e *env) compareRows(n, title, bench string, kubectlTarget float64) {
+// over kubectl; cycleNote says which agent cycle was measured.
+func (e *env) compareRows(n, title, bench string, kubectlTarget float64, cycleNote string) {
 	ro := e.res.get(bench + "/tool=roleout")
 	cyc := e.res.get(bench + "/tool=roleout-agent-cycle")
 	k := e.res.get(bench + "/tool=kubectl")
@@ -109,9 +109,8 @@ func (e *env) compareRows(n, title, bench string, kubectlTarget float64) {
 		}
 		e.res.addRow(x)
 	}
-	e.res.addRow(row{num: n, measure: "time: roleout agent cycle (+ health waits, observation, status commits) vs kubectl",
-		roleout: fmtDur(cyc), peer: fmtDur(k), ratio: speed(k.med("ns/op"), cyc.med("ns/op")),
-		target: fmt.Sprintf("≥ %g× faster than kubectl", kubectlTarget), verdict: verdict(k.med("ns/op")/cyc.med("ns/op") >= kubectlTarget)})
+	e.res.addRow(row{num: n, measure: "time: roleout's whole agent cycle" + cycleNote + " (+ fetch, health waits, observation, status commits) vs kubectl",
+		roleout: fmtDur(cyc), peer: fmtDur(k), ratio: speed(k.med("ns/op"), cyc.med("ns/op")), target: "report", verdict: "—"})
 	e.res.addRow(row{num: n, measure: "API requests: roleout agent cycle vs kubectl / Flux / Flux 16",
 		roleout: fmtNum(cyc, "api-req/op", ""),
 		peer: fmt.Sprintf("%s / %s / %s", fmtNum(k, "api-req/op", ""), fmtNum(e.res.get(bench+"/tool=flux"), "api-req/op", ""),
@@ -131,12 +130,16 @@ func (e *env) noopDrift(ctx context.Context) error {
 		return err
 	}
 	dir := filepath.Join(e.work, "noop-roleout")
-	if _, _, err := e.overlay(ctx, m.wl, dir); err != nil {
+	if _, _, err := e.overlay(m.wl, dir); err != nil {
 		return err
 	}
 	app := m.agent.cfg.Apps[0]
 	tools := []string{"roleout", "roleout-reapply", "kubectl-diff", "flux", "flux16"}
 	for i := range e.pairs {
+		if i == 2 {
+			// Re-applying is a side figure: two samples are enough.
+			tools = []string{"roleout", "kubectl-diff", "flux", "flux16"}
+		}
 		for _, tool := range order(i, tools) {
 			var run toolRun
 			var changes int
@@ -201,19 +204,7 @@ func (e *env) roleoutNoop(ctx context.Context, m *mainApp, dir string, app agent
 	}
 	changes := 0
 	if reapply {
-		var objs []*unstructured.Unstructured
-		for _, role := range plan.Roles() {
-			for _, o := range role.Objects {
-				c := o.DeepCopy()
-				l := c.GetLabels()
-				if l == nil {
-					l = map[string]string{}
-				}
-				l[agent.RoleLabel] = role.Name
-				c.SetLabels(l)
-				objs = append(objs, c)
-			}
-		}
+		objs := roleObjects(plan.Roles())
 		results, err := m.agent.applier.Apply(ctx, objs, apply.ApplyOptions{Labels: map[string]string{agent.AppLabel: app.Name}})
 		if err != nil {
 			return toolRun{}, 0, err
@@ -233,4 +224,23 @@ func (e *env) roleoutNoop(ctx context.Context, m *mainApp, dir string, app agent
 	run := toolRun{elapsed: time.Since(start)}
 	run.requests, _ = m.agent.api.counts()
 	return run, changes, nil
+}
+
+// roleObjects returns copies of the roles' objects with the role label
+// the agent sets on each.
+func roleObjects(rs []*render.Role) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, role := range rs {
+		for _, o := range role.Objects {
+			c := o.DeepCopy()
+			l := c.GetLabels()
+			if l == nil {
+				l = map[string]string{}
+			}
+			l[agent.RoleLabel] = role.Name
+			c.SetLabels(l)
+			out = append(out, c)
+		}
+	}
+	return out
 }

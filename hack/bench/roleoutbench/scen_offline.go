@@ -66,7 +66,7 @@ func (e *env) renderTime(ctx context.Context) error {
 func (e *env) prediction(ctx context.Context) error {
 	var deployments []*unstructured.Unstructured
 	for i := range 5 {
-		objs, err := e.renderObjects(ctx, newWorkload(fmt.Sprintf("predict-%d", i), true))
+		objs, err := newWorkload(fmt.Sprintf("predict-%d", i), true).objects()
 		if err != nil {
 			return err
 		}

@@ -60,11 +60,12 @@ func (e *env) ensureMain(ctx context.Context) (*mainApp, error) {
 		return nil, err
 	}
 	e.logf("installing %s with the agent (not timed)", mainName)
-	c, err := m.agent.runOnce(ctx)
-	if err != nil {
+	var c cycle
+	if err := e.profiled("Install/tool=roleout-agent-cycle", func() (err error) { c, err = m.agent.runOnce(ctx); return err }); err != nil {
 		return nil, fmt.Errorf("install %s: %w", mainName, err)
 	}
 	e.logf("  installed in %s (apply path %s, %d API requests)", c.wall.Round(1e6), c.applyPath().Round(1e6), c.api)
+	e.res.add("Install/tool=roleout-agent-cycle", c.wall, c.metrics())
 	e.main = m
 	return m, nil
 }
@@ -95,7 +96,7 @@ func (e *env) ensurePeers(ctx context.Context) (*mainApp, error) {
 // peerApply writes p's overlay and applies it with peer (kubectl, flux
 // or flux16).
 func (e *env) peerApply(ctx context.Context, peer string, p *peerApp) (toolRun, error) {
-	overlay, rendered, err := e.overlay(ctx, p.wl, p.dir)
+	overlay, rendered, err := e.overlay(p.wl, p.dir)
 	if err != nil {
 		return toolRun{}, err
 	}

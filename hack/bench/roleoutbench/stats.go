@@ -42,8 +42,11 @@ func (s *series) values(unit string) []float64 {
 // stat returns the median, minimum and maximum of the samples' figure
 // for unit; NaN when there are none.
 func (s *series) stat(unit string) (med, lo, hi float64) {
+	if s == nil {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
 	v := s.values(unit)
-	if s == nil || len(v) == 0 {
+	if len(v) == 0 {
 		return math.NaN(), math.NaN(), math.NaN()
 	}
 	sort.Float64s(v)
@@ -168,6 +171,9 @@ func (r *results) printTable(w io.Writer) {
 func (r *results) printSeries(w io.Writer) {
 	for _, name := range r.order {
 		s := r.series[name]
+		if len(s.samples) == 0 {
+			continue
+		}
 		units := map[string]bool{}
 		for _, x := range s.samples {
 			for u := range x.metrics {

@@ -18,8 +18,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
-
-	"github.com/roleout/roleout/render"
 )
 
 // toolRun is one timed run of a peer program.
@@ -80,21 +78,20 @@ func (e *env) flux(ctx context.Context, dir string, concurrency int) (toolRun, f
 	return toolRun{elapsed: time.Duration(rep.ElapsedNS), requests: rep.Requests}, rep, nil
 }
 
-// overlay writes w's overlay into dir/overlay and its rendered objects
-// (roleout's own render, the namespace set) into dir/rendered/all.yaml,
-// for kubectl (-k dir/overlay) and the Flux peer (dir/rendered). Nothing
-// here is timed.
-func (e *env) overlay(ctx context.Context, w *workload, dir string) (overlay, rendered string, err error) {
+// overlay writes w's overlay into dir/overlay (for kubectl -k) and its
+// objects, as the overlay renders them, into dir/rendered/all.yaml (for
+// the Flux peer). Nothing here is timed.
+func (e *env) overlay(w *workload, dir string) (overlay, rendered string, err error) {
 	overlay, rendered = filepath.Join(dir, "overlay"), filepath.Join(dir, "rendered")
 	if err := w.write(overlay); err != nil {
 		return "", "", err
 	}
-	res, err := (&render.Renderer{}).Build(ctx, render.Source{Root: dir}, "overlay", render.DefaultOptions())
+	objs, err := w.objects()
 	if err != nil {
 		return "", "", err
 	}
 	var b bytes.Buffer
-	for _, o := range res.Objects {
+	for _, o := range objs {
 		data, err := yaml.Marshal(o.Object)
 		if err != nil {
 			return "", "", err
@@ -231,4 +228,28 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// cpuSeconds returns the CPU time (user and system) so far of the
+// control plane's API server and etcd, and of this process (the client
+// in the in-process measurements), in seconds.
+func (e *env) cpuSeconds() map[string]float64 {
+	pids := e.cluster.PIDs()
+	out := map[string]float64{}
+	for name, pid := range map[string]int{"apiserver": pids["kube-apiserver"], "etcd": pids["etcd"], "client": os.Getpid()} {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		// The fields after the command's closing parenthesis: utime and
+		// stime are the 12th and 13th, in clock ticks (100 a second).
+		f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+		if len(f) > 12 {
+			var user, sys float64
+			fmt.Sscan(f[11], &user)
+			fmt.Sscan(f[12], &sys)
+			out[name] = (user + sys) / 100
+		}
+	}
+	return out
 }
