@@ -63,7 +63,12 @@ func (r *Repo) BarePath() string { return r.bare }
 // A branch that does not exist yet starts empty. It returns the new
 // commit's hash.
 func (r *Repo) Commit(branch, msg string, files map[string]string) (string, error) {
-	return r.change(branch, msg, func() error {
+	return r.change(branch, msg, nil, r.writeFiles(files))
+}
+
+// writeFiles returns an edit that writes files into the work tree.
+func (r *Repo) writeFiles(files map[string]string) func() error {
+	return func() error {
 		paths := make([]string, 0, len(files))
 		for p := range files {
 			paths = append(paths, p)
@@ -79,7 +84,7 @@ func (r *Repo) Commit(branch, msg string, files map[string]string) (string, erro
 			}
 		}
 		return nil
-	})
+	}
 }
 
 // CommitDir copies the files under dir (a fixture tree) onto branch at
@@ -109,7 +114,7 @@ func (r *Repo) CommitDir(branch, msg, dir, prefix string) (string, error) {
 
 // Delete removes paths from branch in one commit and pushes it.
 func (r *Repo) Delete(branch, msg string, paths ...string) (string, error) {
-	return r.change(branch, msg, func() error {
+	return r.change(branch, msg, nil, func() error {
 		for _, p := range paths {
 			if err := os.RemoveAll(filepath.Join(r.work, filepath.FromSlash(p))); err != nil {
 				return err
@@ -119,21 +124,29 @@ func (r *Repo) Delete(branch, msg string, paths ...string) (string, error) {
 	})
 }
 
-func (r *Repo) change(branch, msg string, edit func() error) (string, error) {
+// change edits the work tree on branch, commits (signed with key when
+// it is not nil) and pushes.
+func (r *Repo) change(branch, msg string, key *SigningKey, edit func() error) (string, error) {
 	if err := r.checkout(branch); err != nil {
 		return "", err
 	}
 	if err := edit(); err != nil {
 		return "", fmt.Errorf("edit %s: %w", r.Name, err)
 	}
-	for _, args := range [][]string{
-		{"add", "-A"},
-		{"commit", "-q", "--allow-empty", "-m", msg},
-		{"push", "-q", "-f", "origin", "HEAD:refs/heads/" + branch},
-	} {
-		if _, err := r.git(append([]string{"-C", r.work}, args...)...); err != nil {
-			return "", err
-		}
+	if _, err := r.git("-C", r.work, "add", "-A"); err != nil {
+		return "", err
+	}
+	commit := []string{"-C", r.work, "commit", "-q", "--allow-empty", "-m", msg}
+	var env []string
+	if key != nil {
+		commit = append(append(key.gitConfig(), commit...), "-S")
+		env = key.env()
+	}
+	if _, err := r.gitEnv(env, commit...); err != nil {
+		return "", err
+	}
+	if _, err := r.git("-C", r.work, "push", "-q", "-f", "origin", "HEAD:refs/heads/"+branch); err != nil {
+		return "", err
 	}
 	return r.Rev("refs/heads/" + branch)
 }
@@ -238,9 +251,12 @@ func (r *Repo) Log(rev string) ([]string, error) {
 
 // git runs the git program with a fixed identity and no user or system
 // configuration, and returns its standard output.
-func (r *Repo) git(args ...string) (string, error) {
+func (r *Repo) git(args ...string) (string, error) { return r.gitEnv(nil, args...) }
+
+// gitEnv is git with extra environment variables.
+func (r *Repo) gitEnv(env []string, args ...string) (string, error) {
 	cmd := exec.Command("git", append([]string{"-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false"}, args...)...)
-	cmd.Env = append(os.Environ(),
+	cmd.Env = append(append(os.Environ(), env...),
 		"HOME="+r.home,
 		"GIT_CONFIG_NOSYSTEM=1",
 		"GIT_CONFIG_GLOBAL=/dev/null",

@@ -40,6 +40,10 @@ type Options struct {
 	// Username and Password, when Username is set, are required as HTTP
 	// basic auth on every request.
 	Username, Password string
+	// Token, when set, is accepted as a bearer token
+	// ("Authorization: Bearer TOKEN") on every request; with Username
+	// also set, either credential is accepted.
+	Token string
 }
 
 // Server serves the bare repositories under Root over smart HTTP with
@@ -106,8 +110,13 @@ func Start(root string, opts Options) (*Server, error) {
 
 func (s *Server) handler(backend http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.opts.Username != "" && !s.authorized(r) {
-			w.Header().Set("WWW-Authenticate", `Basic realm="roleout-testgit"`)
+		if (s.opts.Username != "" || s.opts.Token != "") && !s.authorized(r) {
+			if s.opts.Username != "" {
+				w.Header().Add("WWW-Authenticate", `Basic realm="roleout-testgit"`)
+			}
+			if s.opts.Token != "" {
+				w.Header().Add("WWW-Authenticate", `Bearer realm="roleout-testgit"`)
+			}
 			http.Error(w, "authentication required", http.StatusUnauthorized)
 			return
 		}
@@ -142,7 +151,18 @@ func unchunk(r *http.Request) error {
 	return nil
 }
 
+// authorized reports whether r carries the basic auth or the bearer
+// token the server requires.
 func (s *Server) authorized(r *http.Request) bool {
+	if s.opts.Token != "" {
+		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if ok && subtle.ConstantTimeCompare([]byte(tok), []byte(s.opts.Token)) == 1 {
+			return true
+		}
+	}
+	if s.opts.Username == "" {
+		return false
+	}
 	u, p, ok := r.BasicAuth()
 	return ok && subtle.ConstantTimeCompare([]byte(u), []byte(s.opts.Username)) == 1 &&
 		subtle.ConstantTimeCompare([]byte(p), []byte(s.opts.Password)) == 1

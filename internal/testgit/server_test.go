@@ -31,7 +31,7 @@ func TestCloneOverHTTP(t *testing.T) {
 	cases := []struct {
 		name    string
 		server  Options
-		auth    *githttp.BasicAuth
+		auth    transport.AuthMethod
 		wantErr error
 	}{
 		{name: "no auth", server: Options{}},
@@ -41,6 +41,15 @@ func TestCloneOverHTTP(t *testing.T) {
 			auth: &githttp.BasicAuth{Username: "git", Password: "wrong"}, wantErr: transport.ErrAuthenticationRequired},
 		{name: "missing credentials", server: Options{Username: "git", Password: "s3cret"},
 			wantErr: transport.ErrAuthenticationRequired},
+		{name: "bearer token", server: Options{Token: "t0ken"}, auth: &githttp.TokenAuth{Token: "t0ken"}},
+		{name: "wrong bearer token", server: Options{Token: "t0ken"},
+			auth: &githttp.TokenAuth{Token: "wrong"}, wantErr: transport.ErrAuthenticationRequired},
+		{name: "basic auth where only a token is accepted", server: Options{Token: "t0ken"},
+			auth: &githttp.BasicAuth{Username: "git", Password: "t0ken"}, wantErr: transport.ErrAuthenticationRequired},
+		{name: "token or basic auth, token given", server: Options{Username: "git", Password: "s3cret", Token: "t0ken"},
+			auth: &githttp.TokenAuth{Token: "t0ken"}},
+		{name: "token or basic auth, basic given", server: Options{Username: "git", Password: "s3cret", Token: "t0ken"},
+			auth: &githttp.BasicAuth{Username: "git", Password: "s3cret"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
