@@ -77,7 +77,7 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 		st.Prerequisites, st.Roles = steps.prereq, steps.roles
 		return a.report(ctx, log, app, st, steps, prev, fmt.Sprintf("roleout: %s waiting for a rollout window (%s)", app.Name, snap.Revision.Short()))
 	}
-	err = a.rollout(ctx, log, app, steps, a.checkpoint(log, app, snap, st, steps, prev))
+	err = a.rollout(ctx, log, app, steps, a.checkpoint(ctx, log, app, snap, st, steps, prev))
 	st.Prerequisites, st.Roles = steps.prereq, steps.roles
 	var superseded *SupersededError
 	defer func() { a.countRollout(app, st, steps) }()
@@ -134,10 +134,12 @@ func (e *SupersededError) Error() string {
 // checkpoint returns the function the rollout calls after each wave that
 // leaves work: it commits the progress so far (phase Progressing), so a
 // restarted agent resumes at the next wave, and stops the rollout when the
-// followed ref has moved to a newer commit.
-func (a *Agent) checkpoint(log logrus.FieldLogger, app AppConfig, snap sources.Snapshot, st *AppStatus, r *rollout, prev *previous) func(int) error {
+// followed ref has moved to a newer commit. The progress is recorded even
+// when ctx is cancelled meanwhile (the agent is stopping): what was applied
+// must be on the status branch.
+func (a *Agent) checkpoint(ctx context.Context, log logrus.FieldLogger, app AppConfig, snap sources.Snapshot, st *AppStatus, r *rollout, prev *previous) func(int) error {
+	ctx = context.WithoutCancel(ctx)
 	return func(wave int) error {
-		ctx := context.Background()
 		progress := *st
 		progress.Phase, progress.Message = PhaseProgressing, fmt.Sprintf("wave %d of %d done", wave+1, len(r.plan.Waves))
 		progress.Prerequisites, progress.Roles = r.prereq, r.roles
@@ -258,7 +260,10 @@ func (a *Agent) plan(ctx context.Context, snap sources.Snapshot, app AppConfig, 
 // After every wave that leaves work for later waves, checkpoint (when not
 // nil) records progress and may stop the rollout: a newer commit arrived.
 func (a *Agent) rollout(ctx context.Context, log logrus.FieldLogger, app AppConfig, r *rollout, checkpoint func(wave int) error) error {
-	opts := apply.ApplyOptions{Force: app.Force, Labels: map[string]string{AppLabel: app.Name}}
+	// An object that already carries the hash of what this rollout applies
+	// (a wave interrupted by a crash, an unchanged object of a changed
+	// role) is not written again.
+	opts := apply.ApplyOptions{Force: app.Force, Labels: map[string]string{AppLabel: app.Name}, SkipUnchanged: true}
 	if r.prereqChanged {
 		if err := a.applyStep(ctx, log.WithField("step", "prerequisites"), r.plan.Prerequisites, opts, app); err != nil {
 			return fmt.Errorf("prerequisites: %w", err)
@@ -386,6 +391,9 @@ func (a *Agent) report(ctx context.Context, log logrus.FieldLogger, app AppConfi
 		return fmt.Errorf("record status: %w", err)
 	}
 	log.WithField("phase", st.Phase).Info(msg)
+	if st.Phase == PhaseSucceeded || st.Phase == PhaseProgressing {
+		a.syncClusterRevisions(ctx, log, app, files)
+	}
 	return nil
 }
 

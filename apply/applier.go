@@ -91,6 +91,10 @@ type ApplyOptions struct {
 	// DryRun asks the API server to validate, default and merge without
 	// persisting (dryRun=All); results carry the live and merged objects.
 	DryRun bool
+	// SkipUnchanged leaves an object alone, with no write, when its live
+	// copy carries the AppliedHashAnnotation of what would be applied now.
+	// Ignored with DryRun, which always asks the server.
+	SkipUnchanged bool
 }
 
 // Apply server-side applies objs, at most Concurrency at once, and
@@ -134,6 +138,9 @@ func (a *Applier) applyOne(ctx context.Context, in *unstructured.Unstructured, o
 		}
 		o.SetLabels(l)
 	}
+	if err := stamp(o); err != nil {
+		return res.fail(fmt.Errorf("hash: %w", err))
+	}
 	ri, err := a.resource(o)
 	if err != nil {
 		return res.fail(err)
@@ -141,6 +148,10 @@ func (a *Applier) applyOne(ctx context.Context, in *unstructured.Unstructured, o
 	before, err := a.before(ctx, ri, o, live)
 	if err != nil {
 		return res.fail(fmt.Errorf("read: %w", err))
+	}
+	if opts.SkipUnchanged && !opts.DryRun && alreadyApplied(before, o) {
+		res.Action = Unchanged
+		return res
 	}
 	applyOpts := metav1.ApplyOptions{FieldManager: a.opts.FieldManager, Force: opts.Force}
 	if opts.DryRun {

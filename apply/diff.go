@@ -128,6 +128,13 @@ func DiffNormalize(o *unstructured.Unstructured) map[string]any {
 		for _, f := range []string{"uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "selfLink", "deletionTimestamp"} {
 			delete(md, f)
 		}
+		// roleout's own bookkeeping, not a change anyone asked for.
+		if ann, ok := md["annotations"].(map[string]any); ok {
+			delete(ann, AppliedHashAnnotation)
+			if len(ann) == 0 {
+				delete(md, "annotations")
+			}
+		}
 	}
 	if secrets.IsSecret(o.GetAPIVersion(), o.GetKind()) {
 		secrets.Mask(c, o.GetNamespace()+"/"+o.GetName())

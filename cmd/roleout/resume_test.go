@@ -1,0 +1,236 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/roleout/roleout/agent"
+)
+
+// slowWaves is threeWaves with minReadySeconds on every Deployment, so
+// that each wave's health wait lasts a few seconds: time to kill the
+// agent inside it.
+func slowWaves(ns, tag string) map[string]string {
+	files := threeWaves(ns, tag)
+	for name, content := range files {
+		files[name] = strings.ReplaceAll(content, "  replicas: 2\n", "  replicas: 2\n  minReadySeconds: 3\n")
+	}
+	return files
+}
+
+// appWrites counts roleout's writes to the objects of namespace ns (and
+// the namespace itself), by resource/name.
+func appWrites(t *testing.T, ns string) map[string]int {
+	t.Helper()
+	writes, err := cluster.Writes("roleout/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int{}
+	for _, w := range writes {
+		if w.DryRun || w.Resource == "events" || w.Code >= 300 {
+			continue
+		}
+		if w.Namespace == ns || (w.Resource == "namespaces" && w.Name == ns) {
+			out[w.Resource+"/"+w.Name]++
+		}
+	}
+	return out
+}
+
+// waitForRoleWrite blocks until an object of role appears in namespace ns
+// (roleout wrote it), or d passes.
+func waitForRoleWrite(t *testing.T, cs kubernetes.Interface, ns, role string, d time.Duration) bool {
+	t.Helper()
+	sel := metav1.ListOptions{LabelSelector: agent.RoleLabel + "=" + role}
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		cms, err1 := cs.CoreV1().ConfigMaps(ns).List(context.Background(), sel)
+		ds, err2 := cs.AppsV1().Deployments(ns).List(context.Background(), sel)
+		if err1 == nil && err2 == nil && len(cms.Items)+len(ds.Items) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// TestResumeAfterKill SIGKILLs the agent at chosen points of a three-wave
+// rollout — after the first object of wave 1, between waves (right after
+// the wave-1 checkpoint), after the first object of wave 2 — and restarts
+// it: the rollout finishes at the commit, no object is written twice for
+// the same revision (counted in the API server's audit log), and the
+// history has each record once.
+func TestResumeAfterKill(t *testing.T) {
+	cs, err := kubernetes.NewForConfig(cluster.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name   string
+		killAt func(t *testing.T, ns string) bool
+	}{
+		{"after the first object of wave 1", func(t *testing.T, ns string) bool {
+			return waitForRoleWrite(t, cs, ns, "a", time.Minute)
+		}},
+		{"between waves, after the wave-1 checkpoint", nil},
+		{"after the first object of wave 2", func(t *testing.T, ns string) bool {
+			return waitForRoleWrite(t, cs, ns, "b", time.Minute)
+		}},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			name := fmt.Sprintf("resume-%d", i+1)
+			_, repo, config := faultSetup(t, name)
+			if _, err := repo.Commit("main", "slow waves", slowWaves(name, "v1")); err != nil {
+				t.Fatal(err)
+			}
+			var out syncBuffer
+			cmd := startRoleout(t, &out, "run", "--once", "--config", config)
+			killAt := tc.killAt
+			if killAt == nil {
+				killAt = func(t *testing.T, ns string) bool {
+					return waitForStatus(t, repo, ns, time.Minute, func(st *agent.AppStatus) bool { return st.Phase == agent.PhaseProgressing })
+				}
+			}
+			reached := killAt(t, name)
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+			_ = cmd.Wait()
+			if !reached {
+				t.Fatalf("the kill point was never reached:\n%s", out.String())
+			}
+			converge(t, config, 3)
+			checkConverged(t, repo, name, name, "v1")
+			want := map[string]int{"namespaces/" + name: 1}
+			for _, role := range []string{"a", "b", "c"} {
+				want["configmaps/"+role+"-config"], want["deployments/"+role] = 1, 1
+			}
+			if got := appWrites(t, name); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("writes per object = %v, want each object written once: %v", got, want)
+			}
+			rep, err := historyOf(t, repo, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Rollouts) != 1 || rep.Rollouts[0].Result != agent.PhaseSucceeded {
+				t.Errorf("history = %+v, want one Succeeded record", rep.Rollouts)
+			}
+		})
+	}
+}
+
+// imageEvent is one watch event of a Deployment: its image, and whether
+// that image was rolled out and available.
+type imageEvent struct {
+	name, image string
+	available   bool
+}
+
+// watchImages records the Deployment events of namespace ns in etcd's
+// order until the returned function is called.
+func watchImages(t *testing.T, cs kubernetes.Interface, ns string) func() []imageEvent {
+	t.Helper()
+	w, err := cs.AppsV1().Deployments(ns).Watch(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []imageEvent
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range w.ResultChan() {
+			d, ok := ev.Object.(*appsv1.Deployment)
+			if !ok {
+				continue
+			}
+			available := false
+			for _, c := range d.Status.Conditions {
+				available = available || (c.Type == appsv1.DeploymentAvailable && c.Status == "True" &&
+					d.Status.UpdatedReplicas == *d.Spec.Replicas && d.Status.ObservedGeneration == d.Generation)
+			}
+			events = append(events, imageEvent{name: d.Name, image: d.Spec.Template.Spec.Containers[0].Image, available: available})
+		}
+	}()
+	return func() []imageEvent {
+		w.Stop()
+		<-done
+		return events
+	}
+}
+
+// TestNewCommitDuringWave1 pushes a new commit while wave 1 of a
+// three-wave rollout runs: wave 1 finishes, then the agent plans again
+// from the new commit; the later waves go straight to it, in order, and
+// the cluster ends at the newest commit.
+func TestNewCommitDuringWave1(t *testing.T) {
+	cs, err := kubernetes.NewForConfig(cluster.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ns = "newer-commit"
+	_, repo, config := faultSetup(t, ns)
+	if _, err := repo.Commit("main", "slow waves", slowWaves(ns, "v1")); err != nil {
+		t.Fatal(err)
+	}
+	events := watchImages(t, cs, ns)
+	var out syncBuffer
+	cmd := startRoleout(t, &out, "run", "--config", config)
+	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
+	if !waitForRoleWrite(t, cs, ns, "a", time.Minute) {
+		t.Fatalf("wave 1 never started:\n%s", out.String())
+	}
+	head, err := repo.Commit("main", "v2", slowWaves(ns, "v2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !waitForStatus(t, repo, ns, 2*time.Minute, succeededAt(head)) {
+		t.Fatalf("the agent did not roll out the newer commit:\n%s", out.String())
+	}
+	checkConverged(t, repo, ns, ns, "v2")
+	evs := events()
+	// The waves of the newer commit keep their order: a role is updated
+	// only after the role before it runs v2 and is available.
+	order := []string{"a", "b", "c"}
+	for i, ev := range evs {
+		k := indexOf(order, ev.name)
+		if strings.HasSuffix(ev.image, ":v1") && k > 0 {
+			t.Errorf("Deployment %s was rolled out at v1 after v2 arrived during wave 1; events %+v", ev.name, evs)
+		}
+		if k <= 0 || !strings.HasSuffix(ev.image, ":v2") {
+			continue
+		}
+		if !availableBefore(evs[:i], order[k-1], ":v2") {
+			t.Errorf("Deployment %s got v2 (event %d) before %s was available at v2; events %+v", ev.name, i, order[k-1], evs)
+			break
+		}
+	}
+	if !strings.Contains(out.String(), "planning again from it") {
+		t.Errorf("the agent did not say it planned again from the newer commit:\n%s", out.String())
+	}
+}
+
+func indexOf(list []string, s string) int {
+	for i, v := range list {
+		if v == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// availableBefore reports whether Deployment name was available at an
+// image ending in suffix in one of evs.
+func availableBefore(evs []imageEvent, name, suffix string) bool {
+	for _, ev := range evs {
+		if ev.name == name && ev.available && strings.HasSuffix(ev.image, suffix) {
+			return true
+		}
+	}
+	return false
+}
