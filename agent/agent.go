@@ -59,6 +59,12 @@ type Agent struct {
 	trigger chan struct{}
 	metrics *metrics
 	dryRun  bool
+	// home is the applier of the agent's own cluster while the agent
+	// serves an app of another cluster (forApp); nil otherwise.
+	home Applier
+	// synced holds, by status-branch path, the digest of each role
+	// revision this agent put into the cluster (guarded by mu).
+	synced map[string][32]byte
 }
 
 // DryRun makes the agent plan and diff every app against the cluster
@@ -112,7 +118,7 @@ func (a *Agent) forApp(ctx context.Context, app AppConfig) (*Agent, error) {
 		return nil, fmt.Errorf("cluster of app %s: %w", app.Name, err)
 	}
 	c := *a
-	c.deps.Applier = ap
+	c.home, c.deps.Applier = a.deps.Applier, ap
 	return &c, nil
 }
 
@@ -152,7 +158,7 @@ func statusOptions(cfg *Config) sources.StatusOptions {
 
 // NewWithDeps returns an Agent for cfg driving deps.
 func NewWithDeps(cfg *Config, deps Deps, log logrus.FieldLogger) *Agent {
-	return &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), mu: &sync.Mutex{}, results: map[string]*AppStatus{}, done: map[string]string{}, trigger: make(chan struct{}, 1), metrics: newMetrics()}
+	return &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), mu: &sync.Mutex{}, results: map[string]*AppStatus{}, done: map[string]string{}, synced: map[string][32]byte{}, trigger: make(chan struct{}, 1), metrics: newMetrics()}
 }
 
 // RunOnce polls the source once and reconciles every app. A failing app
@@ -260,16 +266,14 @@ func (a *Agent) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		wait := time.Until(sched.Next(time.Now()))
-		if _, ok := sched.(every); ok {
-			wait += time.Duration(rand.Int64N(int64(wait)/10 + 1))
-		}
 		if err != nil {
 			failures++
-			wait = min(wait, backoff(failures))
-			a.log.WithError(err).WithField("retry in", wait.Round(time.Second)).Error("reconcile failed")
 		} else {
 			failures = 0
+		}
+		wait := nextWait(sched, time.Now(), failures, rand.Int64N)
+		if err != nil {
+			a.log.WithError(err).WithField("retry in", wait.Round(time.Second)).Error("reconcile failed")
 		}
 		a.log.WithField("duration", time.Since(started).Round(time.Millisecond)).Debug("reconcile done")
 		select {
@@ -280,6 +284,21 @@ func (a *Agent) Run(ctx context.Context) error {
 		case <-time.After(wait):
 		}
 	}
+}
+
+// nextWait is the wait after a poll at now until the next one: until the
+// schedule's next time, plus up to 10% jitter on an interval (drawn with
+// rnd, rand.Int64N's shape), and at most the backoff after failures
+// failed polls in a row.
+func nextWait(sched schedule, now time.Time, failures int, rnd func(int64) int64) time.Duration {
+	wait := sched.Next(now).Sub(now)
+	if _, ok := sched.(every); ok {
+		wait += time.Duration(rnd(int64(wait)/10 + 1))
+	}
+	if failures > 0 {
+		wait = min(wait, backoff(failures))
+	}
+	return wait
 }
 
 // backoff is the wait before retry n (1, 2, …) after failures.

@@ -109,6 +109,9 @@ type StatusConfig struct {
 	// SigningKeyFile, when set, signs the status commits: an armored PGP
 	// secret key or an OpenSSH private key, without a passphrase.
 	SigningKeyFile string `json:"signingKeyFile,omitempty"`
+	// ClusterRevisions puts the role revisions into the agent's cluster
+	// too, as ControllerRevisions. On by default.
+	ClusterRevisions *ClusterRevisionsConfig `json:"clusterRevisions,omitempty"`
 }
 
 // Author is a git identity.

@@ -29,6 +29,49 @@ type StepDiff struct {
 	UpgradeOrder int                `json:"upgradeOrder"`
 	Objects      []apply.ObjectDiff `json:"objects"`
 	Counts       DiffCounts         `json:"counts"`
+	// Workloads are the role's workloads whose pods the change would
+	// restart or create, with the identity their controller will give the
+	// new template.
+	Workloads []WorkloadDiff `json:"workloads,omitempty"`
+}
+
+// WorkloadDiff is a workload whose pods a change restarts (or creates).
+type WorkloadDiff struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	// Predicted is the identity the controller will give the new template.
+	Predicted revision.Prediction `json:"predicted"`
+	// Current is the identity of the live template, read from the cluster
+	// (nil offline, or for a workload that does not exist yet).
+	Current *revision.Prediction `json:"current,omitempty"`
+}
+
+// restarts returns the workloads of role whose pods would be restarted
+// or created: against the cluster when current holds what the
+// controllers made of the live templates, else against the role's
+// previous revision.
+func restarts(role *render.Role, current map[apply.ObjectRef]apply.ObserveResult) []WorkloadDiff {
+	var out []WorkloadDiff
+	for _, w := range role.Workloads {
+		d := WorkloadDiff{Kind: w.Ref.Kind, Namespace: w.Ref.Namespace, Name: w.Ref.Name, Predicted: w.Predicted}
+		restart := w.RestartsPods
+		if current != nil {
+			if res, ok := current[apply.ObjectRef(w.Ref)]; ok && res.Err == nil {
+				obs := res.Observed
+				p := revision.Prediction{PodTemplateHash: obs.PodTemplateHash, ReplicaSetName: obs.ReplicaSetName,
+					ControllerRevisionName: obs.ControllerRevisionName, ControllerRevisionHash: obs.ControllerRevisionHash,
+					TemplateRevisionHash: obs.TemplateRevisionHash}
+				d.Current, restart = &p, !p.Equal(w.Predicted)
+			} else {
+				restart = true // not there yet (or unreadable): its pods are created
+			}
+		}
+		if restart {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // DiffCounts counts the changes of a step or a report.
@@ -94,7 +137,8 @@ func DiffLive(ctx context.Context, applier Applier, app AppConfig, plan *render.
 		if err != nil {
 			return nil, fmt.Errorf("role %s: %w", role.Name, err)
 		}
-		rep.addStep(StepDiff{Role: role.Name, UpgradeOrder: role.UpgradeOrder, Objects: diffs})
+		rep.addStep(StepDiff{Role: role.Name, UpgradeOrder: role.UpgradeOrder, Objects: diffs,
+			Workloads: restarts(role, observeWorkloadsOf(ctx, applier, role))})
 	}
 	if app.Prune {
 		var deletes []apply.ObjectDiff
@@ -110,6 +154,21 @@ func DiffLive(ctx context.Context, applier Applier, app AppConfig, plan *render.
 		rep.addStep(StepDiff{Role: PruneStep, Objects: deletes})
 	}
 	return rep, nil
+}
+
+// observeWorkloadsOf reads the identities the controllers gave the live
+// templates of role's workloads; an empty map when it has none.
+func observeWorkloadsOf(ctx context.Context, applier Applier, role *render.Role) map[apply.ObjectRef]apply.ObserveResult {
+	var objs []*unstructured.Unstructured
+	for _, o := range role.Objects {
+		if revision.IsWorkload(o) {
+			objs = append(objs, o)
+		}
+	}
+	if len(objs) == 0 {
+		return map[apply.ObjectRef]apply.ObserveResult{}
+	}
+	return applier.ObserveAll(ctx, objs)
 }
 
 // crdKinds returns the kinds the CRDs among objs define.
@@ -160,6 +219,7 @@ func DiffOffline(app AppConfig, plan *render.Plan, prev *previous) *DiffReport {
 			}
 			step.Objects = append(step.Objects, d)
 		}
+		step.Workloads = restarts(role, nil)
 		for k, m := range recorded {
 			if !seen[k] {
 				u := &unstructured.Unstructured{Object: m}

@@ -97,6 +97,8 @@ type fakeApplier struct {
 	failHealth string
 	resets     int
 	observed   map[string]apply.Observed
+	// collisions are the live collision counts, by object name.
+	collisions map[string]int32
 	pruned     []string
 	// afterApply, when set, is called with each applied object's name.
 	afterApply func(name string)
@@ -158,8 +160,14 @@ func (f *fakeApplier) ObserveAll(_ context.Context, objs []*unstructured.Unstruc
 	return out
 }
 
-func (f *fakeApplier) CollisionCounts(context.Context, []*unstructured.Unstructured) map[apply.ObjectRef]*int32 {
-	return nil
+func (f *fakeApplier) CollisionCounts(_ context.Context, objs []*unstructured.Unstructured) map[apply.ObjectRef]*int32 {
+	out := map[apply.ObjectRef]*int32{}
+	for _, o := range objs {
+		if cc, ok := f.collisions[o.GetName()]; ok {
+			out[apply.RefOf(o)] = &cc
+		}
+	}
+	return out
 }
 
 // Prune records the names it was asked to delete, in order.

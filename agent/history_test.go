@@ -8,8 +8,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/sirupsen/logrus"
+	logtest "github.com/sirupsen/logrus/hooks/test"
 
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/render/revision"
 	"github.com/roleout/roleout/sources"
 )
 
@@ -117,8 +120,20 @@ func contains(list []string, s string) bool {
 func TestReconcileRecordsPredictedAndObserved(t *testing.T) {
 	h := newHarness(threeRoles("decode:1"), nil)
 	h.applier.observed = map[string]apply.Observed{"decode": {ReplicaSetName: "decode-other", PodTemplateHash: "other"}}
+	logger, hook := logtest.NewNullLogger()
+	h.agent.log = logger
 	if err := h.agent.RunOnce(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+	var warned bool
+	for _, e := range hook.AllEntries() {
+		if e.Level == logrus.WarnLevel && e.Data["workload"] == "Deployment/app/decode" &&
+			strings.Contains(e.Message, "predicted ReplicaSet decode-") && strings.Contains(e.Message, "the controller made ReplicaSet decode-other") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Errorf("no warning naming the predicted and the observed ReplicaSet; log: %v", hook.AllEntries())
 	}
 	st := h.appStatus(t)
 	decode := st.Roles[1].Workloads
@@ -130,6 +145,33 @@ func TestReconcileRecordsPredictedAndObserved(t *testing.T) {
 	}
 	if prefill := st.Roles[0].Workloads; len(prefill) != 1 || prefill[0].Observed != nil || prefill[0].Match {
 		t.Errorf("an unreadable observation is recorded as missing: %+v", prefill)
+	}
+}
+
+// TestReconcilePredictsWithLiveCollisionCounts: a workload whose live
+// status has a collisionCount is predicted with it, as its controller
+// will hash.
+func TestReconcilePredictsWithLiveCollisionCounts(t *testing.T) {
+	predicted := func(collisions map[string]int32) string {
+		h := newHarness(threeRoles("decode:1"), nil)
+		h.applier.collisions = collisions
+		if err := h.agent.RunOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return h.appStatus(t).Roles[1].Workloads[0].Predicted.ReplicaSetName
+	}
+	without, with := predicted(nil), predicted(map[string]int32{"decode": 2})
+	dep := roleDeployment("decode", "decode", 2, "decode:1")
+	cc := int32(2)
+	want, err := revision.Predict(dep, revision.PredictOptions{CollisionCount: &cc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if with == without || !strings.HasPrefix(with, "decode-") {
+		t.Errorf("ReplicaSet predicted with collisionCount 2 = %s, without = %s: want different", with, without)
+	}
+	if with != want.ReplicaSetName {
+		t.Errorf("ReplicaSet predicted with collisionCount 2 = %s, want %s", with, want.ReplicaSetName)
 	}
 }
 

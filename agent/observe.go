@@ -99,7 +99,7 @@ func (a *Agent) observeWorkloads(ctx context.Context, log logrus.FieldLogger, ro
 				a.workloadEvent(ctx, role, st, w, p)
 				if !ws.Match {
 					wlog.Warnf("predicted %s but the controller made %s: a webhook, another writer or a version skew changed the template",
-						describePrediction(w.Predicted), describePrediction(p))
+						DescribePrediction(w.Predicted), DescribePrediction(p))
 				}
 			}
 			st.Workloads = append(st.Workloads, ws)
@@ -142,17 +142,17 @@ func (a *Agent) workloadEvent(ctx context.Context, role *render.Role, st *RoleSt
 	if e := a.cfg.Apply.Events; e != nil && !*e {
 		return
 	}
-	msg := fmt.Sprintf("role %s → rev %d (%s): %s", role.Name, st.Revision, st.RevisionName, describePrediction(observed))
+	msg := fmt.Sprintf("role %s → rev %d (%s): %s", role.Name, st.Revision, st.RevisionName, DescribePrediction(observed))
 	if !observed.Equal(w.Predicted) {
-		msg += fmt.Sprintf(" (predicted %s)", describePrediction(w.Predicted))
+		msg += fmt.Sprintf(" (predicted %s)", DescribePrediction(w.Predicted))
 	}
 	if err := a.deps.Applier.Event(ctx, apply.ObjectRef(w.Ref), "RolledOut", msg); err != nil {
 		a.log.WithError(err).WithField("workload", w.Ref.String()).Debug("event not recorded")
 	}
 }
 
-// describePrediction names an identity for a log line.
-func describePrediction(p revision.Prediction) string {
+// DescribePrediction names an identity for a person: "ReplicaSet web-6d9f8c7b5".
+func DescribePrediction(p revision.Prediction) string {
 	switch {
 	case p.ReplicaSetName != "":
 		return "ReplicaSet " + p.ReplicaSetName

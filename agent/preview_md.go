@@ -83,7 +83,7 @@ func diffTarget(d *DiffReport) string {
 	return "the cluster (server-side dry run)"
 }
 
-func predictionMD(p revision.Prediction) string { return "`" + describePrediction(p) + "`" }
+func predictionMD(p revision.Prediction) string { return "`" + DescribePrediction(p) + "`" }
 
 func refList[T fmt.Stringer](refs []T) string {
 	var out []string

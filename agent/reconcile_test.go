@@ -60,7 +60,9 @@ func newHarness(objs []*unstructured.Unstructured, mutate func(*AppConfig)) *har
 		applier:  &fakeApplier{},
 		status:   &fakeStatus{},
 	}
-	cfg := &Config{Source: SourceConfig{URL: "http://git.example/config.git", Branch: "main"}, Apps: []AppConfig{app}, Concurrency: 4}
+	off := false
+	cfg := &Config{Source: SourceConfig{URL: "http://git.example/config.git", Branch: "main"}, Apps: []AppConfig{app}, Concurrency: 4,
+		Status: StatusConfig{ClusterRevisions: &ClusterRevisionsConfig{Enabled: &off}}}
 	h.agent = NewWithDeps(cfg, Deps{Fetcher: h.fetcher, Renderer: h.renderer, Planner: h.planner, Applier: h.applier, Status: h.status}, quietLogger())
 	return h
 }
@@ -249,6 +251,8 @@ func TestSchedule(t *testing.T) {
 		{"interval", ScheduleConfig{Interval: metav1.Duration{Duration: time.Minute}}, now.Add(time.Minute)},
 		{"cron", ScheduleConfig{Cron: "*/10 * * * *"}, time.Date(2026, 11, 29, 10, 10, 0, 0, time.UTC)},
 		{"cron in a time zone", ScheduleConfig{Cron: "0 2 * * *", TimeZone: "Europe/Berlin"}, time.Date(2026, 11, 30, 1, 0, 0, 0, time.UTC)},
+		{"cron with a seconds field", ScheduleConfig{Cron: "*/20 * * * * *"}, time.Date(2026, 11, 29, 10, 7, 40, 0, time.UTC)},
+		{"cron descriptor", ScheduleConfig{Cron: "@hourly"}, time.Date(2026, 11, 29, 11, 0, 0, 0, time.UTC)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -258,6 +262,39 @@ func TestSchedule(t *testing.T) {
 			}
 			if got := s.Next(now); !got.Equal(tc.want) {
 				t.Errorf("Next = %s, want %s", got.UTC(), tc.want)
+			}
+		})
+	}
+}
+
+func TestNextWait(t *testing.T) {
+	now := time.Date(2026, 11, 29, 10, 7, 30, 0, time.UTC)
+	minute := every(time.Minute)
+	cron, err := newSchedule(ScheduleConfig{Cron: "*/10 * * * *"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	none := func(int64) int64 { return 0 }
+	most := func(n int64) int64 { return n - 1 }
+	cases := []struct {
+		name     string
+		sched    schedule
+		failures int
+		rnd      func(int64) int64
+		want     time.Duration
+	}{
+		{"interval without jitter drawn", minute, 0, none, time.Minute},
+		{"interval with the most jitter: 10%", minute, 0, most, time.Minute + 6*time.Second},
+		{"cron gets no jitter", cron, 0, most, 2*time.Minute + 30*time.Second},
+		{"first failure backs off to 10s", minute, 1, most, 10 * time.Second},
+		{"third failure backs off to 40s", minute, 3, none, 40 * time.Second},
+		{"backoff never waits past the schedule", minute, 10, none, time.Minute},
+		{"long interval: backoff caps at 5m", every(time.Hour), 20, none, 5 * time.Minute},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := nextWait(tc.sched, now, tc.failures, tc.rnd); got != tc.want {
+				t.Errorf("nextWait = %s, want %s", got, tc.want)
 			}
 		})
 	}

@@ -92,7 +92,7 @@ func (r *rollout) logSequence(log logrus.FieldLogger) {
 			if w.RestartsPods {
 				restart = "restarts pods"
 			}
-			rlog.Infof("    %s → %s (%s)", w.Ref, describePrediction(w.Predicted), restart)
+			rlog.Infof("    %s → %s (%s)", w.Ref, DescribePrediction(w.Predicted), restart)
 		}
 	}
 }

@@ -104,6 +104,29 @@ func newApplier(kubeconfig string) (*apply.Applier, error) {
 	return apply.New(cfg, apply.DefaultOptions())
 }
 
+// printRestarts lists, per role, the workloads whose pods the change
+// restarts or creates, with the identity predicted for the new template.
+func printRestarts(p *printer, rep *agent.DiffReport) {
+	first := true
+	for _, s := range rep.Steps {
+		for _, w := range s.Workloads {
+			if first {
+				p.f("\npods restarted (predicted identities):\n")
+				first = false
+			}
+			ref := w.Kind + "/" + w.Name
+			if w.Namespace != "" {
+				ref = w.Kind + "/" + w.Namespace + "/" + w.Name
+			}
+			now := "new"
+			if w.Current != nil {
+				now = "now " + agent.DescribePrediction(*w.Current)
+			}
+			p.f("  %-20s %s → %s (%s)\n", stepLabel(s.Role), ref, agent.DescribePrediction(w.Predicted), now)
+		}
+	}
+}
+
 func printDiff(w io.Writer, rep *agent.DiffReport) error {
 	p := &printer{w: w}
 	where := "the cluster (server-side dry run)"
@@ -122,6 +145,7 @@ func printDiff(w io.Writer, rep *agent.DiffReport) error {
 			}
 		}
 	}
+	printRestarts(p, rep)
 	p.f("\nsummary:\n")
 	for _, s := range rep.Steps {
 		if len(s.Objects) == 0 {

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -88,9 +90,9 @@ func roleSummary(st *agent.AppStatus) string {
 	return strings.Join(parts, " ")
 }
 
-// roleoutWrites counts the write requests roleout made, by
-// resource/name; dry runs write nothing and do not count, nor do the
-// Events it records.
+// roleoutWrites counts the write requests roleout made to the apps'
+// objects, by resource/name; dry runs write nothing and do not count, nor
+// do the Events it records or the role revisions it keeps in the cluster.
 func roleoutWrites(t *testing.T) map[string]int {
 	t.Helper()
 	writes, err := cluster.Writes("roleout/")
@@ -99,7 +101,7 @@ func roleoutWrites(t *testing.T) map[string]int {
 	}
 	out := map[string]int{}
 	for _, w := range writes {
-		if !w.DryRun && w.Resource != "events" {
+		if !w.DryRun && w.Resource != "events" && w.Resource != "controllerrevisions" {
 			out[w.Resource+"/"+w.Name]++
 		}
 	}
@@ -256,6 +258,24 @@ func TestRunOnceRollsOutInUpgradeOrder(t *testing.T) {
 		log, _ := statusLog(repo)
 		if want := fmt.Sprintf("roleout: web role worker → rev 2 (main@sha1:%s)", second[:7]); len(log) != 2 || log[0] != want {
 			t.Errorf("status commits = %q, want newest %q", log, want)
+		}
+	})
+
+	t.Run("role revisions in the cluster", func(t *testing.T) {
+		crs, err := cs.AppsV1().ControllerRevisions("default").List(ctx, metav1.ListOptions{LabelSelector: agent.AppLabel + "=web"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, cr := range crs.Items {
+			got = append(got, fmt.Sprintf("%s:%d", cr.Labels[agent.RoleLabel], cr.Revision))
+			if !strings.HasPrefix(cr.Name, "web-"+cr.Labels[agent.RoleLabel]+"-") {
+				t.Errorf("ControllerRevision %s is not named <app>-<role>-<hash>", cr.Name)
+			}
+		}
+		sort.Strings(got)
+		if diff := cmp.Diff([]string{"api:1", "db:1", "worker:1", "worker:2"}, got); diff != "" {
+			t.Errorf("role revisions in the cluster (-want +got):\n%s", diff)
 		}
 	})
 

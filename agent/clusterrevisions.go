@@ -1,0 +1,109 @@
+package agent
+
+import (
+	"context"
+	"crypto/sha256"
+	"os"
+	"path"
+	"strings"
+
+	"github.com/sirupsen/logrus"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/roleout/roleout/apply"
+)
+
+// ClusterRevisionsConfig puts the role revisions recorded on the status
+// branch into the agent's cluster as well, as ControllerRevisions, so that
+// `kubectl get controllerrevisions -l roleout.dev/app=NAME` shows an app's
+// history. The status branch stays the record; a failure to write them is
+// a warning.
+type ClusterRevisionsConfig struct {
+	// Enabled turns them on. Default true.
+	Enabled *bool `json:"enabled,omitempty"`
+	// Namespace holds them. Default: the namespace the agent runs in, or
+	// "default" outside a cluster.
+	Namespace string `json:"namespace,omitempty"`
+}
+
+// enabled reports whether revisions go to the cluster.
+func (c *ClusterRevisionsConfig) enabled() bool {
+	return c == nil || c.Enabled == nil || *c.Enabled
+}
+
+// namespace returns the namespace the revisions go to.
+func (c *ClusterRevisionsConfig) namespace() string {
+	if c != nil && c.Namespace != "" {
+		return c.Namespace
+	}
+	if data, err := os.ReadFile(serviceAccountNamespace); err == nil && strings.TrimSpace(string(data)) != "" {
+		return strings.TrimSpace(string(data))
+	}
+	return "default"
+}
+
+// syncClusterRevisions applies the role revisions among a status commit's
+// files to the agent's cluster and deletes those the commit deletes
+// (truncated history). Only objects labelled as this app's are deleted.
+// A revision already put there unchanged by this agent is not sent again.
+func (a *Agent) syncClusterRevisions(ctx context.Context, log logrus.FieldLogger, app AppConfig, files map[string][]byte) {
+	conf := a.cfg.Status.ClusterRevisions
+	if !conf.enabled() || a.dryRun {
+		return
+	}
+	ns := conf.namespace()
+	prefix := path.Join(app.Name, "revisions") + "/"
+	var objs []*unstructured.Unstructured
+	var gone []apply.ObjectRef
+	sums := map[string][32]byte{}
+	a.mu.Lock()
+	for p, data := range files {
+		if !strings.HasPrefix(p, prefix) || !strings.HasSuffix(p, ".yaml") {
+			continue
+		}
+		sum := sha256.Sum256(data)
+		if old, ok := a.synced[p]; ok && old == sum && data != nil {
+			continue
+		}
+		sums[p] = sum
+		if data == nil {
+			gone = append(gone, apply.ObjectRef{APIVersion: "apps/v1", Kind: "ControllerRevision", Namespace: ns, Name: strings.TrimSuffix(path.Base(p), ".yaml")})
+			continue
+		}
+		o := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal(data, &o.Object); err != nil {
+			log.WithError(err).WithField("file", p).Warn("role revision not written to the cluster")
+			continue
+		}
+		o.SetNamespace(ns)
+		objs = append(objs, o)
+	}
+	a.mu.Unlock()
+	applier := a.home
+	if applier == nil {
+		applier = a.deps.Applier
+	}
+	if len(objs) > 0 {
+		opts := apply.ApplyOptions{Labels: map[string]string{AppLabel: app.Name}, SkipUnchanged: true, Force: true}
+		if _, err := applier.Apply(ctx, objs, opts); err != nil {
+			log.WithError(err).WithField("namespace", ns).Warn("role revisions not written to the cluster (the status branch has them)")
+			return
+		}
+	}
+	if len(gone) > 0 {
+		if _, err := applier.Prune(ctx, gone, apply.PruneOptions{OwnerLabel: AppLabel, OwnerValue: app.Name, Timeout: app.Timeout.Duration}); err != nil {
+			log.WithError(err).WithField("namespace", ns).Warn("truncated role revisions not deleted from the cluster")
+			return
+		}
+	}
+	a.mu.Lock()
+	for p, sum := range sums {
+		if files[p] == nil {
+			delete(a.synced, p)
+		} else {
+			a.synced[p] = sum
+		}
+	}
+	a.mu.Unlock()
+}
