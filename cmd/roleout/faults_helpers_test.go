@@ -165,3 +165,11 @@ func waitForStatus(t *testing.T, repo *testgit.Repo, app string, d time.Duration
 	}
 	return false
 }
+
+// succeededAt is a waitForStatus condition: the app succeeded at commit
+// head.
+func succeededAt(head string) func(*agent.AppStatus) bool {
+	return func(st *agent.AppStatus) bool {
+		return st.Revision == "main@sha1:"+head && st.Phase == agent.PhaseSucceeded
+	}
+}

@@ -153,9 +153,7 @@ func TestFaultGitServerDown(t *testing.T) {
 	if err := srv.Resume(); err != nil {
 		t.Fatal(err)
 	}
-	if !waitForStatus(t, repo, "faults-git", 90*time.Second, func(st *agent.AppStatus) bool {
-		return st.Revision == "main@sha1:"+head && st.Phase == agent.PhaseSucceeded
-	}) {
+	if !waitForStatus(t, repo, "faults-git", 90*time.Second, succeededAt(head)) {
 		t.Fatalf("the agent did not catch up after the git server came back:\n%s", out.String())
 	}
 	if !strings.Contains(out.String(), "reconcile failed") {

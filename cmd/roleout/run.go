@@ -33,6 +33,7 @@ type runOptions struct {
 	// election between replicas.
 	leaderElect               bool
 	leaseNamespace, leaseName string
+	leaseDuration             time.Duration
 	logFormat                 string
 	logLevel                  string
 	output                    string
@@ -58,6 +59,7 @@ func newRunCommand(global *globalOptions) *cobra.Command {
 	cmd.Flags().BoolVar(&o.leaderElect, "leader-elect", false, "reconcile only while holding a Lease, so several replicas can run")
 	cmd.Flags().StringVar(&o.leaseNamespace, "leader-elect-namespace", "", "namespace of the Lease (default: the pod's namespace, else default)")
 	cmd.Flags().StringVar(&o.leaseName, "leader-elect-name", "roleout", "name of the Lease (give each shard its own)")
+	cmd.Flags().DurationVar(&o.leaseDuration, "leader-elect-lease-duration", 15*time.Second, "how long a Lease holds without renewal: a standby replica takes over this long after the leader dies (renewal deadline 2/3 of it)")
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "plan and diff (server-side dry run) every app and log what would change; write nothing to the cluster and no status (previews are still written)")
 	cmd.Flags().StringVar(&o.logFormat, "log-format", "text", "log format: text, json, or pretty (short lines for a person; default json with --output json)")
 	cmd.Flags().StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
@@ -92,6 +94,17 @@ func runAgent(ctx context.Context, cmd *cobra.Command, o *runOptions) error {
 		return err
 	}
 	restCfg.UserAgent = "roleout/" + version
+	var le agent.LeaderElection
+	if o.leaderElect {
+		if o.leaseDuration < 3*time.Second {
+			return fmt.Errorf("invalid --leader-elect-lease-duration %s: use 3s or more", o.leaseDuration)
+		}
+		host, _ := os.Hostname()
+		le = agent.LeaderElection{Namespace: leaseNamespace(o.leaseNamespace), Name: o.leaseName, Identity: fmt.Sprintf("%s-%d", host, os.Getpid()),
+			LeaseDuration: o.leaseDuration, RenewDeadline: o.leaseDuration * 2 / 3, RetryPeriod: o.leaseDuration * 2 / 15}
+		// The API server's audit log then tells which replica wrote.
+		restCfg.UserAgent += " " + le.Identity
+	}
 	a, err := agent.New(cfg, restCfg, log)
 	if err != nil {
 		return err
@@ -113,7 +126,7 @@ func runAgent(ctx context.Context, cmd *cobra.Command, o *runOptions) error {
 	}
 	log.WithField("apps", len(cfg.Apps)).Info("agent started")
 	if o.leaderElect {
-		return a.RunAsLeader(ctx, restCfg, agent.LeaderElection{Namespace: leaseNamespace(o.leaseNamespace), Name: o.leaseName})
+		return a.RunAsLeader(ctx, restCfg, le)
 	}
 	return a.Run(ctx)
 }

@@ -191,3 +191,38 @@ func TestCredentialsNeverLogged(t *testing.T) {
 		t.Errorf("status.yaml does not record the redacted URL:\n%s", src)
 	}
 }
+
+// TestBrokenAppDoesNotBlockOthers serves two apps from one repository,
+// one whose overlay does not build: the other rolls out, the broken one
+// records its error and applies nothing, and the run exits 2.
+func TestBrokenAppDoesNotBlockOthers(t *testing.T) {
+	cs, err := kubernetes.NewForConfig(testcluster.Require(t, cluster).Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, _ := webRepo(t, "pair", "pair")
+	if _, err := repo.Commit("main", "broken overlay", map[string]string{
+		"apps/broken/kustomization.yaml": "namespace: pair-broken\nresources: [namespace.yaml, deployment.yaml]\n",
+		"apps/broken/namespace.yaml":     "apiVersion: v1\nkind: Namespace\nmetadata: {name: pair-broken}\n",
+		"apps/broken/deployment.yaml":    "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x\n  bad: [\n",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	config := writeConfig(t, repo.URL(), "- {name: broken, path: apps/broken}\n- {name: good, path: apps/web}\n")
+	code, _, logs := cli("run", "--once", "--config", config)
+	if code != exitError || !strings.Contains(logs, "app broken") || !strings.Contains(logs, "deployment.yaml") {
+		t.Errorf("exit %d, want 2 naming app broken and its file:\n%s", code, logs)
+	}
+	if _, err := cs.AppsV1().Deployments("pair").Get(context.Background(), "worker", metav1.GetOptions{}); err != nil {
+		t.Errorf("app good did not roll out: %v", err)
+	}
+	if _, err := cs.CoreV1().Namespaces().Get(context.Background(), "pair-broken", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("namespace pair-broken: %v; want not found: nothing of the broken app applied", err)
+	}
+	if st := readStatus(t, repo, "good"); st.Phase != agent.PhaseSucceeded {
+		t.Errorf("app good: %s %s", st.Phase, st.Message)
+	}
+	if st := readStatus(t, repo, "broken"); st.Phase != agent.PhaseFailed || !strings.Contains(st.Message, "deployment.yaml") {
+		t.Errorf("app broken: phase %s, message %q; want Failed naming the file", st.Phase, st.Message)
+	}
+}
