@@ -11,6 +11,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // diskIndex hashes a directory tree the way git's tree index would
@@ -110,37 +113,124 @@ func TestBuildCacheByInputs(t *testing.T) {
 	}
 }
 
-// TestBuildConcurrentApps renders 20 apps at once; run with -race it
-// proves kustomize's global state is guarded.
+// widgetSchema is a custom OpenAPI schema (a kustomization's openapi
+// field) that makes a Widget's spec.items merge by name in a strategic
+// merge patch; without it kustomize replaces the list.
+const widgetSchema = `{"definitions": {
+  "com.example.v1.Widget": {"type": "object",
+    "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": {"type": "object"},
+      "spec": {"$ref": "#/definitions/com.example.v1.WidgetSpec"}},
+    "x-kubernetes-group-version-kind": [{"group": "example.com", "kind": "Widget", "version": "v1"}]},
+  "com.example.v1.WidgetSpec": {"type": "object",
+    "properties": {"items": {"type": "array", "items": {"$ref": "#/definitions/com.example.v1.Item"},
+      "x-kubernetes-patch-merge-key": "name", "x-kubernetes-patch-strategy": "merge"}}},
+  "com.example.v1.Item": {"type": "object", "properties": {"name": {"type": "string"}}}
+}}`
+
+// widgetApp writes an app of baseDeployment and a Widget (items [a])
+// patched with items [b]: with the custom schema the patch merges (b,a),
+// without it the patch replaces (b).
+func widgetApp(t testing.TB, root, dir string, withSchema bool) {
+	t.Helper()
+	k := "resources: [d.yaml, w.yaml]\npatches: [{path: p.yaml}]\n"
+	if withSchema {
+		k += "openapi: {path: schema.json}\n"
+		writeFile(t, filepath.Join(root, dir, "schema.json"), widgetSchema)
+	}
+	writeFile(t, filepath.Join(root, dir, "w.yaml"), "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {items: [{name: a}]}\n")
+	writeFile(t, filepath.Join(root, dir, "p.yaml"), "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {items: [{name: b}]}\n")
+	writeFile(t, filepath.Join(root, dir, "d.yaml"), baseDeployment)
+	writeFile(t, filepath.Join(root, dir, "kustomization.yaml"), k)
+}
+
+// TestBuildConcurrentApps renders 20 apps at once, half of them with a
+// custom OpenAPI schema; run with -race it proves kustomize's global
+// state is guarded, and each app's result proves the schema of one app
+// never leaks into another's render.
 func TestBuildConcurrentApps(t *testing.T) {
 	root := t.TempDir()
+	want := make([]string, 20)
 	for i := range 20 {
 		dir := fmt.Sprintf("apps/app%02d", i)
-		writeFile(t, filepath.Join(root, dir, "kustomization.yaml"), "resources: [d.yaml]\nnamespace: ns"+fmt.Sprint(i)+"\ncommonLabels: {app: a"+fmt.Sprint(i)+"}\n")
-		writeFile(t, filepath.Join(root, dir, "d.yaml"), baseDeployment)
+		widgetApp(t, root, dir, i%2 == 0)
+		k, _ := os.ReadFile(filepath.Join(root, dir, "kustomization.yaml"))
+		writeFile(t, filepath.Join(root, dir, "kustomization.yaml"), string(k)+"namespace: ns"+fmt.Sprint(i)+"\ncommonLabels: {app: a"+fmt.Sprint(i)+"}\n")
+		want[i] = fmt.Sprintf("ns%d/a%d items b", i, i)
+		if i%2 == 0 {
+			want[i] += ",a"
+		}
 	}
 	r := &Renderer{}
 	var wg sync.WaitGroup
-	errs := make([]error, 20)
-	names := make([]string, 20)
+	got := make([]string, 20)
 	for i := range 20 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			res, err := r.Build(context.Background(), Source{Root: root}, fmt.Sprintf("apps/app%02d", i), DefaultOptions())
-			errs[i] = err
-			if err == nil {
-				names[i] = res.Objects[0].GetNamespace() + "/" + res.Objects[0].GetLabels()["app"]
+			if err != nil {
+				got[i] = err.Error()
+				return
 			}
+			got[i] = res.Objects[0].GetNamespace() + "/" + res.Objects[0].GetLabels()["app"] + " items " + widgetItems(res.Objects)
 		}()
 	}
 	wg.Wait()
-	for i := range 20 {
-		if errs[i] != nil {
-			t.Errorf("app %d: %v", i, errs[i])
-		} else if want := fmt.Sprintf("ns%d/a%d", i, i); names[i] != want {
-			t.Errorf("app %d rendered %s, want %s", i, names[i], want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("renders (-want +got):\n%s", diff)
+	}
+}
+
+// widgetItems returns the item names of the Widget among objs.
+func widgetItems(objs []*unstructured.Unstructured) string {
+	var names []string
+	for _, o := range objs {
+		if o.GetKind() != "Widget" {
+			continue
 		}
+		items, _, _ := unstructured.NestedSlice(o.Object, "spec", "items")
+		for _, it := range items {
+			names = append(names, fmt.Sprint(it.(map[string]any)["name"]))
+		}
+	}
+	return strings.Join(names, ",")
+}
+
+// TestBuildPanicBecomesError provokes two panics inside kustomize with a
+// broken custom OpenAPI schema: each is an error naming the overlay, and
+// the next render, with or without a schema, is unaffected.
+func TestBuildPanicBecomesError(t *testing.T) {
+	cases := []struct {
+		name, schema, wantErr string
+	}{
+		{"schema that is not JSON", "{not json", "kustomize build app: kustomize panicked: invalid schema file"},
+		{"kind without a version", `{"definitions": {"w": {"type": "object", "x-kubernetes-group-version-kind": [{"group": "example.com", "kind": "Widget"}]}}}`,
+			"kustomize build app: kustomize panicked: interface conversion"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			widgetApp(t, root, "app", true)
+			writeFile(t, filepath.Join(root, "app/schema.json"), tc.schema)
+			widgetApp(t, root, "with", true)
+			widgetApp(t, root, "without", false)
+			r := &Renderer{}
+			_, err := r.Build(context.Background(), Source{Root: root}, "app", DefaultOptions())
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+			}
+			got := map[string]string{}
+			for _, app := range []string{"without", "with"} {
+				res, err := r.Build(context.Background(), Source{Root: root}, app, DefaultOptions())
+				if err != nil {
+					t.Fatalf("%s after the panic: %v", app, err)
+				}
+				got[app] = widgetItems(res.Objects)
+			}
+			if diff := cmp.Diff(map[string]string{"without": "b", "with": "b,a"}, got); diff != "" {
+				t.Errorf("renders after the panic (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

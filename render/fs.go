@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
@@ -19,11 +18,11 @@ import (
 // on bytes read and time, and records every path it was asked about, so
 // the render can be cached by the git hashes of exactly its inputs.
 type repoFS struct {
-	root     string // absolute, symlinks resolved
-	disk     filesys.FileSystem
-	limits   Limits
-	ctx      context.Context
-	deadline time.Time
+	root   string // absolute, symlinks resolved
+	disk   filesys.FileSystem
+	limits Limits
+	// ctx stops the render: when it is done, every access fails.
+	ctx context.Context
 	// clones is where kustomize clones remote bases; reads there are
 	// allowed only when a remote base is.
 	clones    string
@@ -35,8 +34,8 @@ type repoFS struct {
 	// inputs are the paths (relative to root, slash-separated) the render
 	// touched: read, listed or checked for existence.
 	inputs map[string]bool
-	// external is set when the render read outside the repository (an
-	// allowed remote base); such a render is never cached.
+	// external is set when the render reads outside the repository (an
+	// allowed remote base or file); such a render is never cached.
 	external bool
 }
 
@@ -51,9 +50,6 @@ func newRepoFS(ctx context.Context, root string, limits Limits, allowClones bool
 		return nil, err
 	}
 	fs := &repoFS{root: abs, disk: filesys.MakeFsOnDisk(), limits: limits, ctx: ctx, inputs: map[string]bool{}}
-	if limits.Timeout > 0 {
-		fs.deadline = time.Now().Add(limits.Timeout)
-	}
 	if allowClones {
 		if fs.clones, err = filepath.EvalSymlinks(os.TempDir()); err != nil {
 			return nil, err
@@ -70,14 +66,12 @@ func (e *errOutside) Error() string {
 }
 
 // check resolves path (through symlinks, as far as it exists) and returns
-// the resolved absolute path when it lies inside the repository. It also
-// enforces the time limit and records the path as an input.
+// the resolved absolute path when it lies inside the repository. It
+// fails once the render's context is done (its time limit passed or its
+// caller gave up), and records the path as an input.
 func (fs *repoFS) check(path string) (string, error) {
 	if err := fs.ctx.Err(); err != nil {
-		return "", err
-	}
-	if !fs.deadline.IsZero() && time.Now().After(fs.deadline) {
-		return "", fmt.Errorf("render took longer than %s (limit timeout)", fs.limits.Timeout)
+		return "", &errStopped{cause: err}
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {

@@ -25,8 +25,8 @@ func DefaultNamespace(objs []*unstructured.Unstructured, namespace string) error
 			crdScope[group+"/"+kind] = scope != "Cluster"
 		}
 	}
-	kustomizeMu.Lock()
-	defer kustomizeMu.Unlock()
+	kustomizeLock <- struct{}{} // the schema lookup reads kustomize's global state
+	defer func() { <-kustomizeLock }()
 	var errs []error
 	for _, o := range objs {
 		gvk := o.GroupVersionKind()

@@ -16,7 +16,8 @@ var kustomizationFiles = []string{"kustomization.yaml", "kustomization.yml", "Ku
 // checkRemotes walks the kustomization graph from dir, through every
 // local resource, base and component directory, and refuses a remote
 // reference (a git repository or an http(s) file) whose host is not in
-// allowed. kustomize would otherwise fetch it during the build.
+// allowed. kustomize would otherwise fetch it during the build. An allowed
+// one marks the render external, so that it is not cached.
 func checkRemotes(fs *repoFS, dir string, allowed []string) error {
 	seen := map[string]bool{}
 	var walk func(dir string) error
@@ -36,6 +37,7 @@ func checkRemotes(fs *repoFS, dir string, allowed []string) error {
 						return fmt.Errorf("%s: remote base %q is not allowed: add host %q to render.remoteHosts of the app to allow it",
 							fs.display(file), entry, host)
 					}
+					fs.external = true // fetched past the file system: never cached
 					continue
 				}
 				next := filepath.Join(dir, filepath.FromSlash(entry))

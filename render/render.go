@@ -16,10 +16,11 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 )
 
-// kustomizeMu serialises every use of kustomize: its OpenAPI schema is
+// kustomizeLock serialises every use of kustomize: its OpenAPI schema is
 // process-global state that a build may replace (a kustomization's
-// openapi field), so each build runs alone and resets it after.
-var kustomizeMu sync.Mutex
+// openapi field), so each build runs alone and resets it after. It is a
+// channel of one so that waiting for it can be cancelled.
+var kustomizeLock = make(chan struct{}, 1)
 
 // Limits bound one render.
 type Limits struct {
@@ -29,7 +30,12 @@ type Limits struct {
 	MaxBytes int64
 	// MaxFileBytes is the largest file a render may read.
 	MaxFileBytes int64
-	// Timeout bounds a render's time.
+	// Timeout bounds a render's time, from when its kustomize build
+	// starts (waiting for another app's build to finish is bounded by the
+	// caller's context only). Past it Build returns an error at once and
+	// abandons the build, which then fails at its next file access; a
+	// program the build runs (an exec function, helm, git) runs on until
+	// it exits, and until then other builds wait.
 	Timeout time.Duration
 }
 
@@ -106,7 +112,9 @@ func (r *Renderer) Builds() int {
 // repository; remote bases need an allowed host; plugins, helm and exec
 // functions are off unless enabled. When src has an index and an earlier
 // build of the same overlay and options read files with the same hashes,
-// its objects are returned (copied) without running kustomize. Errors
+// its objects are returned (copied) without running kustomize; a render
+// that read a remote base, or may have run a program (exec or helm
+// enabled), is not cached. Errors
 // name the overlay and carry kustomize's own message, paths relative to
 // the repository.
 func (r *Renderer) Build(ctx context.Context, src Source, overlay string, opts Options) (Result, error) {
@@ -125,7 +133,11 @@ func (r *Renderer) Build(ctx context.Context, src Source, overlay string, opts O
 	if err := checkRemotes(fs, dir, opts.RemoteHosts); err != nil {
 		return Result{}, fmt.Errorf("kustomize build %s: %w", overlay, err)
 	}
-	objs, err := build(fs, dir, opts)
+	objs, err := build(ctx, fs, dir, opts)
+	var stop *errStopped
+	if errors.As(err, &stop) {
+		return Result{}, fmt.Errorf("kustomize build %s: %w", overlay, stop)
+	}
 	if err != nil {
 		return Result{}, fmt.Errorf("kustomize build %s: %s", overlay, explain(err, fs.root))
 	}
@@ -136,7 +148,9 @@ func (r *Renderer) Build(ctx context.Context, src Source, overlay string, opts O
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.builds++
-	if src.Index != nil && !fs.external {
+	// Programs (exec functions, helm) and remote bases read what the
+	// file system does not see, so their renders are never cached.
+	if src.Index != nil && !fs.external && !opts.EnableExec && !opts.EnableHelm {
 		res.Inputs = map[string]string{}
 		for p := range fs.inputs {
 			res.Inputs[p], _ = src.Index.Hash(p)
@@ -177,11 +191,74 @@ func deepCopy(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
 	return out
 }
 
-// build runs kustomize on dir through fs, under the global lock, turning
-// a panic into an error and resetting the OpenAPI schema after.
-func build(fs *repoFS, dir string, opts Options) (objs []*unstructured.Unstructured, err error) {
-	kustomizeMu.Lock()
-	defer kustomizeMu.Unlock()
+// build runs kustomize on dir through fs, alone (under kustomizeLock),
+// and returns when it ends, when ctx is done or when the time limit
+// passes, whichever comes first. A build it stops waiting for is
+// abandoned: fs fails its next file access, and it releases the lock when
+// it ends.
+func build(ctx context.Context, fs *repoFS, dir string, opts Options) ([]*unstructured.Unstructured, error) {
+	select {
+	case kustomizeLock <- struct{}{}:
+	case <-ctx.Done():
+		return nil, &errStopped{cause: ctx.Err()}
+	}
+	limit := opts.Limits.Timeout
+	bctx, cancel := ctx, context.CancelFunc(func() {})
+	if limit > 0 {
+		bctx, cancel = context.WithTimeout(ctx, limit)
+	}
+	defer cancel()
+	fs.ctx = bctx
+	type result struct {
+		objs []*unstructured.Unstructured
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() { <-kustomizeLock }()
+		objs, err := runKustomize(fs, dir, opts)
+		done <- result{objs, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil && bctx.Err() != nil {
+			return nil, stopped(ctx, bctx, limit)
+		}
+		return r.objs, r.err
+	case <-bctx.Done():
+		return nil, stopped(ctx, bctx, limit)
+	}
+}
+
+// errStopped is the error of a render stopped by its context or its time
+// limit; it wraps the context's error.
+type errStopped struct {
+	limit time.Duration // set when the time limit stopped it
+	cause error
+}
+
+func (e *errStopped) Error() string {
+	if e.limit > 0 {
+		return fmt.Sprintf("render took longer than %s (limit timeout): raise render.timeout of the app, or make its overlay cheaper", e.limit)
+	}
+	return fmt.Sprintf("render stopped: %v", e.cause)
+}
+
+func (e *errStopped) Unwrap() error { return e.cause }
+
+// stopped returns the error of a build whose context bctx (derived from
+// the caller's ctx with the time limit) is done.
+func stopped(ctx, bctx context.Context, limit time.Duration) error {
+	if ctx.Err() != nil {
+		return &errStopped{cause: ctx.Err()}
+	}
+	return &errStopped{limit: limit, cause: bctx.Err()}
+}
+
+// runKustomize runs kustomize on dir through fs, turning a panic into an
+// error and resetting the OpenAPI schema after. The caller holds
+// kustomizeLock.
+func runKustomize(fs *repoFS, dir string, opts Options) (objs []*unstructured.Unstructured, err error) {
 	defer openapi.ResetOpenAPI()
 	defer func() {
 		if r := recover(); r != nil {
