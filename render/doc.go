@@ -1,7 +1,8 @@
 // Package render turns an app's kustomize overlay into rendered objects
-// and plans them. Rendering runs kustomize with load restrictions at the
-// kustomization roots and plugins off; kustomize's process-global state
-// is only touched under one lock.
+// and plans them. Rendering runs kustomize with every read confined to
+// the repository and plugins off; kustomize's process-global state is
+// only touched under one lock, and a render is bounded by its context
+// and its time limit.
 //
 // # Planning rules
 //
@@ -27,7 +28,15 @@
 //     one wave. Ties keep declaration order: config roles in config order,
 //     then roles in the order their first object was rendered.
 //  6. Hashes. Every role and the prerequisite step carry a template hash
-//     (render/revision.TemplateHash) over their objects.
+//     (render/revision.TemplateHash) over their objects. A role whose
+//     objects changed in any way, losing one included, gets a new hash
+//     and is applied.
+//  7. Prune. Objects of the previous inventory (what the app applied
+//     last) that the render no longer has are deleted after the last
+//     wave, in reverse apply order: the highest upgradeOrder first,
+//     later objects of a wave before earlier ones, and the prerequisites
+//     last, also in reverse. A role that loses all its objects leaves the
+//     waves; its objects are pruned.
 //
 // Planning does no I/O. render must not import agent, sources or apply;
 // its subpackage render/revision holds the hashing.
