@@ -10,36 +10,56 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// ancestryDepth is how many commits IsAncestor fetches to look for the
-// older commit when the shallow history does not reach it.
-const ancestryDepth = 200
+// Depths of history IsAncestor fetches while it looks for the older
+// commit: it starts at ancestryDepth and doubles up to maxAncestryDepth.
+const (
+	ancestryDepth    = 200
+	maxAncestryDepth = 25600
+)
 
-// IsAncestor reports whether older is an ancestor of newer (a fast-forward
-// from older to newer), fetching up to ancestryDepth commits of ref's
-// history when the shallow cache does not reach it. false means the
-// branch was force-pushed (history rewritten), or that more than
-// ancestryDepth commits separate the two.
+// ErrAncestryUnknown is returned by IsAncestor when the older commit is
+// not within maxAncestryDepth commits of the newer one and the history
+// goes on: whether the branch was force-pushed is not known.
+var ErrAncestryUnknown = errors.New("ancestry unknown")
+
+// IsAncestor reports whether older is an ancestor of newer (a
+// fast-forward from older to newer). When the shallow cache does not
+// reach older, it deepens the fetch of newer's branch, 200 commits, then
+// twice as many each time, until it finds older or the history ends (then
+// false: the branch was force-pushed). Past maxAncestryDepth commits it
+// gives up with ErrAncestryUnknown rather than call a long fast-forward
+// a rewrite.
 func (s *GitSource) IsAncestor(ctx context.Context, older, newer Revision) (bool, error) {
 	repo, err := s.open()
 	if err != nil {
 		return false, err
 	}
-	found, complete := walkParents(repo, plumbing.NewHash(newer.Commit), plumbing.NewHash(older.Commit))
+	from, target := plumbing.NewHash(newer.Commit), plumbing.NewHash(older.Commit)
+	found, complete := walkParents(repo, from, target)
 	if found || complete || newer.Ref == "" {
 		return found, nil
 	}
 	auth, err := authFor(s.opts.URL, s.opts.Auth)
 	if err != nil {
-		return false, err
+		return false, fmt.Errorf("fetch history of %s: %w", newer.Ref, err)
 	}
 	spec := gitconfig.RefSpec(fmt.Sprintf("+refs/heads/%s:refs/remotes/origin/%s", newer.Ref, newer.Ref))
-	err = repo.FetchContext(ctx, &git.FetchOptions{RemoteName: "origin", RemoteURL: s.opts.URL, Auth: auth,
-		RefSpecs: []gitconfig.RefSpec{spec}, Depth: ancestryDepth, Force: true, Tags: git.NoTags})
-	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
-		return false, fmt.Errorf("fetch history of %s: %w", newer.Ref, redactError(err, s.opts.URL))
+	limit := s.ancestryLimit
+	if limit == 0 {
+		limit = maxAncestryDepth
 	}
-	found, _ = walkParents(repo, plumbing.NewHash(newer.Commit), plumbing.NewHash(older.Commit))
-	return found, nil
+	for depth := ancestryDepth; depth <= limit; depth *= 2 {
+		err = repo.FetchContext(ctx, &git.FetchOptions{RemoteName: "origin", RemoteURL: s.opts.URL, Auth: auth,
+			RefSpecs: []gitconfig.RefSpec{spec}, Depth: depth, Force: true, Tags: git.NoTags})
+		if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+			return false, fmt.Errorf("fetch history of %s: %w", newer.Ref, s.explain(err))
+		}
+		if found, complete = walkParents(repo, from, target); found || complete {
+			return found, nil
+		}
+	}
+	return false, fmt.Errorf("look for %s in the history of %s: %w: it is not within %d commits of %s",
+		older.Short(), newer.Ref, ErrAncestryUnknown, limit, newer.Short())
 }
 
 // walkParents looks for target among from's ancestors as far as the

@@ -1,9 +1,12 @@
 package sources
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
@@ -48,13 +51,20 @@ func sshAuth(url string, c Credentials) (transport.AuthMethod, error) {
 	if ep, err := transport.NewEndpoint(url); err == nil && ep.User != "" {
 		user = ep.User
 	}
-	auth, err := gitssh.NewPublicKeysFromFile(user, c.SSHKeyFile, "")
+	key, err := readConfigFile("source.auth.sshKeyFile", c.SSHKeyFile)
 	if err != nil {
-		return nil, fmt.Errorf("read source.auth.sshKeyFile: %w", err)
+		return nil, err
+	}
+	auth, err := gitssh.NewPublicKeys(user, key, "")
+	if err != nil {
+		return nil, fmt.Errorf("source.auth.sshKeyFile %s: not an unencrypted SSH private key: %w", c.SSHKeyFile, err)
+	}
+	if _, err := readConfigFile("source.auth.knownHostsFile", c.KnownHostsFile); err != nil {
+		return nil, err
 	}
 	callback, err := knownhosts.New(c.KnownHostsFile)
 	if err != nil {
-		return nil, fmt.Errorf("read source.auth.knownHostsFile: %w", err)
+		return nil, fmt.Errorf("source.auth.knownHostsFile %s: not a known_hosts file: %w", c.KnownHostsFile, err)
 	}
 	auth.HostKeyCallback = callback
 	return auth, nil
@@ -94,21 +104,46 @@ func authMethod(c Credentials) (transport.AuthMethod, error) {
 }
 
 // readSecret reads a credential from its file, else its environment
-// variable.
-func readSecret(path, env, what string) (string, error) {
+// variable; field is the credential's config name (password).
+func readSecret(path, env, field string) (string, error) {
 	if path == "" && env != "" {
 		v, ok := os.LookupEnv(env)
 		if !ok || v == "" {
-			return "", fmt.Errorf("source.auth: environment variable %s (the %s) is not set", env, what)
+			return "", fmt.Errorf("source.auth.%sEnv: environment variable %s is not set: set it or use source.auth.%sFile", field, env, field)
 		}
 		return strings.TrimSpace(v), nil
 	}
 	if path == "" {
-		return "", fmt.Errorf("source.auth: a %s file or environment variable is required with the other credentials", what)
+		return "", fmt.Errorf("source.auth: a %s is required with the other credentials: set source.auth.%sFile or %sEnv", field, field, field)
 	}
-	data, err := os.ReadFile(path)
+	data, err := readConfigFile("source.auth."+field+"File", path)
 	if err != nil {
-		return "", fmt.Errorf("read %s file: %w", what, err)
+		return "", err
 	}
 	return strings.TrimSpace(string(data)), nil
+}
+
+// readConfigFile reads the file a config field names. Its error names the
+// field and the file and says what is wrong with it: missing, a
+// directory, not readable.
+func readConfigFile(field, path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err == nil {
+		return data, nil
+	}
+	cause := err
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		cause = pe.Err // the path is in the message already
+	}
+	fix := "point the field at a readable file"
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		fix = "fix the path or create the file"
+	case errors.Is(err, fs.ErrPermission):
+		fix = "fix the file's owner or mode so that the agent can read it"
+	case errors.Is(err, syscall.EISDIR):
+		fix = "name a file, not a directory"
+	}
+	return nil, fmt.Errorf("read %s %s: %w (%s)", field, path, cause, fix)
 }

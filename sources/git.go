@@ -67,6 +67,9 @@ type GitSource struct {
 	// last is the most recent snapshot, index included, so that an idle
 	// poll reuses it.
 	last Snapshot
+	// ancestryLimit bounds the history IsAncestor fetches; 0 means
+	// maxAncestryDepth.
+	ancestryLimit int
 }
 
 // NewGitSource returns a source for opts. It touches nothing until Fetch.
@@ -99,9 +102,15 @@ func (s *GitSource) URL() string { return RedactURL(s.opts.URL) }
 func (s *GitSource) Fetch(ctx context.Context) (Snapshot, error) {
 	snap, err := s.fetch(ctx)
 	if err != nil {
-		return Snapshot{}, fmt.Errorf("fetch %s: %w", s.URL(), redactError(err, s.opts.URL))
+		return Snapshot{}, fmt.Errorf("fetch %s: %w", s.URL(), s.explain(err))
 	}
 	return snap, nil
+}
+
+// explain returns a transport error with the credentials it concerns
+// named (AuthError) and the URL redacted.
+func (s *GitSource) explain(err error) error {
+	return redactError(explainAuth(err, s.opts.URL, s.opts.Auth), s.opts.URL)
 }
 
 func (s *GitSource) fetch(ctx context.Context) (Snapshot, error) {
@@ -119,6 +128,14 @@ func (s *GitSource) fetch(ctx context.Context) (Snapshot, error) {
 	}
 	dir := filepath.Join(s.treesDir, rev.Commit)
 	if s.last.Revision == rev && s.last.Dir == dir {
+		// An idle poll transfers nothing, but the signature is checked
+		// again from the cache: the key files are read at every poll,
+		// so a key removed from them stops the revision at once.
+		if s.opts.Verify != nil {
+			if err := s.verifyRevision(repo, rev); err != nil {
+				return Snapshot{}, err
+			}
+		}
 		return s.last, nil
 	}
 	_, statErr := os.Stat(dir)
@@ -153,7 +170,7 @@ func (s *GitSource) fetch(ctx context.Context) (Snapshot, error) {
 func (s *GitSource) Head(ctx context.Context) (Revision, error) {
 	auth, err := authFor(s.opts.URL, s.opts.Auth)
 	if err != nil {
-		return Revision{}, err
+		return Revision{}, fmt.Errorf("list %s: %w", s.URL(), err)
 	}
 	repo, err := s.open()
 	if err != nil {
@@ -161,7 +178,7 @@ func (s *GitSource) Head(ctx context.Context) (Revision, error) {
 	}
 	rev, _, err := s.resolve(ctx, repo, auth)
 	if err != nil {
-		return Revision{}, fmt.Errorf("list %s: %w", s.URL(), redactError(err, s.opts.URL))
+		return Revision{}, fmt.Errorf("list %s: %w", s.URL(), s.explain(err))
 	}
 	return rev, nil
 }

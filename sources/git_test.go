@@ -2,6 +2,7 @@ package sources
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -132,7 +133,12 @@ func TestFetchErrors(t *testing.T) {
 		{"unknown branch", Options{URL: srv.RepoURL("config"), Ref: Ref{Branch: "nope"},
 			Auth: Credentials{UsernameFile: user, PasswordFile: pass}}, []string{`branch "nope" not found`}},
 		{"wrong password", Options{URL: srv.RepoURL("config"), Ref: Ref{Branch: "main"},
-			Auth: Credentials{UsernameFile: user, PasswordFile: wrong}}, []string{"authentication required"}},
+			Auth: Credentials{UsernameFile: user, PasswordFile: wrong}}, []string{"authentication failed with the user name in source.auth.usernameFile " + user +
+			" and the password in source.auth.passwordFile " + wrong + ": correct it", "authentication required"}},
+		{"malformed semver range", Options{URL: srv.RepoURL("config"), Ref: Ref{Semver: ">=1.2.x.y <<2"},
+			Auth: Credentials{UsernameFile: user, PasswordFile: pass}}, []string{`invalid semver range ">=1.2.x.y <<2"`}},
+		{"unknown tag", Options{URL: srv.RepoURL("config"), Ref: Ref{Tag: "v9.9.9"},
+			Auth: Credentials{UsernameFile: user, PasswordFile: pass}}, []string{`tag "v9.9.9" not found on the remote: check source.tag`}},
 		{"no tag matches", Options{URL: srv.RepoURL("config"), Ref: Ref{Semver: ">=9.0.0"},
 			Auth: Credentials{UsernameFile: user, PasswordFile: pass}}, []string{`no tag on the remote matches semver range ">=9.0.0"`}},
 		{"password in URL is redacted", Options{URL: withPassword, Ref: Ref{Branch: "nope"}}, []string{"git:redacted@", `branch "nope"`}},
@@ -281,5 +287,56 @@ func TestIsAncestorDetectsForcePush(t *testing.T) {
 	}
 	if ok, err := src.IsAncestor(ctx, ahead.Revision, rewritten.Revision); err != nil || ok {
 		t.Errorf("after a force-push: IsAncestor = %v, %v; want false", ok, err)
+	}
+}
+
+// TestIsAncestorLongFastForward moves the branch 450 commits ahead, more
+// than one deepening of the shallow cache reaches: it is a fast-forward,
+// not a rewrite. Past the depth limit the answer is ErrAncestryUnknown.
+func TestIsAncestorLongFastForward(t *testing.T) {
+	srv, repo := newFixture(t, testgit.Options{})
+	first := mustCommit(t, repo, "main", "first", map[string]string{"a.yaml": "a: 0\n"})
+	src, err := NewGitSource(Options{URL: srv.RepoURL("config"), Ref: Ref{Branch: "main"}, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	old, err := src.Fetch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grow := func(n int) Revision {
+		t.Helper()
+		if _, err := repo.Import("main", n, func(i int) map[string]string {
+			return map[string]string{"a.yaml": fmt.Sprintf("a: %d\n", i+1)}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		snap, err := src.Fetch(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snap.Revision
+	}
+	ahead := grow(450)
+	if ok, err := src.IsAncestor(ctx, old.Revision, ahead); err != nil || !ok {
+		t.Errorf("450 commits ahead: IsAncestor = %v, %v; want a fast-forward", ok, err)
+	}
+	rewritten, err := repo.ForcePush("main", first, "rewritten", map[string]string{"a.yaml": "a: 99\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := src.Fetch(ctx)
+	if err != nil || snap.Revision.Commit != rewritten {
+		t.Fatalf("fetch the rewritten branch: %v %v", snap.Revision, err)
+	}
+	if ok, err := src.IsAncestor(ctx, ahead, snap.Revision); err != nil || ok {
+		t.Errorf("after a force-push: IsAncestor = %v, %v; want false", ok, err)
+	}
+	src.ancestryLimit = 400
+	further := grow(1000)
+	ok, err := src.IsAncestor(ctx, snap.Revision, further)
+	if !errors.Is(err, ErrAncestryUnknown) || ok {
+		t.Errorf("1000 commits ahead with a limit of 400: IsAncestor = %v, %v; want ErrAncestryUnknown", ok, err)
 	}
 }

@@ -22,7 +22,7 @@ type Head struct {
 func (s *GitSource) ListRefs(ctx context.Context, globs []string) ([]Head, error) {
 	auth, err := authFor(s.opts.URL, s.opts.Auth)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list %s: %w", s.URL(), err)
 	}
 	repo, err := s.open()
 	if err != nil {
@@ -34,7 +34,7 @@ func (s *GitSource) ListRefs(ctx context.Context, globs []string) ([]Head, error
 	}
 	refs, err := remote.ListContext(ctx, &git.ListOptions{Auth: auth})
 	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", s.URL(), redactError(err, s.opts.URL))
+		return nil, fmt.Errorf("list %s: %w", s.URL(), s.explain(err))
 	}
 	var out []Head
 	for _, r := range refs {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
@@ -31,9 +30,9 @@ func signingOptions(path string, opts *git.CommitOptions) error {
 	if path == "" {
 		return nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := readConfigFile("status.signingKeyFile", path)
 	if err != nil {
-		return fmt.Errorf("read status.signingKeyFile: %w", err)
+		return err
 	}
 	if strings.Contains(string(data), "PGP PRIVATE KEY BLOCK") {
 		ring, err := openpgp.ReadArmoredKeyRing(bytes.NewReader(data))

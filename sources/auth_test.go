@@ -1,0 +1,115 @@
+package sources
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/roleout/roleout/internal/testgit"
+)
+
+// writeTestFile writes content to name under dir and returns its path.
+func writeTestFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestBearerToken fetches from a server that takes only a bearer token,
+// from source.auth.tokenFile and tokenEnv, pushes status with it, and
+// checks that a wrong token is an AuthError naming where it came from.
+func TestBearerToken(t *testing.T) {
+	const token = "tok-s3cret-value"
+	srv, repo := newFixture(t, testgit.Options{Token: token})
+	commit := mustCommit(t, repo, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
+	dir := t.TempDir()
+	good, wrong := writeTestFile(t, dir, "token", token+"\n"), writeTestFile(t, dir, "wrong", "tok-wrong-value\n")
+	t.Setenv("ROLEOUT_TEST_TOKEN", token)
+	t.Setenv("ROLEOUT_TEST_WRONG_TOKEN", "tok-wrong-value")
+	cases := []struct {
+		name    string
+		auth    Credentials
+		wantErr []string
+	}{
+		{"token file", Credentials{TokenFile: good}, nil},
+		{"token from the environment", Credentials{TokenEnv: "ROLEOUT_TEST_TOKEN"}, nil},
+		{"wrong token file", Credentials{TokenFile: wrong},
+			[]string{"authentication failed with the bearer token in source.auth.tokenFile " + wrong, "correct it"}},
+		{"wrong token in the environment", Credentials{TokenEnv: "ROLEOUT_TEST_WRONG_TOKEN"},
+			[]string{"authentication failed with the bearer token in source.auth.tokenEnv $ROLEOUT_TEST_WRONG_TOKEN"}},
+		{"no credentials", Credentials{},
+			[]string{"authentication failed with no credentials", "set source.auth.usernameFile and passwordFile, or tokenFile"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			src, err := NewGitSource(Options{URL: srv.RepoURL("config"), Ref: Ref{Branch: "main"}, CacheDir: t.TempDir(), Auth: tc.auth})
+			if err != nil {
+				t.Fatal(err)
+			}
+			snap, err := src.Fetch(context.Background())
+			if tc.wantErr == nil {
+				if err != nil || snap.Revision.Commit != commit {
+					t.Fatalf("fetch with a bearer token: %v %v", snap.Revision, err)
+				}
+				b := NewStatusBranch(StatusOptions{URL: srv.RepoURL("config"), Auth: tc.auth, Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com"})
+				if _, err := b.Commit(context.Background(), map[string][]byte{tc.name + "/status.yaml": []byte("ok\n")}, "roleout: "+tc.name); err != nil {
+					t.Errorf("push status with a bearer token: %v", err)
+				}
+				return
+			}
+			var ae *AuthError
+			if !errors.As(err, &ae) {
+				t.Fatalf("error %v, want an AuthError", err)
+			}
+			for _, want := range tc.wantErr {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q lacks %q", err, want)
+				}
+			}
+			if strings.Contains(err.Error(), "tok-") {
+				t.Errorf("error shows a token: %q", err)
+			}
+		})
+	}
+}
+
+// TestCredentialsReread polls with a wrong password file, which fails
+// with an error naming the file, corrects the file and polls again with
+// the same source: no restart.
+func TestCredentialsReread(t *testing.T) {
+	srv, repo := newFixture(t, testgit.Options{Username: "git", Password: "right-s3cret"})
+	commit := mustCommit(t, repo, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
+	dir := t.TempDir()
+	user, pass := writeTestFile(t, dir, "user", "git\n"), writeTestFile(t, dir, "pass", "wrong-s3cret\n")
+	src, err := NewGitSource(Options{URL: srv.RepoURL("config"), Ref: Ref{Branch: "main"}, CacheDir: t.TempDir(),
+		Auth: Credentials{UsernameFile: user, PasswordFile: pass}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	_, err = src.Fetch(ctx)
+	var ae *AuthError
+	if !errors.As(err, &ae) {
+		t.Fatalf("poll with a wrong password: %v, want an AuthError", err)
+	}
+	want := "authentication failed with the user name in source.auth.usernameFile " + user +
+		" and the password in source.auth.passwordFile " + pass + ": correct it; it is read again at the next poll"
+	if !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("error %q\nwant it to contain %q and no password", err, want)
+	}
+	writeTestFile(t, dir, "pass", "right-s3cret\n")
+	snap, err := src.Fetch(ctx)
+	if err != nil || snap.Revision.Commit != commit {
+		t.Fatalf("poll after the password file was corrected: %v %v", snap.Revision, err)
+	}
+	writeTestFile(t, dir, "pass", "wrong-again\n")
+	if _, err := src.Head(ctx); !errors.As(err, &ae) {
+		t.Errorf("a later poll with the password broken again: %v, want an AuthError", err)
+	}
+}
