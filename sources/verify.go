@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
+	"time"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
@@ -25,7 +25,8 @@ type VerifyOptions struct {
 	Mode string
 	// PGPKeyFiles hold armored PGP public keys; SSHKeyFiles hold SSH
 	// public keys, one per line, in authorized_keys or allowed-signers
-	// form. They are read at every verification.
+	// form (see allowedSigner for the options honoured). They are read at
+	// every verification, idle polls included.
 	PGPKeyFiles, SSHKeyFiles []string
 }
 
@@ -49,53 +50,100 @@ func (e *VerificationError) Error() string {
 const sshNamespace = "git"
 
 // verifyObject checks the signature over payload (the object encoded
-// without its signature).
-func verifyObject(what, signature string, payload []byte, v *VerifyOptions) error {
+// without its signature); when is the object's committer or tagger date.
+func verifyObject(what, signature string, payload []byte, when time.Time, keys trustedKeys) error {
 	if strings.TrimSpace(signature) == "" {
 		return &VerificationError{Object: what, Reason: "it is not signed"}
 	}
 	if strings.HasPrefix(signature, "-----BEGIN SSH SIGNATURE-----") {
-		return verifySSH(what, signature, payload, v.SSHKeyFiles)
+		return verifySSH(what, signature, payload, when, keys.ssh)
 	}
-	return verifyPGP(what, signature, payload, v.PGPKeyFiles)
+	return verifyPGP(what, signature, payload, keys.pgpRing)
 }
 
-func verifySSH(what, signature string, payload []byte, keyFiles []string) error {
+// trustedKeys are the keys of source.verify, read from their files.
+type trustedKeys struct {
+	pgpRing string // armored public keys, concatenated
+	ssh     []allowedSigner
+}
+
+// readTrustedKeys reads every key file of v, so that an unreadable file
+// is an error whatever the revision's signature.
+func readTrustedKeys(v *VerifyOptions) (trustedKeys, error) {
+	var keys trustedKeys
+	var ring strings.Builder
+	for _, f := range v.PGPKeyFiles {
+		data, err := readConfigFile("source.verify.pgpKeys", f)
+		if err != nil {
+			return trustedKeys{}, err
+		}
+		ring.Write(data)
+		ring.WriteByte('\n')
+	}
+	keys.pgpRing = ring.String()
+	for _, f := range v.SSHKeyFiles {
+		data, err := readConfigFile("source.verify.sshKeys", f)
+		if err != nil {
+			return trustedKeys{}, err
+		}
+		signers, err := parseAllowedSigners(f, data)
+		if err != nil {
+			return trustedKeys{}, err
+		}
+		keys.ssh = append(keys.ssh, signers...)
+	}
+	if len(v.SSHKeyFiles) > 0 && len(keys.ssh) == 0 {
+		return trustedKeys{}, errors.New("source.verify.sshKeys holds no SSH public key: list the keys allowed to sign")
+	}
+	return keys, nil
+}
+
+// verifySSH checks an SSH signature (git's gpg.format=ssh) against the
+// allowed signers of keyFiles; see allowedSigner for what of that form
+// is honoured.
+func verifySSH(what, signature string, payload []byte, when time.Time, signers []allowedSigner) error {
 	sig, err := sshsig.Unarmor([]byte(signature))
 	if err != nil {
 		return &VerificationError{Object: what, Reason: "its SSH signature does not parse: " + err.Error()}
 	}
 	signer := ssh.FingerprintSHA256(sig.PublicKey)
-	keys, err := readSSHKeys(keyFiles)
-	if err != nil {
-		return err
+	if sig.Namespace != sshNamespace {
+		return &VerificationError{Object: what, Signer: signer,
+			Reason: fmt.Sprintf("its SSH signature is for namespace %q; git signs in namespace %q", sig.Namespace, sshNamespace)}
 	}
-	for _, k := range keys {
-		if bytes.Equal(k.Marshal(), sig.PublicKey.Marshal()) {
-			if err := sshsig.Verify(bytes.NewReader(payload), sig, k, sig.HashAlgorithm, sshNamespace); err != nil {
-				return &VerificationError{Object: what, Signer: signer, Reason: "the SSH signature does not match: " + err.Error()}
-			}
-			return nil
+	if len(signers) == 0 {
+		return &VerificationError{Object: what, Signer: signer, Reason: "it has an SSH signature and no source.verify.sshKeys are configured"}
+	}
+	refusal := ""
+	for _, a := range signers {
+		if !bytes.Equal(a.key.Marshal(), sig.PublicKey.Marshal()) {
+			continue
 		}
+		who := signer
+		if a.principals != "" {
+			who = a.principals + " " + signer
+		}
+		if refusal = a.permits(sig.Namespace, when); refusal != "" {
+			signer = who
+			continue
+		}
+		if err := sshsig.Verify(bytes.NewReader(payload), sig, a.key, sig.HashAlgorithm, sshNamespace); err != nil {
+			return &VerificationError{Object: what, Signer: who, Reason: "the SSH signature does not match: " + err.Error()}
+		}
+		return nil
+	}
+	if refusal != "" {
+		return &VerificationError{Object: what, Signer: signer, Reason: refusal}
 	}
 	return &VerificationError{Object: what, Signer: signer, Reason: "the SSH key is not one of source.verify.sshKeys"}
 }
 
-func verifyPGP(what, signature string, payload []byte, keyFiles []string) error {
+func verifyPGP(what, signature string, payload []byte, ring string) error {
 	signer := pgpIssuer(signature)
-	var ring bytes.Buffer
-	for _, f := range keyFiles {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return fmt.Errorf("read source.verify.pgpKeys file: %w", err)
-		}
-		ring.Write(data)
-		ring.WriteByte('\n')
-	}
-	if ring.Len() == 0 {
+	if ring == "" {
 		return &VerificationError{Object: what, Signer: signer, Reason: "it has a PGP signature and no source.verify.pgpKeys are configured"}
 	}
-	if err := verifyPGPPayload(ring.String(), signature, payload); err != nil {
+	if err := verifyPGPPayload(ring, signature, payload); err != nil {
 		return &VerificationError{Object: what, Signer: signer, Reason: "the PGP signature is not from a trusted key: " + err.Error()}
 	}
 	return nil
@@ -117,36 +165,14 @@ func pgpIssuer(signature string) string {
 	return ""
 }
 
-func readSSHKeys(files []string) ([]ssh.PublicKey, error) {
-	var out []ssh.PublicKey
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return nil, fmt.Errorf("read source.verify.sshKeys file: %w", err)
-		}
-		for _, line := range strings.Split(string(data), "\n") {
-			fields := strings.Fields(line)
-			for i, field := range fields {
-				if strings.HasPrefix(field, "ssh-") || strings.HasPrefix(field, "ecdsa-") || strings.HasPrefix(field, "sk-") {
-					k, _, _, _, err := ssh.ParseAuthorizedKey([]byte(strings.Join(fields[i:], " ")))
-					if err == nil {
-						out = append(out, k)
-					}
-					break
-				}
-			}
-		}
-	}
-	if len(out) == 0 {
-		return nil, errors.New("source.verify.sshKeys holds no SSH public key")
-	}
-	return out, nil
-}
-
 // verifyRevision checks the signature rev needs under v: the commit's
 // (mode head) or the annotated tag's (mode tag).
 func (s *GitSource) verifyRevision(repo *git.Repository, rev Revision) error {
 	v := s.opts.Verify
+	keys, err := readTrustedKeys(v)
+	if err != nil {
+		return err
+	}
 	switch v.Mode {
 	case "", "head":
 		c, err := repo.CommitObject(plumbing.NewHash(rev.Commit))
@@ -157,7 +183,7 @@ func (s *GitSource) verifyRevision(repo *git.Repository, rev Revision) error {
 		if err != nil {
 			return err
 		}
-		return verifyObject("commit "+rev.Short(), c.PGPSignature, payload, v)
+		return verifyObject("commit "+rev.Short(), c.PGPSignature, payload, c.Committer.When, keys)
 	case "tag":
 		if s.opts.Ref.Tag == "" && s.opts.Ref.Semver == "" {
 			return errors.New("source.verify.mode tag needs source.tag or source.semver")
@@ -174,7 +200,7 @@ func (s *GitSource) verifyRevision(repo *git.Repository, rev Revision) error {
 		if err != nil {
 			return err
 		}
-		return verifyObject("tag "+rev.Ref, tag.PGPSignature, payload, v)
+		return verifyObject("tag "+rev.Ref, tag.PGPSignature, payload, tag.Tagger.When, keys)
 	}
 	return fmt.Errorf("source.verify.mode %q: use head or tag", v.Mode)
 }

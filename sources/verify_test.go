@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
-	"encoding/pem"
 	"errors"
 	"io"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/google/go-cmp/cmp"
 	"github.com/hiddeco/sshsig"
 	"golang.org/x/crypto/ssh"
 
@@ -151,37 +151,50 @@ func TestVerifySignedCommits(t *testing.T) {
 	}
 }
 
-// TestSignedStatusCommits signs status commits with an SSH key and checks
-// the signature the way a verifying reader would.
+// TestSignedStatusCommits signs status commits with an SSH and a PGP key
+// (made by ssh-keygen and gpg), checks the signatures the way a verifying
+// reader would and with `git verify-commit`, and checks that author and
+// committer come from the options.
 func TestSignedStatusCommits(t *testing.T) {
 	srv, repo := newFixture(t, testgit.Options{})
 	mustCommit(t, repo, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
+	cases := []struct {
+		name   string
+		key    testgit.SigningKey
+		verify func(file string) *VerifyOptions
+	}{
+		{"SSH", testgit.NewSSHKey(t, "roleout@example.com"), func(f string) *VerifyOptions { return &VerifyOptions{SSHKeyFiles: []string{f}} }},
+		{"PGP", testgit.NewPGPKey(t, "roleout", "roleout@example.com"), func(f string) *VerifyOptions { return &VerifyOptions{PGPKeyFiles: []string{f}} }},
 	}
-	block, _ := ssh.MarshalPrivateKey(priv, "")
-	keyFile := filepath.Join(t.TempDir(), "status_key")
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(block), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	b := NewStatusBranch(StatusOptions{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com", SigningKeyFile: keyFile})
-	hash, err := b.Commit(context.Background(), map[string][]byte{"web/status.yaml": []byte("a\n")}, "roleout: signed")
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, _ := ssh.NewSignerFromKey(priv)
-	allowed := filepath.Join(t.TempDir(), "allowed_signers")
-	if err := os.WriteFile(allowed, ssh.MarshalAuthorizedKey(signer.PublicKey()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	src, err := NewGitSource(Options{URL: srv.RepoURL("config"), Ref: Ref{Branch: "roleout/status"}, CacheDir: t.TempDir(),
-		Verify: &VerifyOptions{Mode: "head", SSHKeyFiles: []string{allowed}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, err := src.Fetch(context.Background())
-	if err != nil || snap.Revision.Commit != hash {
-		t.Errorf("the status commit does not verify: %v %v", snap.Revision, err)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			branch := "roleout/status-" + strings.ToLower(tc.name)
+			b := NewStatusBranch(StatusOptions{URL: srv.RepoURL("config"), Branch: branch,
+				AuthorName: "roleout bot " + tc.name, AuthorEmail: "bot-" + strings.ToLower(tc.name) + "@example.com", SigningKeyFile: tc.key.PrivateKeyFile})
+			hash, err := b.Commit(context.Background(), map[string][]byte{"web/status.yaml": []byte("a\n")}, "roleout: signed")
+			if err != nil {
+				t.Fatal(err)
+			}
+			verify := tc.verify(writeTestFile(t, t.TempDir(), "trusted", tc.key.Public+"\n"))
+			verify.Mode = "head"
+			src, err := NewGitSource(Options{URL: srv.RepoURL("config"), Ref: Ref{Branch: branch}, CacheDir: t.TempDir(), Verify: verify})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if snap, err := src.Fetch(context.Background()); err != nil || snap.Revision.Commit != hash {
+				t.Errorf("the status commit does not verify: %v %v", snap.Revision, err)
+			}
+			if err := repo.VerifyCommit(hash, tc.key); err != nil {
+				t.Errorf("git verify-commit: %v", err)
+			}
+			author, committer, err := repo.Identity(hash)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "roleout bot " + tc.name + " <bot-" + strings.ToLower(tc.name) + "@example.com>"
+			if diff := cmp.Diff([]string{want, want}, []string{author, committer}); diff != "" {
+				t.Errorf("author, committer (-want +got)\n%s", diff)
+			}
+		})
 	}
 }
