@@ -43,6 +43,12 @@ type StatusOptions struct {
 	// SigningKeyFile, when set, signs every status commit: an armored PGP
 	// secret key or an OpenSSH private key, without a passphrase.
 	SigningKeyFile string
+	// Merge, when set, combines a file another writer changed with this
+	// writer's version of it: on every attempt of Commit, each file
+	// written (content not nil) that exists on the remote head is
+	// replaced by Merge(path, remote, ours). It lets two writers append
+	// to one file without losing each other's records. Nil keeps ours.
+	Merge func(path string, remote, ours []byte) ([]byte, error)
 }
 
 // StatusBranch reads and writes the status branch of a repository. The
@@ -134,11 +140,12 @@ func (b *StatusBranch) Commit(ctx context.Context, files map[string][]byte, msg 
 		lastErr = err
 		// A remote head the shallow clone has never seen shows up as
 		// ErrObjectNotFound during the fast-forward check: it moved.
-		if !errors.Is(err, git.ErrNonFastForwardUpdate) && !errors.Is(err, plumbing.ErrObjectNotFound) && !isRejected(err) {
+		var merge *mergeError
+		if errors.As(err, &merge) || !errors.Is(err, git.ErrNonFastForwardUpdate) && !errors.Is(err, plumbing.ErrObjectNotFound) && !isRejected(err) {
 			break
 		}
 	}
-	return "", fmt.Errorf("commit status to branch %s: %w", b.opts.Branch, redactError(lastErr, b.opts.URL))
+	return "", fmt.Errorf("commit status to branch %s: %w", b.opts.Branch, b.explain(lastErr))
 }
 
 // backoff returns the wait before retry attempt n (1, 2, …): growing,
@@ -160,6 +167,9 @@ func (b *StatusBranch) commitOnce(ctx context.Context, files map[string][]byte, 
 	}
 	wt, err := repo.Worktree()
 	if err != nil {
+		return "", err
+	}
+	if files, err = b.merge(fs, files); err != nil {
 		return "", err
 	}
 	if err := writeChanges(fs, wt, files); err != nil {
@@ -217,9 +227,51 @@ func (b *StatusBranch) clone(ctx context.Context) (*git.Repository, billy.Filesy
 		if isMissingRef(err) {
 			return nil, nil, nil
 		}
-		return nil, nil, redactError(err, b.opts.URL)
+		return nil, nil, b.explain(err)
 	}
 	return repo, fs, nil
+}
+
+// explain returns a transport error with the credentials it concerns
+// named and the URL redacted.
+func (b *StatusBranch) explain(err error) error {
+	return redactError(explainAuth(err, b.opts.URL, b.opts.Auth), b.opts.URL)
+}
+
+// mergeError is a failure of StatusOptions.Merge: not retried.
+type mergeError struct {
+	path string
+	err  error
+}
+
+func (e *mergeError) Error() string {
+	return fmt.Sprintf("merge %s with the status branch's version: %v", e.path, e.err)
+}
+func (e *mergeError) Unwrap() error { return e.err }
+
+// merge returns files with each written file that exists in fs (the
+// remote head) merged by the Merge hook; files itself is not changed.
+func (b *StatusBranch) merge(fs billy.Filesystem, files map[string][]byte) (map[string][]byte, error) {
+	if b.opts.Merge == nil {
+		return files, nil
+	}
+	out := make(map[string][]byte, len(files))
+	for name, ours := range files {
+		out[name] = ours
+		if ours == nil {
+			continue
+		}
+		remote, err := util.ReadFile(fs, name)
+		if err != nil {
+			continue // not on the remote head: nothing to merge
+		}
+		merged, err := b.opts.Merge(name, remote, ours)
+		if err != nil {
+			return nil, &mergeError{path: name, err: err}
+		}
+		out[name] = merged
+	}
+	return out, nil
 }
 
 // initOrphan starts the status branch: an empty in-memory repository

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/roleout/roleout/internal/testgit"
 )
@@ -57,11 +60,31 @@ func TestStatusBranchCommitAndRead(t *testing.T) {
 	}
 }
 
-// TestStatusBranchConcurrentWriters has two writers commit at once; each
-// non-fast-forward rejection is retried on the new head and no record is
-// lost.
+// unionLines is a Merge hook for files of one record per line: the
+// union of both sides' lines, sorted.
+func unionLines(_ string, remote, ours []byte) ([]byte, error) {
+	set := map[string]bool{}
+	for _, l := range strings.Split(string(remote)+string(ours), "\n") {
+		if l != "" {
+			set[l] = true
+		}
+	}
+	lines := make([]string, 0, len(set))
+	for l := range set {
+		lines = append(lines, l)
+	}
+	sort.Strings(lines)
+	return []byte(strings.Join(lines, "\n") + "\n"), nil
+}
+
+// TestStatusBranchConcurrentWriters has two writers commit at once, 50
+// rounds each: each writes a file of its own and appends a record to one
+// shared history file. Each non-fast-forward rejection is retried on the
+// new head, the Merge hook keeps the other writer's records, and no
+// record is lost.
 func TestStatusBranchConcurrentWriters(t *testing.T) {
 	b, show, log := newStatusBranch(t)
+	b.opts.Merge = unionLines
 	ctx := context.Background()
 	const rounds = 50
 	var wg sync.WaitGroup
@@ -70,9 +93,12 @@ func TestStatusBranchConcurrentWriters(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var history []byte // this writer's view: its own records
 			for i := range rounds {
 				name := fmt.Sprintf("%s/record-%d.yaml", w, i)
-				if _, err := b.Commit(ctx, map[string][]byte{name: []byte(name + "\n")}, "roleout: "+name); err != nil {
+				history = append(history, fmt.Sprintf("- %s-%02d\n", w, i)...)
+				files := map[string][]byte{name: []byte(name + "\n"), "shared/history.yaml": history}
+				if _, err := b.Commit(ctx, files, "roleout: "+name); err != nil {
 					errs <- err
 				}
 			}
@@ -83,16 +109,60 @@ func TestStatusBranchConcurrentWriters(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
+	var want []string
 	for _, w := range []string{"a", "b"} {
 		for i := range rounds {
 			name := fmt.Sprintf("%s/record-%d.yaml", w, i)
 			if got, err := show("roleout/status", name); err != nil || got != name+"\n" {
 				t.Errorf("%s lost: %q %v", name, got, err)
 			}
+			want = append(want, fmt.Sprintf("- %s-%02d", w, i))
 		}
+	}
+	shared, err := show("roleout/status", "shared/history.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, strings.Split(strings.TrimSpace(shared), "\n")); diff != "" {
+		t.Errorf("shared history records (-want +got)\n%s", diff)
 	}
 	if n := len(log()); n != 2*rounds {
 		t.Errorf("status commits = %d, want %d", n, 2*rounds)
+	}
+}
+
+// TestStatusBranchMergeHook checks what the Merge hook is given: only
+// written files that exist on the remote head; and that its error stops
+// the commit without a retry.
+func TestStatusBranchMergeHook(t *testing.T) {
+	b, show, _ := newStatusBranch(t)
+	ctx := context.Background()
+	if _, err := b.Commit(ctx, map[string][]byte{"web/history.yaml": []byte("- one\n"), "web/gone.yaml": []byte("x\n")}, "roleout: first"); err != nil {
+		t.Fatal(err)
+	}
+	var calls []string
+	b.opts.Merge = func(path string, remote, ours []byte) ([]byte, error) {
+		calls = append(calls, fmt.Sprintf("%s: %q + %q", path, remote, ours))
+		return unionLines(path, remote, ours)
+	}
+	files := map[string][]byte{"web/history.yaml": []byte("- two\n"), "web/new.yaml": []byte("n\n"), "web/gone.yaml": nil}
+	if _, err := b.Commit(ctx, files, "roleout: second"); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{`web/history.yaml: "- one\n" + "- two\n"`}, calls); diff != "" {
+		t.Errorf("Merge calls (-want +got)\n%s", diff)
+	}
+	if got, _ := show("roleout/status", "web/history.yaml"); got != "- one\n- two\n" {
+		t.Errorf("merged history.yaml = %q", got)
+	}
+	calls = nil
+	b.opts.Merge = func(path string, remote, ours []byte) ([]byte, error) {
+		calls = append(calls, path)
+		return nil, errors.New("not a history")
+	}
+	_, err := b.Commit(ctx, map[string][]byte{"web/history.yaml": []byte("- three\n")}, "roleout: third")
+	if err == nil || !strings.Contains(err.Error(), "merge web/history.yaml with the status branch's version: not a history") || len(calls) != 1 {
+		t.Errorf("a failing merge: %v after %d calls, want one call and its error", err, len(calls))
 	}
 }
 
