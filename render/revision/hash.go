@@ -1,14 +1,15 @@
 package revision
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"sort"
-	"strconv"
 
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/kubernetes/pkg/controller/history"
 )
 
 // serverOwnedMetadata are the metadata fields the API server sets; they
@@ -21,10 +22,13 @@ var serverOwnedMetadata = []string{
 // lastAppliedAnnotation is kubectl's client-side-apply record.
 const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 
-// TemplateHash returns the template hash of a role's objects: FNV-32a over
-// the canonical JSON of the normalised objects, sorted by group, kind,
-// namespace and name, encoded as Kubernetes encodes revision hashes
-// (rand.SafeEncodeString of the decimal sum). Normalising drops status,
+// TemplateHash returns the template hash of a role's objects: the hash
+// the StatefulSet controller gives a ControllerRevision
+// (history.HashControllerRevision: 32-bit FNV-1, hash/fnv.New32, of the
+// revision's data and the collision count as decimal text, encoded with
+// rand.SafeEncodeString) where the data is the canonical JSON of the
+// normalised objects, sorted by group, kind, namespace and name, one per
+// line, and the collision count is 0. Normalising drops status,
 // server-owned metadata and kubectl's last-applied annotation, so the hash
 // depends on the objects' meaning only: not on key order, YAML style,
 // comments or the order objs come in. objs are not modified.
@@ -48,25 +52,36 @@ func sortObjects(objs []map[string]any) {
 	sort.SliceStable(objs, func(i, j int) bool { return sortKey(objs[i]) < sortKey(objs[j]) })
 }
 
-// hashNormalized hashes sorted normalised objects. A collision count
-// above 0 is added to the hash the way the StatefulSet controller adds
-// its collisionCount, giving a new name for a template whose name is
-// taken by another.
-func hashNormalized(norm []map[string]any, collisions int) (string, error) {
-	h := fnv.New32a()
+// hashNormalized hashes sorted normalised objects with a collision
+// count, as the StatefulSet controller hashes a revision: it calls
+// history.HashControllerRevision, which writes the count as decimal text
+// after the data (the Deployment and DaemonSet controllers'
+// controller.ComputeHash differs: FNV-32a, and the count as
+// little-endian bytes). A count above 0 gives a new name to a template
+// whose name another template holds.
+func hashNormalized(norm []map[string]any, collisions int32) (string, error) {
+	data, err := canonicalData(norm)
+	if err != nil {
+		return "", err
+	}
+	cr := &appsv1.ControllerRevision{Data: runtime.RawExtension{Raw: data}}
+	return history.HashControllerRevision(cr, &collisions), nil
+}
+
+// canonicalData returns the data a template hash covers: the canonical
+// JSON of each normalised object, one per line.
+func canonicalData(norm []map[string]any) ([]byte, error) {
+	var data bytes.Buffer
 	for _, m := range norm {
 		// encoding/json writes map keys in sorted order: canonical.
-		data, err := json.Marshal(m)
+		line, err := json.Marshal(m)
 		if err != nil {
-			return "", fmt.Errorf("hash %s: %w", sortKey(m), err)
+			return nil, fmt.Errorf("hash %s: %w", sortKey(m), err)
 		}
-		h.Write(data)
-		h.Write([]byte{'\n'})
+		data.Write(line)
+		data.WriteByte('\n')
 	}
-	if collisions > 0 {
-		h.Write(strconv.AppendInt(nil, int64(collisions), 10))
-	}
-	return rand.SafeEncodeString(strconv.FormatUint(uint64(h.Sum32()), 10)), nil
+	return data.Bytes(), nil
 }
 
 // Normalize returns a deep copy of o's content without status,

@@ -25,8 +25,8 @@ const (
 type RoleRevision struct {
 	// Name is <app>-<role>-<hash>.
 	Name string
-	// Hash is the template hash in the name (it includes the collision
-	// count when one was needed).
+	// Hash is the template hash in the name: TemplateHash, or when that
+	// name was taken, the hash with the collision count that freed one.
 	Hash     string
 	Revision int64
 	// Objects are the role's recorded objects (see Record: normalised,
@@ -62,10 +62,12 @@ type Decision struct {
 // history (KEP-238 semantics): the latest revision holding the same
 // template means unchanged; an older one is rolled back to and its number
 // moves to max+1; otherwise a new revision max+1 is made, named
-// <app>-<role>-<hash>, where a name already taken by a different template
-// (an FNV-32 collision) is resolved with a collision count, as the
-// StatefulSet controller does. It returns the decision and the new
-// history, sorted by revision number. It is pure.
+// <app>-<role>-<hash>. A name already taken by a different template (a
+// collision of the 32-bit hash) is resolved as the StatefulSet controller
+// resolves one: the collision count goes up by one and the template is
+// hashed again with it (see TemplateHash), until the name is free. It
+// returns the decision and the new history, sorted by revision number. It
+// is pure.
 func Decide(app, role string, objs []*unstructured.Unstructured, history []RoleRevision, source string) (Decision, []RoleRevision, error) {
 	rec := recordAll(objs)
 	norm := normalizeAll(objs)
@@ -87,7 +89,7 @@ func Decide(app, role string, objs []*unstructured.Unstructured, history []RoleR
 		hist = append(append(hist[:i:i], hist[i+1:]...), r)
 		return Decision{Action: Rollback, Revision: r, Previous: latest}, hist, nil
 	}
-	for collisions := 0; ; collisions++ {
+	for collisions := int32(0); ; collisions++ {
 		h, err := hashNormalized(norm, collisions)
 		if err != nil {
 			return Decision{}, nil, err

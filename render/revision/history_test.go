@@ -2,11 +2,18 @@ package revision
 
 import (
 	"fmt"
+	"hash/fnv"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/kubernetes/pkg/controller/history"
 )
 
 // tmpl returns the objects of a role whose one Deployment runs image.
@@ -74,28 +81,64 @@ func TestDecide(t *testing.T) {
 	})
 }
 
+// TestDecideCollision: a name another template holds is resolved as the
+// StatefulSet controller resolves one, count by count. The names are
+// checked against history.NewControllerRevision, the function that names
+// a StatefulSet's revisions, given the same data and collision count, and
+// against the algorithm written out: 32-bit FNV-1 over the data and the
+// count as decimal text, rand.SafeEncodeString of the decimal sum.
 func TestDecideCollision(t *testing.T) {
 	objs := tmpl(t, "a")
-	h, err := TemplateHash(objs)
+	data, err := canonicalData(normalizeAll(objs))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Another template already holds the name this one hashes to.
-	clash := RoleRevision{Name: "llm-decode-" + h, Hash: h, Revision: 1, Objects: normalizeAll(tmpl(t, "other"))}
-	d, hist, err := Decide("llm", "decode", objs, []RoleRevision{clash}, "main@sha1:1")
-	if err != nil {
-		t.Fatal(err)
+	statefulSetName := func(count int32) string {
+		parent := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "llm-decode"}}
+		cr, err := history.NewControllerRevision(parent, appsv1.SchemeGroupVersion.WithKind("StatefulSet"), nil,
+			runtime.RawExtension{Raw: data}, 1, &count)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cr.Name
 	}
-	if d.Action != Update || d.Revision.Revision != 2 || d.Revision.Name == clash.Name || d.Revision.Hash == h {
-		t.Fatalf("decision %+v: want a new revision 2 under a collision-resolved name", d)
+	writtenOut := func(count int32) string {
+		h := fnv.New32()
+		h.Write(data)
+		h.Write([]byte(strconv.Itoa(int(count))))
+		return "llm-decode-" + rand.SafeEncodeString(strconv.FormatUint(uint64(h.Sum32()), 10))
 	}
-	want, _ := hashNormalized(normalizeAll(objs), 1)
-	if d.Revision.Hash != want || len(hist) != 2 {
-		t.Errorf("hash %s, want %s (collision count 1); history %d", d.Revision.Hash, want, len(hist))
+	for count := range int32(3) {
+		if a, b := statefulSetName(count), writtenOut(count); a != b {
+			t.Fatalf("collision count %d: the StatefulSet controller names %s, the algorithm %s", count, a, b)
+		}
 	}
-	again, _, err := Decide("llm", "decode", objs, hist, "main@sha1:2")
-	if err != nil || again.Action != Unchanged || again.Revision.Name != d.Revision.Name {
-		t.Errorf("re-render after the collision: %+v %v", again, err)
+	if h := hash(t, objs); "llm-decode-"+h != statefulSetName(0) {
+		t.Errorf("TemplateHash %s is not the StatefulSet controller's hash at collision count 0 (%s)", h, statefulSetName(0))
+	}
+	other := normalizeAll(tmpl(t, "other"))
+	for _, clashes := range []int32{1, 2} {
+		t.Run(fmt.Sprintf("%d names taken", clashes), func(t *testing.T) {
+			var hist []RoleRevision
+			for c := range clashes {
+				name := statefulSetName(c)
+				hist = append(hist, RoleRevision{Name: name, Hash: strings.TrimPrefix(name, "llm-decode-"), Revision: int64(c) + 1, Objects: other})
+			}
+			d, got, err := Decide("llm", "decode", objs, hist, "main@sha1:1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := Decision{Action: Update, Previous: int64(clashes), Revision: RoleRevision{
+				Name: statefulSetName(clashes), Hash: strings.TrimPrefix(statefulSetName(clashes), "llm-decode-"),
+				Revision: int64(clashes) + 1, Objects: recordAll(objs), Source: "main@sha1:1"}}
+			if diff := cmp.Diff(want, d); diff != "" {
+				t.Errorf("decision (-want +got):\n%s", diff)
+			}
+			again, _, err := Decide("llm", "decode", objs, got, "main@sha1:2")
+			if err != nil || again.Action != Unchanged || again.Revision.Name != want.Revision.Name {
+				t.Errorf("re-render after the collision: %+v %v", again, err)
+			}
+		})
 	}
 }
 
