@@ -152,7 +152,7 @@ func statusOptions(cfg *Config) sources.StatusOptions {
 	return sources.StatusOptions{
 		URL: cfg.Source.URL, Auth: credentials(cfg), Branch: cfg.Status.Branch,
 		AuthorName: cfg.Status.Author.Name, AuthorEmail: cfg.Status.Author.Email,
-		SigningKeyFile: cfg.Status.SigningKeyFile,
+		SigningKeyFile: cfg.Status.SigningKeyFile, Merge: mergeStatusFile,
 	}
 }
 

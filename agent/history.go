@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"sort"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -62,6 +64,52 @@ func readHistory(files map[string][]byte, app string) ([]RolloutRecord, error) {
 		return nil, fmt.Errorf("status branch file %s is not a valid history: %w (fix or delete it on the status branch)", historyPath(app), err)
 	}
 	return records, nil
+}
+
+// mergeStatusFile is the status branch's Merge hook: an app's
+// history.yaml that another writer changed keeps both sides' rollout
+// records; any other file is ours.
+func mergeStatusFile(p string, remote, ours []byte) ([]byte, error) {
+	app, name, ok := strings.Cut(p, "/")
+	if !ok || name != "history.yaml" {
+		return ours, nil
+	}
+	return mergeHistory(app, remote, ours)
+}
+
+// mergeHistory unions two versions of an app's history.yaml. A record is
+// keyed by revision, trigger and start time; on a key both hold, ours
+// wins. Records are sorted by start time (on a tie the remote's first)
+// and the newest maxRolloutRecords kept.
+func mergeHistory(app string, remote, ours []byte) ([]byte, error) {
+	theirs, err := readHistory(map[string][]byte{historyPath(app): remote}, app)
+	if err != nil {
+		return nil, err
+	}
+	mine, err := readHistory(map[string][]byte{historyPath(app): ours}, app)
+	if err != nil {
+		return nil, err
+	}
+	type key struct {
+		revision, trigger string
+		started           int64
+	}
+	keyOf := func(r RolloutRecord) key { return key{r.Revision, r.Trigger, r.Started.Unix()} }
+	at := map[key]int{}
+	var records []RolloutRecord
+	for _, r := range append(theirs, mine...) {
+		if i, ok := at[keyOf(r)]; ok {
+			records[i] = r // ours come last and win
+			continue
+		}
+		at[keyOf(r)] = len(records)
+		records = append(records, r)
+	}
+	sort.SliceStable(records, func(i, j int) bool { return records[i].Started.Before(&records[j].Started) })
+	if len(records) > maxRolloutRecords {
+		records = records[len(records)-maxRolloutRecords:]
+	}
+	return yaml.Marshal(records)
 }
 
 // recordWave adds wave i's record to the rollout being recorded.

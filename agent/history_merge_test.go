@@ -1,0 +1,153 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/roleout/roleout/internal/testgit"
+	"github.com/roleout/roleout/sources"
+)
+
+// TestMergeStatusFile merges two writers' versions of status files the
+// way the status branch's Merge hook is called.
+func TestMergeStatusFile(t *testing.T) {
+	at := func(min int) metav1.Time { return metav1.NewTime(time.Date(2025, 1, 1, 0, min, 0, 0, time.UTC)) }
+	rec := func(rev string, min int, result string) RolloutRecord {
+		return RolloutRecord{Revision: rev, Trigger: "poll", Started: at(min), Finished: at(min + 1), Result: result}
+	}
+	many := func(from, n int) []RolloutRecord {
+		var out []RolloutRecord
+		for i := range n {
+			out = append(out, rec(fmt.Sprintf("main@sha1:%07d", from+i), from+i, PhaseSucceeded))
+		}
+		return out
+	}
+	cases := []struct {
+		name         string
+		path         string
+		remote, ours []RolloutRecord
+		want         []RolloutRecord
+		rawRemote    string
+		wantErr      string
+	}{
+		{name: "both sides' records, by start time", path: "web/history.yaml",
+			remote: []RolloutRecord{rec("a", 1, PhaseSucceeded), rec("c", 3, PhaseSucceeded)},
+			ours:   []RolloutRecord{rec("a", 1, PhaseSucceeded), rec("b", 2, PhaseFailed)},
+			want:   []RolloutRecord{rec("a", 1, PhaseSucceeded), rec("b", 2, PhaseFailed), rec("c", 3, PhaseSucceeded)}},
+		{name: "ours wins on the same revision, trigger and start", path: "web/history.yaml",
+			remote: []RolloutRecord{rec("a", 1, PhaseFailed)},
+			ours:   []RolloutRecord{rec("a", 1, PhaseSucceeded)},
+			want:   []RolloutRecord{rec("a", 1, PhaseSucceeded)}},
+		{name: "a rollback at the same time is another record, the remote first", path: "web/history.yaml",
+			remote: []RolloutRecord{{Revision: "a", Trigger: "rollback", Started: at(1), Finished: at(2), Result: PhaseSucceeded}},
+			ours:   []RolloutRecord{rec("a", 1, PhaseSucceeded)},
+			want:   []RolloutRecord{{Revision: "a", Trigger: "rollback", Started: at(1), Finished: at(2), Result: PhaseSucceeded}, rec("a", 1, PhaseSucceeded)}},
+		{name: "bounded, newest kept", path: "web/history.yaml",
+			remote: many(0, maxRolloutRecords), ours: many(50, maxRolloutRecords),
+			want: many(50, maxRolloutRecords)},
+		{name: "not a history: ours", path: "web/status.yaml",
+			remote: []RolloutRecord{rec("a", 1, PhaseSucceeded)}, ours: []RolloutRecord{rec("b", 2, PhaseSucceeded)},
+			want: []RolloutRecord{rec("b", 2, PhaseSucceeded)}},
+		{name: "a history.yaml deeper down: ours", path: "web/previews/history.yaml",
+			remote: []RolloutRecord{rec("a", 1, PhaseSucceeded)}, ours: []RolloutRecord{rec("b", 2, PhaseSucceeded)},
+			want: []RolloutRecord{rec("b", 2, PhaseSucceeded)}},
+		{name: "remote not a history", path: "web/history.yaml", rawRemote: "phase: Succeeded\n",
+			ours: []RolloutRecord{rec("b", 2, PhaseSucceeded)}, wantErr: "status branch file web/history.yaml is not a valid history"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			remote, ours := mustYAML(t, tc.remote), mustYAML(t, tc.ours)
+			if tc.rawRemote != "" {
+				remote = []byte(tc.rawRemote)
+			}
+			got, err := mergeStatusFile(tc.path, remote, ours)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(mustYAML(t, tc.want)), string(got)); diff != "" {
+				t.Errorf("merged (-want +got)\n%s", diff)
+			}
+		})
+	}
+}
+
+func mustYAML(t *testing.T, records []RolloutRecord) []byte {
+	t.Helper()
+	data, err := yaml.Marshal(records)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestHistoryTwoWriters has two status writers with the agent's merge
+// hook append rollout records to one app's history.yaml at once, on the
+// real git server: every record of both is there afterwards, in order.
+func TestHistoryTwoWriters(t *testing.T) {
+	srv := testgit.New(t, testgit.Options{})
+	repo := srv.MustRepo(t, "config")
+	if _, err := repo.Commit("main", "first", map[string]string{"a.yaml": "a\n"}); err != nil {
+		t.Fatal(err)
+	}
+	const rounds = 20
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*rounds)
+	for w, writer := range []string{"a", "b"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b := sources.NewStatusBranch(sources.StatusOptions{URL: srv.RepoURL("config"), Branch: "roleout/status",
+				AuthorName: "roleout-" + writer, AuthorEmail: writer + "@example.com", Merge: mergeStatusFile, MaxAttempts: 30})
+			var mine []RolloutRecord
+			for i := range rounds {
+				mine = append(mine, RolloutRecord{Revision: fmt.Sprintf("%s-%02d", writer, i), Trigger: "poll",
+					Started: metav1.NewTime(start.Add(time.Duration(2*i+w) * time.Second)), Result: PhaseSucceeded})
+				data, err := yaml.Marshal(mine)
+				if err == nil {
+					_, err = b.Commit(context.Background(), map[string][]byte{historyPath("web"): data}, "roleout: "+writer)
+				}
+				if err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	data, err := repo.Show("roleout/status", historyPath("web"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []RolloutRecord
+	if err := yaml.UnmarshalStrict([]byte(data), &got); err != nil {
+		t.Fatal(err)
+	}
+	var want, revisions []string
+	for i := range rounds {
+		want = append(want, fmt.Sprintf("a-%02d", i), fmt.Sprintf("b-%02d", i))
+	}
+	for _, r := range got {
+		revisions = append(revisions, r.Revision)
+	}
+	if diff := cmp.Diff(want, revisions); diff != "" {
+		t.Errorf("history records (-want +got)\n%s", diff)
+	}
+}
