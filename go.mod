@@ -14,6 +14,7 @@ require (
 	github.com/robfig/cron/v3 v3.0.1
 	github.com/sirupsen/logrus v1.10.2
 	github.com/spf13/cobra v1.10.2
+	github.com/vllm-project/aibrix v0.6.0
 	golang.org/x/crypto v0.56.0
 	golang.org/x/sync v0.22.0
 	k8s.io/api v0.37.2

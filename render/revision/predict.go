@@ -53,10 +53,11 @@ type PredictOptions struct {
 	CRDs []*unstructured.Unstructured
 }
 
-// IsWorkload reports whether Predict knows o's kind.
+// IsWorkload reports whether Predict knows o's kind and can predict o
+// (not a StormService whose template aibrix's webhook rewrites).
 func IsWorkload(o *unstructured.Unstructured) bool {
 	_, ok := predictors[o.GroupVersionKind().GroupKind().String()]
-	return ok
+	return ok && predictable(o)
 }
 
 // predictors computes a prediction per group/kind.
@@ -65,6 +66,7 @@ var predictors = map[string]func(*unstructured.Unstructured, PredictOptions) (Pr
 	"StatefulSet.apps":                         predictStatefulSet,
 	"DaemonSet.apps":                           predictDaemonSet,
 	"LeaderWorkerSet.leaderworkerset.x-k8s.io": predictLeaderWorkerSet,
+	"StormService.orchestration.aibrix.ai":     predictStormService,
 }
 
 // Predict returns the identity o's controller will compute for o's
