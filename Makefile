@@ -66,10 +66,11 @@ cluster-up: cluster-bins
 cluster-down:
 	$(GO) run ./hack/localcluster down -dir $(CLUSTER)
 
-## lint: gofmt and go vet
+## lint: gofmt, go vet and govulncheck (against the vulnerability database the Go module proxy serves; hack/govulncheck.sh)
 lint:
 	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	@hack/govulncheck.sh
 
 ## docker: build the roleout image (needs a Docker engine)
 docker:

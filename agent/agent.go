@@ -222,10 +222,13 @@ func (a *Agent) recordUntrusted(ctx context.Context, cause error) {
 		log := a.log.WithField("app", app.Name)
 		log.WithError(cause).Error("source revision refused: nothing applied")
 		prev, err := loadPrevious(ctx, a.deps.Status, app.Name)
-		if err != nil || prev.status == nil {
+		if err != nil {
 			continue
 		}
-		st := *prev.status
+		st := AppStatus{APIVersion: ConfigAPIVersion, Kind: StatusKind, App: app.Name, Source: a.sourceURL, Path: app.Path}
+		if prev.status != nil {
+			st = *prev.status
+		}
 		st.Phase, st.Message = PhaseFailed, cause.Error()
 		_ = a.report(ctx, log, app, &st, nil, prev, fmt.Sprintf("roleout: %s refused an untrusted revision", app.Name))
 	}

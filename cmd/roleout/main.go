@@ -1,5 +1,3 @@
-// Command roleout is the roleout CLI and agent. It is the only place that
-// parses flags, sets up logging and exits the process.
 package main
 
 import (
