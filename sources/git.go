@@ -152,7 +152,7 @@ func (s *GitSource) fetch(ctx context.Context) (Snapshot, error) {
 		}
 	}
 	if statErr != nil {
-		if err := checkout(repo, plumbing.NewHash(rev.Commit), dir); err != nil {
+		if err := checkout(repo, plumbing.NewHash(rev.Commit), dir, s.last); err != nil {
 			return Snapshot{}, err
 		}
 		s.pruneSnapshots(rev.Commit)

@@ -112,6 +112,13 @@ func (r *Repo) CommitDir(branch, msg, dir, prefix string) (string, error) {
 	return r.Commit(branch, msg, files)
 }
 
+// Edit runs edit on the work tree (its directory is passed) checked out
+// at branch, commits whatever it changed (modes and symlinks included)
+// and pushes the branch.
+func (r *Repo) Edit(branch, msg string, edit func(workTree string) error) (string, error) {
+	return r.change(branch, msg, nil, func() error { return edit(r.work) })
+}
+
 // Delete removes paths from branch in one commit and pushes it.
 func (r *Repo) Delete(branch, msg string, paths ...string) (string, error) {
 	return r.change(branch, msg, nil, func() error {
