@@ -46,13 +46,19 @@ func TestSSHTransport(t *testing.T) {
 	wrong := write("wrong_known_hosts", []byte(strings.Replace(sshd.KnownHostsLine(),
 		strings.TrimSpace(string(ssh.MarshalAuthorizedKey(sshd.HostKey))),
 		strings.TrimSpace(string(ssh.MarshalAuthorizedKey(otherSigner.PublicKey()))), 1)+"\n"))
+	_, otherClient, _ := ed25519.GenerateKey(rand.Reader)
+	otherBlock, _ := ssh.MarshalPrivateKey(otherClient, "")
+	unknownKey := write("id_unknown", pem.EncodeToMemory(otherBlock))
 	cases := []struct {
 		name    string
 		auth    Credentials
 		wantErr string
 	}{
 		{"key and known host", Credentials{SSHKeyFile: key, KnownHostsFile: known}, ""},
-		{"wrong host key", Credentials{SSHKeyFile: key, KnownHostsFile: wrong}, "key mismatch"},
+		{"wrong host key", Credentials{SSHKeyFile: key, KnownHostsFile: wrong},
+			"host key not trusted with source.auth.knownHostsFile " + wrong + ": the server's host key is not in the file"},
+		{"key the server does not accept", Credentials{SSHKeyFile: unknownKey, KnownHostsFile: known},
+			"authentication failed with the key in source.auth.sshKeyFile " + unknownKey},
 		{"no known_hosts", Credentials{SSHKeyFile: key}, "source.auth.knownHostsFile is required"},
 	}
 	for _, tc := range cases {
