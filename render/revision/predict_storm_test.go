@@ -19,7 +19,7 @@ import (
 const aibrixTools = "../../hack/tools/aibrix"
 
 // readYAMLObjects reads the objects of a multi-document YAML file.
-func readYAMLObjects(t *testing.T, file string) []*unstructured.Unstructured {
+func readYAMLObjects(t testing.TB, file string) []*unstructured.Unstructured {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -43,7 +43,7 @@ func readYAMLObjects(t *testing.T, file string) []*unstructured.Unstructured {
 }
 
 // aibrixCRDs reads the orchestration CRDs of the aibrix module.
-func aibrixCRDs(t *testing.T) []*unstructured.Unstructured {
+func aibrixCRDs(t testing.TB) []*unstructured.Unstructured {
 	t.Helper()
 	dir := goList(t, aibrixTools, "list", "-m", "-f", "{{.Dir}}", "github.com/vllm-project/aibrix")
 	files, err := filepath.Glob(filepath.Join(dir, "config/crd/orchestration/orchestration.aibrix.ai_*.yaml"))
@@ -57,7 +57,7 @@ func aibrixCRDs(t *testing.T) []*unstructured.Unstructured {
 	return out
 }
 
-func goList(t *testing.T, dir string, args ...string) string {
+func goList(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("go", args...)
 	cmd.Dir = dir
@@ -162,5 +162,18 @@ func TestStormServicePredictionMatchesAibrixCode(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkPredictStormService predicts the StormServices of testdata
+// with their CRD, as a plan does.
+func BenchmarkPredictStormService(b *testing.B) {
+	objs := readYAMLObjects(b, "testdata/stormservices.yaml")
+	crds := aibrixCRDs(b)
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if _, err := Predict(objs[i%len(objs)], PredictOptions{CRDs: crds}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -30,26 +30,34 @@ func findCRD(o *unstructured.Unstructured, crds []*unstructured.Unstructured) *u
 // with crd's structural schema for o's version: unknown fields pruned,
 // schema defaults set (the CustomResource handler's order).
 func asStored(o *unstructured.Unstructured, crd *unstructured.Unstructured) error {
+	s, err := structuralSchemas.get(crd, o.GroupVersionKind().Version)
+	if err != nil {
+		return err
+	}
+	structuralpruning.Prune(o.Object, s, true)
+	structuraldefaulting.Default(o.Object, s)
+	return nil
+}
+
+// structural returns crd's structural schema for version.
+func structural(crd *unstructured.Unstructured, version string) (*structuralschema.Structural, error) {
 	var def apiextensionsv1.CustomResourceDefinition
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(crd.Object, &def); err != nil {
-		return fmt.Errorf("read CRD %s: %w", crd.GetName(), err)
+		return nil, fmt.Errorf("read CRD %s: %w", crd.GetName(), err)
 	}
-	version := o.GroupVersionKind().Version
 	for _, v := range def.Spec.Versions {
 		if v.Name != version || v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
 			continue
 		}
 		var internal apiextensions.JSONSchemaProps
 		if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(v.Schema.OpenAPIV3Schema, &internal, nil); err != nil {
-			return fmt.Errorf("convert the schema of CRD %s: %w", crd.GetName(), err)
+			return nil, fmt.Errorf("convert the schema of CRD %s: %w", crd.GetName(), err)
 		}
 		s, err := structuralschema.NewStructural(&internal)
 		if err != nil {
-			return fmt.Errorf("CRD %s has no structural schema: %w", crd.GetName(), err)
+			return nil, fmt.Errorf("CRD %s has no structural schema: %w", crd.GetName(), err)
 		}
-		structuralpruning.Prune(o.Object, s, true)
-		structuraldefaulting.Default(o.Object, s)
-		return nil
+		return s, nil
 	}
-	return fmt.Errorf("CRD %s does not serve version %s", crd.GetName(), version)
+	return nil, fmt.Errorf("CRD %s does not serve version %s", crd.GetName(), version)
 }
