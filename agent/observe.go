@@ -93,7 +93,7 @@ func (a *Agent) observeWorkloads(ctx context.Context, log logrus.FieldLogger, ro
 				p := revision.Prediction{
 					PodTemplateHash: obs.PodTemplateHash, ReplicaSetName: obs.ReplicaSetName,
 					ControllerRevisionName: obs.ControllerRevisionName, ControllerRevisionHash: obs.ControllerRevisionHash,
-					TemplateRevisionHash: obs.TemplateRevisionHash,
+					TemplateRevisionHash: obs.TemplateRevisionHash, RoleTemplateHashes: obs.RoleTemplateHashes,
 				}
 				ws.Observed, ws.Match = &p, p.Equal(w.Predicted)
 				a.workloadEvent(ctx, role, st, w, p)

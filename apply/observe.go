@@ -27,6 +27,8 @@ type Observed struct {
 	ControllerRevisionName string `json:"controllerRevisionName,omitempty"`
 	ControllerRevisionHash string `json:"controllerRevisionHash,omitempty"`
 	TemplateRevisionHash   string `json:"templateRevisionHash,omitempty"`
+	// RoleTemplateHashes: a StormService's, by role.
+	RoleTemplateHashes map[string]string `json:"roleTemplateHashes,omitempty"`
 }
 
 var (
@@ -37,7 +39,8 @@ var (
 // Observe reads the identity o's controller gave o's current template:
 // a Deployment's new ReplicaSet, a StatefulSet's update revision, a
 // DaemonSet's current ControllerRevision hash, a LeaderWorkerSet's
-// template-revision-hash. It returns ErrNotObserved while the controller
+// template-revision-hash, a StormService's update revision and the
+// role-template-hash of each of its roles. It returns ErrNotObserved while the controller
 // lags behind the latest generation, and an error for other kinds.
 func (a *Applier) Observe(ctx context.Context, o *unstructured.Unstructured) (Observed, error) {
 	r := a.ObserveAll(ctx, []*unstructured.Unstructured{o})[RefOf(o)]
@@ -112,6 +115,8 @@ func (ob *observer) observe(ctx context.Context, o *unstructured.Unstructured, s
 		return ob.daemonSet(ctx, live)
 	case "LeaderWorkerSet.leaderworkerset.x-k8s.io":
 		return ob.leaderWorkerSet(ctx, live)
+	case "StormService.orchestration.aibrix.ai":
+		return ob.stormService(ctx, live)
 	}
 	return Observed{}, fmt.Errorf("%s: no observation for kind %s", RefOf(o), live.GroupVersionKind())
 }
@@ -173,6 +178,79 @@ func (ob *observer) leaderWorkerSet(ctx context.Context, live *unstructured.Unst
 		return Observed{}, ErrNotObserved
 	}
 	return Observed{TemplateRevisionHash: best.GetLabels()[hashLabel]}, nil
+}
+
+var (
+	stormRoleSets = schema.GroupVersionResource{Group: "orchestration.aibrix.ai", Version: "v1alpha1", Resource: "rolesets"}
+	stormPodSets  = schema.GroupVersionResource{Group: "orchestration.aibrix.ai", Version: "v1alpha1", Resource: "podsets"}
+	pods          = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+)
+
+// stormService reads the StormService's update revision from its status
+// and each role's role-template-hash from the labels the aibrix RoleSet
+// controller puts on the pods (and PodSets) of the RoleSets at that
+// revision. It waits until every role with replicas has one; a role
+// scaled to 0 has no pods, so nothing to read.
+func (ob *observer) stormService(ctx context.Context, live *unstructured.Unstructured) (Observed, error) {
+	gen, _, _ := unstructured.NestedInt64(live.Object, "status", "observedGeneration")
+	rev, _, _ := unstructured.NestedString(live.Object, "status", "updateRevision")
+	if gen < live.GetGeneration() || rev == "" {
+		return Observed{}, ErrNotObserved
+	}
+	roleSets, err := ob.list(ctx, stormRoleSets, live.GetNamespace())
+	if err != nil {
+		return Observed{}, fmt.Errorf("%s: list RoleSets: %w", RefOf(live), err)
+	}
+	current := map[string]bool{}
+	for i := range roleSets {
+		if ownedBy(&roleSets[i], live.GetUID()) && roleSets[i].GetLabels()["storm-service-revision"] == rev {
+			current[roleSets[i].GetName()] = true
+		}
+	}
+	want, groups := stormRoles(live)
+	sources := []schema.GroupVersionResource{pods}
+	if groups {
+		sources = append(sources, stormPodSets)
+	}
+	hashes := map[string]string{}
+	for _, gvr := range sources {
+		items, err := ob.list(ctx, gvr, live.GetNamespace())
+		if err != nil {
+			return Observed{}, fmt.Errorf("%s: list %s: %w", RefOf(live), gvr.Resource, err)
+		}
+		for _, it := range items {
+			l := it.GetLabels()
+			if current[l["roleset-name"]] && l["role-template-hash"] != "" {
+				hashes[l["role-name"]] = l["role-template-hash"]
+			}
+		}
+	}
+	for _, role := range want {
+		if hashes[role] == "" {
+			return Observed{}, ErrNotObserved
+		}
+	}
+	return Observed{ControllerRevisionName: rev, RoleTemplateHashes: hashes}, nil
+}
+
+// stormRoles returns the StormService's roles that have replicas, and
+// whether any runs pod groups (PodSets).
+func stormRoles(live *unstructured.Unstructured) (withReplicas []string, groups bool) {
+	if n, _, _ := unstructured.NestedInt64(live.Object, "spec", "replicas"); n == 0 {
+		return nil, false
+	}
+	roles, _, _ := unstructured.NestedSlice(live.Object, "spec", "template", "spec", "roles")
+	for _, r := range roles {
+		role, _ := r.(map[string]any)
+		name, _, _ := unstructured.NestedString(role, "name")
+		if n, _, _ := unstructured.NestedInt64(role, "replicas"); n > 0 {
+			withReplicas = append(withReplicas, name)
+		}
+		if size, _, _ := unstructured.NestedInt64(role, "podGroupSize"); size > 1 {
+			groups = true
+		}
+	}
+	return withReplicas, groups
 }
 
 // newestOwned returns the ControllerRevision with the highest revision
