@@ -29,7 +29,7 @@ test: cluster-bins
 
 ## test-faults: the fault suite alone (also part of make test): SIGKILLs, API server and etcd restarts, git server down, a flaky network
 test-faults: cluster-bins
-	$(GO) test -count=1 -timeout 20m -run 'TestFault' -v ./cmd/roleout
+	$(GO) test -count=1 -timeout 15m -run 'TestFault' -v ./cmd/roleout
 
 FUZZTIME ?= 2m
 FUZZ_TARGETS := agent:FuzzParseConfig agent:FuzzParseStatus render:FuzzNewPlan

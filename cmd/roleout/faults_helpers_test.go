@@ -81,11 +81,9 @@ spec:
 	return files
 }
 
-// checkConverged verifies the invariants a fault must never break: the
-// app succeeded at the repository's newest commit, every Deployment runs
-// tag, every object is there (nothing pruned by mistake), each role's
-// revision numbers and names are unique, and no rollout record is there
-// twice.
+// checkConverged verifies the invariants a fault must never break
+// (checkInvariants) and that the app succeeded at the repository's newest
+// commit with every Deployment at tag and every object there.
 func checkConverged(t *testing.T, repo *testgit.Repo, app, ns, tag string) {
 	t.Helper()
 	head, err := repo.Rev("refs/heads/main")
@@ -114,8 +112,20 @@ func checkConverged(t *testing.T, repo *testgit.Repo, app, ns, tag string) {
 			t.Errorf("ConfigMap %s-config: %v", role, err)
 		}
 	}
+	checkInvariants(t, repo, app, ns)
+}
+
+// checkInvariants verifies what must hold after any fault, converged or
+// not: each role's revision numbers and names are unique, no rollout
+// record is there twice, and roleout deleted nothing in ns (nothing left
+// git in the fault tests, so any delete would be a prune by mistake).
+func checkInvariants(t *testing.T, repo *testgit.Repo, app, ns string) {
+	t.Helper()
 	rep, err := historyOf(t, repo, app)
-	if err != nil {
+	switch {
+	case err != nil && strings.Contains(err.Error(), "has no status"):
+		rep = &agent.HistoryReport{} // killed before its first record
+	case err != nil:
 		t.Fatal(err)
 	}
 	for role, revs := range rep.Revisions {
@@ -134,6 +144,15 @@ func checkConverged(t *testing.T, repo *testgit.Repo, app, ns, tag string) {
 			t.Errorf("rollout record %s recorded twice", key)
 		}
 		seen[key] = true
+	}
+	writes, err := cluster.Writes("roleout/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range writes {
+		if w.Verb == "delete" && !w.DryRun && w.Resource != "events" && (w.Namespace == ns || (w.Resource == "namespaces" && w.Name == ns)) {
+			t.Errorf("roleout deleted %s/%s in %s: nothing left git", w.Resource, w.Name, ns)
+		}
 	}
 }
 

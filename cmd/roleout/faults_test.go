@@ -2,17 +2,22 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/internal/testcluster"
@@ -65,30 +70,42 @@ func converge(t *testing.T, config string, n int) {
 }
 
 // TestFaultSIGKILL kills the agent at 20 random moments of three-wave
-// rollouts (new commits in between) and restarts it each time: the
-// cluster converges to the newest commit, no revision number repeats, no
-// record is there twice, nothing is pruned by mistake.
+// rollouts and restarts it each time. Every round commits a new tag, so
+// every run has a rollout to do (each wave waits a few seconds for its
+// Deployment); after every kill the invariants hold (no revision number
+// repeats, no record twice, nothing deleted), and at the end the cluster
+// converges to the newest commit.
 func TestFaultSIGKILL(t *testing.T) {
-	_, repo, config := faultSetup(t, "faults-kill")
+	const ns = "faults-kill"
+	_, repo, config := faultSetup(t, ns)
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewPCG(seed, 1))
 	tag := "v1"
+	midRollout := 0
 	for i := range 20 {
-		if i%5 == 4 {
-			tag = fmt.Sprintf("v%d", i+2)
-			if _, err := repo.Commit("main", tag, threeWaves("faults-kill", tag)); err != nil {
-				t.Fatal(err)
-			}
+		tag = fmt.Sprintf("v%d", i+1)
+		if _, err := repo.Commit("main", tag, slowWaves(ns, tag)); err != nil {
+			t.Fatal(err)
 		}
+		before := len(appWritesList(t, ns))
 		var out syncBuffer
 		cmd := startRoleout(t, &out, "run", "--once", "--config", config)
-		time.Sleep(time.Duration(r.IntN(2500)) * time.Millisecond)
+		time.Sleep(time.Duration(500+r.IntN(6000)) * time.Millisecond)
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		_ = cmd.Wait()
+		ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+		if ok && ws.Signaled() && len(appWritesList(t, ns)) > before {
+			midRollout++
+		}
+		checkInvariants(t, repo, ns, ns)
+	}
+	t.Logf("%d of 20 kills landed after the run had written to the cluster and before it ended", midRollout)
+	if midRollout < 10 {
+		t.Errorf("only %d of 20 kills landed inside a rollout; the test did not do what it says", midRollout)
 	}
 	converge(t, config, 3)
-	checkConverged(t, repo, "faults-kill", "faults-kill", tag)
+	checkConverged(t, repo, ns, ns, tag)
 }
 
 // TestFaultAPIServerAndEtcd stops kube-apiserver in the middle of a
@@ -118,7 +135,11 @@ func TestFaultAPIServerAndEtcd(t *testing.T) {
 	}
 	out.Reset()
 	cmd = startRoleout(t, &out, "run", "--once", "--config", config)
-	time.Sleep(500 * time.Millisecond)
+	// Mid-rollout: wave 1 has started writing v2.
+	if !waitForRoleObject(t, "faults-api", "a", "v2", time.Minute) {
+		_ = cmd.Process.Kill()
+		t.Fatalf("the v2 rollout did not start:\n%s", out.String())
+	}
 	if err := c.StopComponent("etcd"); err != nil {
 		t.Fatal(err)
 	}
@@ -129,6 +150,23 @@ func TestFaultAPIServerAndEtcd(t *testing.T) {
 	_ = cmd.Wait()
 	converge(t, config, 5)
 	checkConverged(t, repo, "faults-api", "faults-api", "v2")
+}
+
+// waitForRoleObject waits until role's ConfigMap in ns holds tag (roleout
+// wrote it), or d passes.
+func waitForRoleObject(t *testing.T, ns, role, tag string, d time.Duration) bool {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(cluster.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		cm, err := cs.CoreV1().ConfigMaps(ns).Get(context.Background(), role+"-config", metav1.GetOptions{})
+		if err == nil && cm.Data["tag"] == tag {
+			return true
+		}
+	}
+	return false
 }
 
 // TestFaultGitServerDown keeps the agent running while the git server is
@@ -149,26 +187,41 @@ func TestFaultGitServerDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(4 * time.Second) // several failed polls
+	// Down for several polls: three failed ones (the agent backs off
+	// 10s, then 20s between them).
+	for deadline := time.Now().Add(2 * time.Minute); strings.Count(out.String(), "reconcile failed") < 3; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("fewer than three failed polls while the git server was down:\n%s", out.String())
+		}
+	}
 	if err := srv.Resume(); err != nil {
 		t.Fatal(err)
 	}
 	if !waitForStatus(t, repo, "faults-git", 90*time.Second, succeededAt(head)) {
 		t.Fatalf("the agent did not catch up after the git server came back:\n%s", out.String())
 	}
-	if !strings.Contains(out.String(), "reconcile failed") {
-		t.Errorf("no failed poll was logged while the git server was down")
-	}
 	checkConverged(t, repo, "faults-git", "faults-git", "v2")
 }
 
-// TestFaultSlowNetwork puts a proxy between the agent and the git server
-// that adds latency and drops every third connection.
+// TestFaultSlowNetwork puts proxies that add latency and drop
+// connections between the agent and both the git server and the API
+// server.
 func TestFaultSlowNetwork(t *testing.T) {
 	srv, repo, config := faultSetup(t, "faults-net")
-	proxy := startFlakyProxy(t, strings.TrimPrefix(srv.URL, "http://"), 150*time.Millisecond, 3)
+	gitHost := strings.TrimPrefix(srv.URL, "http://")
+	gitProxy := startFlakyProxy(t, gitHost, 150*time.Millisecond, 3)
+	apiHost := strings.TrimPrefix(cluster.Config.Host, "https://")
+	apiProxy := startFlakyProxy(t, apiHost, 20*time.Millisecond, 5)
+	kubeconfig, err := os.ReadFile(cluster.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slowKubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(slowKubeconfig, []byte(strings.ReplaceAll(string(kubeconfig), apiHost, apiProxy)), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	data, _ := os.ReadFile(config)
-	data = []byte(strings.Replace(string(data), strings.TrimPrefix(srv.URL, "http://"), proxy, 1))
+	data = []byte(strings.NewReplacer(gitHost, gitProxy, cluster.Kubeconfig, slowKubeconfig).Replace(string(data)))
 	if err := os.WriteFile(config, data, 0o644); err != nil {
 		t.Fatal(err)
 	}

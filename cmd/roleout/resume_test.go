@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/roleout/roleout/agent"
+	"github.com/roleout/roleout/internal/testcluster"
 )
 
 // slowWaves is threeWaves with minReadySeconds on every Deployment, so
@@ -26,22 +27,33 @@ func slowWaves(ns, tag string) map[string]string {
 	return files
 }
 
-// appWrites counts roleout's writes to the objects of namespace ns (and
-// the namespace itself), by resource/name.
-func appWrites(t *testing.T, ns string) map[string]int {
+// appWritesList returns roleout's successful writes to the objects of
+// namespace ns (and the namespace itself), oldest first.
+func appWritesList(t *testing.T, ns string) []testcluster.Write {
 	t.Helper()
 	writes, err := cluster.Writes("roleout/")
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]int{}
+	var out []testcluster.Write
 	for _, w := range writes {
 		if w.DryRun || w.Resource == "events" || w.Code >= 300 {
 			continue
 		}
 		if w.Namespace == ns || (w.Resource == "namespaces" && w.Name == ns) {
-			out[w.Resource+"/"+w.Name]++
+			out = append(out, w)
 		}
+	}
+	return out
+}
+
+// appWrites counts roleout's writes to the objects of namespace ns (and
+// the namespace itself), by resource/name.
+func appWrites(t *testing.T, ns string) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for _, w := range appWritesList(t, ns) {
+		out[w.Resource+"/"+w.Name]++
 	}
 	return out
 }
