@@ -2,11 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/revision"
 )
@@ -111,5 +115,172 @@ func TestPlanExamples(t *testing.T) {
 				t.Errorf("roles in order = %v, want %s", got, roles)
 			}
 		})
+	}
+}
+
+// unreachableKubeconfig writes a kubeconfig whose cluster cannot be
+// reached: an app that uses it fails at its first request to a cluster.
+func unreachableKubeconfig(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "down.kubeconfig")
+	if err := os.WriteFile(path, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: down, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: x}}]
+contexts: [{name: down, context: {cluster: down, user: u}}]
+current-context: down
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// planFromGitRepo serves testdata/web at apps/web (commit first), then a
+// commit second on main that moves worker to 2.0, tags first v1 and
+// branches old at it. It returns a function that writes a config with a
+// cache of its own, whose app web goes to an unreachable cluster, so plan
+// and render prove they ask nothing of one.
+func planFromGitRepo(t *testing.T) (config func() string, first, second string) {
+	t.Helper()
+	// writeConfig names the test cluster's kubeconfig; the app's own
+	// kubeconfig overrides it.
+	testcluster.Require(t, cluster)
+	_, repo, first := newSourceRepo(t)
+	worker, err := os.ReadFile("testdata/web/worker.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err = repo.Commit("main", "worker 2.0", map[string]string{
+		"apps/web/worker.yaml": strings.Replace(string(worker), "worker:1.0", "worker:2.0", 1),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.Tag("v1", first); err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.SetRef("refs/heads/old", first); err != nil {
+		t.Fatal(err)
+	}
+	down := unreachableKubeconfig(t)
+	return func() string {
+		return writeConfig(t, repo.URL(), "- {name: web, path: apps/web, kubeconfig: "+down+"}\n")
+	}, first, second
+}
+
+// TestPlanFromGit plans app web at each kind of ref, each from a cache
+// of its own.
+func TestPlanFromGit(t *testing.T) {
+	newConfig, first, second := planFromGitRepo(t)
+	cases := []struct {
+		name    string
+		ref     []string
+		wantRev string
+		commit  string
+	}{
+		{"configured branch", nil, "main@sha1:" + second, second},
+		{"a branch", []string{"--ref", "old"}, "old@sha1:" + first, first},
+		{"a tag", []string{"--ref", "v1"}, "v1@sha1:" + first, first},
+		{"a full ref name", []string{"--ref", "refs/heads/main"}, "@sha1:" + second, second},
+		{"a commit", []string{"--ref", first}, "sha1:" + first, first},
+	}
+	// workerHash[commit] is the worker role's hash planned at commit:
+	// the same for every ref to one commit, different between the two.
+	workerHash := map[string]string{}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			config := newConfig()
+			args := append([]string{"plan", "--config", config, "--app", "web", "--output", "json"}, tc.ref...)
+			code, out, errOut := cli(args...)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			var s render.Summary
+			if err := json.Unmarshal([]byte(out), &s); err != nil {
+				t.Fatalf("%v:\n%s", err, out)
+			}
+			var got []string
+			for _, w := range s.Waves {
+				for _, r := range w.Roles {
+					got = append(got, fmt.Sprintf("%d:%s:%s:%d", w.UpgradeOrder, r.Name, r.Action, r.Revision))
+					if r.RevisionName != "web-"+r.Name+"-"+r.Hash {
+						t.Errorf("role %s revision name %q, want web-%s-%s", r.Name, r.RevisionName, r.Name, r.Hash)
+					}
+				}
+			}
+			if diff := cmp.Diff([]string{"1:db:update:1", "2:api:update:1", "2:worker:update:1"}, got); diff != "" {
+				t.Fatalf("roles, no previous status (-want +got):\n%s", diff)
+			}
+			hash := s.Waves[len(s.Waves)-1].Roles[len(s.Waves[len(s.Waves)-1].Roles)-1].Hash
+			if seen, ok := workerHash[tc.commit]; ok && seen != hash {
+				t.Errorf("worker hash %s, want %s as for the other refs to %s", hash, seen, tc.commit)
+			}
+			workerHash[tc.commit] = hash
+			code, out, errOut = cli(append([]string{"plan", "--config", config, "--app", "web"}, tc.ref...)...)
+			if code != exitOK || !strings.Contains(out, "plan for app web at ") || !strings.Contains(out, tc.wantRev) {
+				t.Errorf("text plan: exit %d, %s; want a header naming %s:\n%s", code, errOut, tc.wantRev, out)
+			}
+		})
+	}
+	if workerHash[first] == workerHash[second] {
+		t.Errorf("worker has hash %s at both commits: the ref did not select the commit", workerHash[first])
+	}
+	for name, args := range map[string][]string{
+		"unknown ref": {"--ref", "nothing"},
+		"unknown app": {"--app", "other"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			full := append([]string{"plan", "--config", newConfig(), "--app", "web"}, args...)
+			code, out, errOut := cli(full...)
+			if code != exitError || out != "" || !strings.Contains(errOut, strings.Join(args[1:], "")) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d naming %q", code, out, errOut, exitError, args[1])
+			}
+		})
+	}
+}
+
+// TestRenderFromGit renders app web from git as YAML grouped by wave and
+// role, and at a tag as JSON.
+func TestRenderFromGit(t *testing.T) {
+	newConfig, _, _ := planFromGitRepo(t)
+	config := newConfig()
+	code, out, errOut := cli("render", "--config", config, "--app", "web")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	order := []string{"# prerequisites", "kind: Namespace", "# wave 1 (upgradeOrder 1), role db", "# wave 2 (upgradeOrder 2), role api",
+		"# wave 2 (upgradeOrder 2), role worker", "image: registry.example/worker:2.0"}
+	last := -1
+	for _, want := range order {
+		i := strings.Index(out, want)
+		if i < 0 || i < last {
+			t.Errorf("%q missing or out of order in:\n%s", want, out)
+		}
+		last = i
+	}
+	code, out, errOut = cli("render", "--config", config, "--app", "web", "--ref", "v1", "--output", "json")
+	var doc struct {
+		Prerequisites []map[string]any `json:"prerequisites"`
+		Waves         []struct {
+			UpgradeOrder int `json:"upgradeOrder"`
+			Roles        []struct {
+				Name string `json:"name"`
+			} `json:"roles"`
+		} `json:"waves"`
+	}
+	if code != exitOK || json.Unmarshal([]byte(out), &doc) != nil {
+		t.Fatalf("render --ref v1 --output json: exit %d, %s\n%s", code, errOut, out)
+	}
+	var got []string
+	for _, w := range doc.Waves {
+		for _, r := range w.Roles {
+			got = append(got, fmt.Sprintf("%d:%s", w.UpgradeOrder, r.Name))
+		}
+	}
+	if diff := cmp.Diff([]string{"1:db", "2:api", "2:worker"}, got); diff != "" || len(doc.Prerequisites) != 1 {
+		t.Errorf("render json: %d prerequisites, waves (-want +got):\n%s", len(doc.Prerequisites), diff)
+	}
+	if strings.Contains(out, "worker:2.0") || !strings.Contains(out, "worker:1.0") {
+		t.Errorf("render --ref v1 shows the wrong worker image:\n%s", out)
 	}
 }
