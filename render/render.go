@@ -114,9 +114,11 @@ func (r *Renderer) Builds() int {
 // build of the same overlay and options read files with the same hashes,
 // its objects are returned (copied) without running kustomize; a render
 // that read a remote base, or may have run a program (exec or helm
-// enabled), is not cached. Errors
-// name the overlay and carry kustomize's own message, paths relative to
-// the repository.
+// enabled), is not cached. Build returns when the build ends, ctx is done
+// or opts.Limits.Timeout passes. Errors name the overlay and carry
+// kustomize's own message, paths relative to the repository; a stopped
+// render's error wraps ctx's error (context.Canceled or
+// context.DeadlineExceeded).
 func (r *Renderer) Build(ctx context.Context, src Source, overlay string, opts Options) (Result, error) {
 	key := fmt.Sprintf("%s|%+v", overlay, opts)
 	if res, ok := r.cached(key, src.Index); ok {
