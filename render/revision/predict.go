@@ -73,8 +73,10 @@ var predictors = map[string]func(*unstructured.Unstructured, PredictOptions) (Pr
 // template, exactly: the built-in kinds go through the same defaulting,
 // create-time field dropping and protobuf round trip the object makes on
 // its way through the API server to the controller, and then through the
-// controller's own hash code (k8s.io/kubernetes v1.37.2, linked). It
-// returns an error for a kind it does not know.
+// controller's own hash code (k8s.io/kubernetes v1.37.2, linked); the
+// custom kinds through their CRD's schema and their controllers' code
+// (predict_lws.go, predict_storm.go). It returns an error for a kind it
+// does not know.
 func Predict(o *unstructured.Unstructured, opts PredictOptions) (Prediction, error) {
 	p, ok := predictors[o.GroupVersionKind().GroupKind().String()]
 	if !ok {
