@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"strings"
@@ -126,6 +127,41 @@ func TestPullRequestPreviewsAndDryRun(t *testing.T) {
 		}
 		if after, _ := repo.Rev("refs/heads/roleout/status"); after != statusBefore {
 			t.Error("dry run committed app status")
+		}
+	})
+
+	t.Run("a pull request's Secret is previewed masked", func(t *testing.T) {
+		const value = "pr-preview-s3cret-value"
+		kustPR := strings.Replace(string(kust), "namespace: web", "namespace: webpr", 1) + "- secret.yaml\n"
+		if err := repo.SetRef("refs/heads/pr/8", base); err != nil {
+			t.Fatal(err)
+		}
+		sha, err := repo.Commit("pr/8", "a secret", map[string]string{
+			"apps/web/kustomization.yaml": kustPR,
+			"apps/web/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: token, annotations: {roleout.dev/role: api}}\n" +
+				"stringData: {token: " + value + "}\n",
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := repo.PullRequest(8, sha); err != nil {
+			t.Fatal(err)
+		}
+		code, out, logs := cli("run", "--once", "--config", config)
+		if code != exitOK {
+			t.Fatalf("run --once exit %d:\n%s", code, logs)
+		}
+		md, err := repo.Show("roleout/status", "webpr/previews/pull-8-head.md")
+		if err != nil || !strings.Contains(md, "Secret") || !strings.Contains(md, "token") {
+			t.Fatalf("no preview of the Secret: %v\n%s", err, md)
+		}
+		for _, v := range []string{value, base64.StdEncoding.EncodeToString([]byte(value))} {
+			if hits, err := repo.Grep("roleout/status", v); err != nil || len(hits) > 0 {
+				t.Errorf("the status branch shows the Secret value (%q) in %v (%v)", v, hits, err)
+			}
+			if strings.Contains(out+logs, v) {
+				t.Errorf("roleout's output shows the Secret value %q", v)
+			}
 		}
 	})
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -182,6 +183,34 @@ func TestCredentialsNeverLogged(t *testing.T) {
 		}
 		if strings.Contains(url, "127.0.0.1:1/") && !strings.Contains(logs, "git:redacted@") {
 			t.Errorf("the fetch error does not show the redacted URL:\n%s", logs)
+		}
+	}
+	// Credentials from files, refused by the server: the errors name the
+	// files, never their content.
+	dir := t.TempDir()
+	files := map[string]string{"user": "git", "pass": "Wr0ng-pw-from-file", "token": "t0ken-from-file-123"}
+	for name, v := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(v+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, auth := range []string{
+		fmt.Sprintf("{usernameFile: %s, passwordFile: %s}", filepath.Join(dir, "user"), filepath.Join(dir, "pass")),
+		fmt.Sprintf("{tokenFile: %s}", filepath.Join(dir, "token")),
+	} {
+		config := writeConfig(t, repo.URL(), "- {name: creds, path: apps/web}\n")
+		data, _ := os.ReadFile(config)
+		if err := os.WriteFile(config, []byte(strings.Replace(string(data), "branch: main}", "branch: main, auth: "+auth+"}", 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, logs := cli("run", "--once", "--config", config, "--log-level", "debug")
+		if code != exitError || !strings.Contains(logs, "authentication failed") || !strings.Contains(logs, dir) {
+			t.Errorf("auth %s: exit %d, want an authentication error naming the file:\n%s", auth, code, logs)
+		}
+		for _, v := range files {
+			if v != "git" && strings.Contains(out+logs, v) {
+				t.Errorf("auth %s: the credential %q shows up:\n%s", auth, v, logs)
+			}
 		}
 	}
 	if hits, _ := repo.Grep("roleout/status", "Sup3r-Secret-pw"); len(hits) > 0 {
