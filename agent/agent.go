@@ -177,6 +177,8 @@ func (a *Agent) RunOnce(ctx context.Context) error {
 			var untrusted *sources.VerificationError
 			if errors.As(err, &untrusted) {
 				a.recordUntrusted(ctx, err)
+				// Previewed, never applied (DESIGN §5).
+				return errors.Join(err, a.previews(ctx, a.untrustedHead(ctx, untrusted)...))
 			}
 			// Pull-request heads are still previewed.
 			return errors.Join(err, a.previews(ctx))
@@ -232,6 +234,21 @@ func (a *Agent) recordUntrusted(ctx context.Context, cause error) {
 		st.Phase, st.Message = PhaseFailed, cause.Error()
 		_ = a.report(ctx, log, app, &st, nil, prev, fmt.Sprintf("roleout: %s refused an untrusted revision", app.Name))
 	}
+}
+
+// untrustedHead returns the followed ref's head, refused for its
+// signature, as a head to preview; none for a pinned commit or when the
+// remote cannot be listed.
+func (a *Agent) untrustedHead(ctx context.Context, cause *sources.VerificationError) []sources.Head {
+	rev, err := a.deps.Fetcher.Head(ctx)
+	if err != nil || rev.Ref == "" {
+		return nil
+	}
+	ref := "refs/heads/" + rev.Ref
+	if a.cfg.Source.Branch == "" {
+		ref = "refs/tags/" + rev.Ref
+	}
+	return []sources.Head{{Ref: ref, Commit: rev.Commit, Untrusted: cause.Error()}}
 }
 
 // maxReplans bounds how often one RunOnce starts over because the source

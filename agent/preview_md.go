@@ -13,6 +13,9 @@ import (
 func previewMarkdown(p Preview) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# roleout preview: app `%s` at `%s` (%s)\n\n", p.App, p.Ref, short(p.Commit))
+	if p.Untrusted != "" {
+		fmt.Fprintf(&b, "**Not applied:** %s. This is what it would do once a trusted key signs it.\n\n", p.Untrusted)
+	}
 	if p.Error != "" {
 		fmt.Fprintf(&b, "**This head cannot be rolled out:**\n\n```\n%s\n```\n", p.Error)
 		if p.Plan == nil {

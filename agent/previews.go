@@ -42,6 +42,9 @@ type Preview struct {
 	Diff   *DiffReport     `json:"diff,omitempty"`
 	// Error says why there is no plan or diff (a broken render, say).
 	Error string `json:"error,omitempty"`
+	// Untrusted says why the head, the followed branch's newest commit,
+	// is not applied: its signature was refused.
+	Untrusted string `json:"untrusted,omitempty"`
 }
 
 // previewName turns a ref into a file name: refs/pull/7/head → pull-7-head.
@@ -54,15 +57,23 @@ func previewPath(app, name, ext string) string { return path.Join(app, "previews
 // previews renders, plans and diffs every new or moved pull-request head
 // for every app and commits the previews; the preview of a head that is
 // gone is removed. Errors of one head are recorded in its preview.
-func (a *Agent) previews(ctx context.Context) error {
+//
+// extra are heads to preview besides the pull requests: the followed
+// branch's newest commit when its signature was refused.
+func (a *Agent) previews(ctx context.Context, extra ...sources.Head) error {
 	pr := a.cfg.Source.PullRequests
-	if pr == nil || len(pr.Refs) == 0 || a.deps.PullRequests == nil {
+	watch := pr != nil && len(pr.Refs) > 0
+	if (!watch && len(extra) == 0) || a.deps.PullRequests == nil {
 		return nil
 	}
-	heads, err := a.deps.PullRequests.ListRefs(ctx, pr.Refs)
-	if err != nil {
-		return fmt.Errorf("list pull-request refs: %w", err)
+	var heads []sources.Head
+	if watch {
+		var err error
+		if heads, err = a.deps.PullRequests.ListRefs(ctx, pr.Refs); err != nil {
+			return fmt.Errorf("list pull-request refs: %w", err)
+		}
 	}
+	heads = append(heads, extra...)
 	var errs []error
 	for _, app := range a.cfg.Apps {
 		if err := a.previewApp(ctx, app, heads); err != nil {
@@ -123,7 +134,7 @@ func (a *Agent) previewApp(ctx context.Context, app AppConfig, heads []sources.H
 
 // preview plans and diffs one head against what the app has applied.
 func (a *Agent) preview(ctx context.Context, app AppConfig, h sources.Head, prev *previous) Preview {
-	p := Preview{App: app.Name, Ref: h.Ref, Commit: h.Commit}
+	p := Preview{App: app.Name, Ref: h.Ref, Commit: h.Commit, Untrusted: h.Untrusted}
 	snap, err := a.deps.PullRequests.Fetcher(h.Ref).Fetch(ctx)
 	if err != nil {
 		p.Error = err.Error()

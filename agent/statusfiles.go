@@ -80,7 +80,25 @@ func statusFiles(app AppConfig, st *AppStatus, r *rollout, prev *previous, succe
 			files[p] = nil
 		}
 	}
+	dropUntrustedPreviews(files, prev.files, app.Name)
 	return files, nil
+}
+
+// dropUntrustedPreviews deletes the previews of refused heads of the
+// followed ref: a trusted revision is being reconciled, so they are
+// obsolete.
+func dropUntrustedPreviews(files, prevFiles map[string][]byte, app string) {
+	dir := path.Join(app, "previews") + "/"
+	for p := range prevFiles {
+		name, ok := strings.CutSuffix(strings.TrimPrefix(p, dir), ".json")
+		if !strings.HasPrefix(p, dir) || !ok {
+			continue
+		}
+		if pv, ok := readPreview(prevFiles, app, name); ok && pv.Untrusted != "" {
+			files[previewPath(app, name, ".json")] = nil
+			files[previewPath(app, name, ".md")] = nil
+		}
+	}
 }
 
 // mergeInventory returns a followed by the entries of b it lacks.

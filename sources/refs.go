@@ -14,6 +14,9 @@ import (
 type Head struct {
 	Ref    string `json:"ref"`
 	Commit string `json:"commit"`
+	// Untrusted, when set, says why the head may be previewed but never
+	// applied (its signature was refused).
+	Untrusted string `json:"untrusted,omitempty"`
 }
 
 // ListRefs lists the remote's refs (one request, no objects) and returns

@@ -76,6 +76,11 @@ func TestSignedCommitsOnly(t *testing.T) {
 			if st := readStatus(t, repo, "signed"); st.Phase != agent.PhaseFailed || !strings.Contains(st.Message, tc.reason) {
 				t.Errorf("status %s %q, want Failed with the reason", st.Phase, st.Message)
 			}
+			// Previewed, never applied.
+			md, err := repo.Show("roleout/status", "signed/previews/heads-main.md")
+			if err != nil || !strings.Contains(md, "**Not applied:**") || !strings.Contains(md, tc.reason) || !strings.Contains(md, "registry.example/b:v2") {
+				t.Errorf("preview of the refused commit: %v\n%s", err, md)
+			}
 		})
 	}
 	if _, err := repo.CommitSigned("main", "v3", threeWaves(ns, "v3"), trusted); err != nil {
@@ -85,4 +90,7 @@ func TestSignedCommitsOnly(t *testing.T) {
 		t.Fatalf("the next trusted commit: exit %d\n%s", code, logs)
 	}
 	checkConverged(t, repo, "signed", ns, "v3")
+	if _, err := repo.Show("roleout/status", "signed/previews/heads-main.md"); err == nil {
+		t.Error("the preview of the refused commit is still there after a trusted one rolled out")
+	}
 }
