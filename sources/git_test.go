@@ -218,7 +218,7 @@ func TestListRefsAndForRef(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Head{{"refs/heads/pr/feature", pr}, {"refs/pull/1/head", main}, {"refs/pull/7/head", pr}}
+	want := []Head{{Ref: "refs/heads/pr/feature", Commit: pr}, {Ref: "refs/pull/1/head", Commit: main}, {Ref: "refs/pull/7/head", Commit: pr}}
 	if len(heads) != len(want) {
 		t.Fatalf("heads = %v, want %v", heads, want)
 	}
