@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
@@ -110,6 +111,9 @@ func TestApplyActionsAndHealth(t *testing.T) {
 	}
 }
 
+// TestWaitHealthyTimeoutNamesObject waits on a Deployment whose pods can
+// never be scheduled: the error names it, its kstatus status and message,
+// and the Deployment's own condition that says what is wrong.
 func TestWaitHealthyTimeoutNamesObject(t *testing.T) {
 	a := newApplier(t)
 	ctx := context.Background()
@@ -123,8 +127,17 @@ func TestWaitHealthyTimeoutNamesObject(t *testing.T) {
 		t.Fatalf("error %v, want a NotReadyError", err)
 	}
 	t.Log(err)
-	if nr.Object.String() != "Deployment/default/stuck" || nr.Status != "InProgress" || !strings.Contains(err.Error(), "after waiting 2s") {
-		t.Errorf("not-ready error = %q (%+v)", err, nr)
+	want := NotReadyError{
+		Object: ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "stuck"}, Status: "InProgress",
+		Message: "Available: 0/2; Available=False MinimumReplicasUnavailable: Deployment does not have minimum availability.",
+	}
+	if diff := cmp.Diff(want, *nr, cmpopts.IgnoreFields(NotReadyError{}, "Err")); diff != "" {
+		t.Errorf("not-ready error (-want +got):\n%s", diff)
+	}
+	for _, part := range []string{"Deployment/default/stuck not ready (InProgress): Available: 0/2", "does not have minimum availability", "still InProgress after waiting 2s"} {
+		if !strings.Contains(err.Error(), part) {
+			t.Errorf("error %q lacks %q", err, part)
+		}
 	}
 }
 

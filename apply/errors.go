@@ -35,18 +35,86 @@ func (e *ConflictError) Unwrap() error { return e.Err }
 
 // ImmutableError is a change to a field the API server does not let
 // change.
-type ImmutableError struct{ Err error }
+type ImmutableError struct {
+	// Fields are the fields the API server refused to change, as it names
+	// them (spec.selector, spec.template, spec.clusterIPs[0]), each with
+	// its reason ("field is immutable", "may not change once set").
+	Fields []ImmutableField
+	Err    error
+}
+
+// ImmutableField is one field of an ImmutableError.
+type ImmutableField struct {
+	Path   string
+	Reason string
+}
 
 func (e *ImmutableError) Error() string {
-	return fmt.Sprintf("immutable field changed (%v): annotate the object %s: \"true\" to delete and recreate it", e.Err, RecreateAnnotation)
+	var parts []string
+	for _, f := range e.Fields {
+		parts = append(parts, fmt.Sprintf("%s (%s)", f.Path, f.Reason))
+	}
+	what := "immutable field changed"
+	if len(parts) > 0 {
+		what += ": " + strings.Join(parts, ", ")
+	} else {
+		what += fmt.Sprintf(" (%v)", e.Err)
+	}
+	return what + fmt.Sprintf(": annotate the object %s: \"true\" to delete and recreate it", RecreateAnnotation)
 }
 
 func (e *ImmutableError) Unwrap() error { return e.Err }
 
+// immutablePhrases are the ways the API server's validation says a field
+// cannot change: "field is immutable" (StatefulSet selector, Job
+// template, ConfigMap data), "may not change once set" (Service
+// clusterIP), and the StatefulSet and Pod spec rules "updates to … for
+// fields other than … are forbidden", "may not change fields other than".
+var immutablePhrases = []string{"immutable", "may not change once set", "for fields other than", "may not change fields other than"}
+
+func saysImmutable(msg string) bool {
+	for _, p := range immutablePhrases {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// immutableFields returns the fields an Invalid error says cannot change,
+// and whether err is such a refusal at all. An Invalid error without
+// causes counts when its message says so; it then names no field.
+func immutableFields(err error) ([]ImmutableField, bool) {
+	var status apierrors.APIStatus
+	if !apierrors.IsInvalid(err) || !errors.As(err, &status) {
+		return nil, false
+	}
+	var fields []ImmutableField
+	if d := status.Status().Details; d != nil {
+		for _, c := range d.Causes {
+			if saysImmutable(c.Message) {
+				fields = append(fields, ImmutableField{Path: c.Field, Reason: causeReason(c.Message)})
+			}
+		}
+	}
+	return fields, len(fields) > 0 || saysImmutable(status.Status().Message)
+}
+
+// causeReason drops the "Invalid value: <the whole value>: " prefix of a
+// cause message (for a Job template, a dump of the whole pod template)
+// and keeps the reason after it.
+func causeReason(msg string) string {
+	if i := strings.LastIndex(msg, ": "); i >= 0 {
+		return msg[i+2:]
+	}
+	return msg
+}
+
 // isImmutable reports whether err is the API server refusing a change to
 // an immutable field.
 func isImmutable(err error) bool {
-	return apierrors.IsInvalid(err) && strings.Contains(err.Error(), "immutable")
+	_, ok := immutableFields(err)
+	return ok
 }
 
 // explainApplyError turns conflicts and immutable-field refusals into
@@ -66,8 +134,8 @@ func explainApplyError(err error) error {
 			return &ConflictError{Managers: managers, Err: err}
 		}
 	}
-	if isImmutable(err) {
-		return &ImmutableError{Err: err}
+	if fields, ok := immutableFields(err); ok {
+		return &ImmutableError{Fields: fields, Err: err}
 	}
 	return fmt.Errorf("server-side apply: %w", err)
 }

@@ -3,11 +3,13 @@ package apply
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 )
 
@@ -27,7 +29,7 @@ func (e *NotReadyError) Error() string {
 		msg += ": " + e.Message
 	}
 	if e.Err != nil {
-		msg += ": " + e.Err.Error()
+		msg += "; " + e.Err.Error()
 	}
 	return msg
 }
@@ -35,8 +37,11 @@ func (e *NotReadyError) Error() string {
 func (e *NotReadyError) Unwrap() error { return e.Err }
 
 // WaitHealthy waits until every object in objs is Current by kstatus:
-// Deployments rolled out, StatefulSets at their update revision, Jobs
-// complete, custom resources Ready. It returns a *NotReadyError naming the
+// Deployments rolled out, StatefulSets at their update revision,
+// DaemonSets updated and available on every node, Jobs complete (kstatus
+// alone counts a running Job as Current), custom resources Ready when
+// they have a Ready condition (one without any known condition counts as
+// Current, as kstatus decides). It returns a *NotReadyError naming the
 // first object that is not when timeout passes or ctx ends, and at once
 // when an object's status is Failed.
 func (a *Applier) WaitHealthy(ctx context.Context, objs []*unstructured.Unstructured, timeout time.Duration) error {
@@ -96,7 +101,68 @@ func (a *Applier) check(ctx context.Context, o *unstructured.Unstructured) *NotR
 		return &NotReadyError{Object: ref, Status: string(status.UnknownStatus), Err: err}
 	}
 	if res.Status == status.CurrentStatus {
+		if msg, done := jobComplete(live); !done {
+			return &NotReadyError{Object: ref, Status: string(status.InProgressStatus), Message: msg}
+		}
 		return nil
 	}
-	return &NotReadyError{Object: ref, Status: string(res.Status), Message: res.Message}
+	return &NotReadyError{Object: ref, Status: string(res.Status), Message: withConditions(res.Message, live)}
+}
+
+// negativeConditions are condition types that report trouble when True;
+// other types report trouble when False or Unknown.
+var negativeConditions = map[string]bool{"ReplicaFailure": true, "Failed": true, "FailureTarget": true, "Stalled": true, "Reconciling": true}
+
+// withConditions appends to kstatus' message (for a Deployment only
+// counts, "Available: 0/2") the object's own conditions that say what is
+// wrong, "Available=False MinimumReplicasUnavailable: Deployment does not
+// have minimum availability.", skipping any that only repeat msg.
+func withConditions(msg string, live *unstructured.Unstructured) string {
+	conds, _, _ := unstructured.NestedSlice(live.Object, "status", "conditions")
+	parts := []string{}
+	if msg != "" {
+		parts = append(parts, msg)
+	}
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		typ, _ := m["type"].(string)
+		st, _ := m["status"].(string)
+		text, _ := m["message"].(string)
+		reason, _ := m["reason"].(string)
+		if text == "" || text == msg || (st == "True") != negativeConditions[typ] {
+			continue
+		}
+		parts = append(parts, strings.TrimSpace(fmt.Sprintf("%s=%s %s", typ, st, reason))+": "+text)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// jobComplete reports whether live, when it is a Job, has completed, and
+// if not, says how far it got. kstatus counts a Job that has started as
+// Current; roleout waits for it to complete, so that a later wave can rely
+// on what the Job did (a migration, a seed). Anything but a Job is
+// complete.
+func jobComplete(live *unstructured.Unstructured) (string, bool) {
+	if live.GroupVersionKind().GroupKind() != (schema.GroupKind{Group: "batch", Kind: "Job"}) {
+		return "", true
+	}
+	conds, _, _ := unstructured.NestedSlice(live.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == "Complete" && m["status"] == "True" {
+			return "", true
+		}
+	}
+	count := func(field ...string) int64 {
+		n, _, _ := unstructured.NestedInt64(live.Object, field...)
+		return n
+	}
+	completions := count("spec", "completions")
+	if completions == 0 {
+		if completions = count("spec", "parallelism"); completions == 0 {
+			completions = 1
+		}
+	}
+	return fmt.Sprintf("Job not complete: %d of %d succeeded, %d active, %d failed",
+		count("status", "succeeded"), completions, count("status", "active"), count("status", "failed")), false
 }
