@@ -2,6 +2,8 @@ package agent
 
 import (
 	"os"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -130,6 +132,41 @@ func TestExampleAgentConfig(t *testing.T) {
 	}
 	if len(c.Apps) != 2 || c.Apps[0].Render.MaxObjects != 10000 || *c.Apps[0].Roles[1].UpgradeOrder != 2 {
 		t.Errorf("examples/agent.yaml parsed as %+v", c)
+	}
+}
+
+// TestExampleAgentConfigNamesEveryField: examples/agent.yaml is the
+// annotated reference, so every field of the configuration appears in it
+// (set or in a comment).
+func TestExampleAgentConfigNamesEveryField(t *testing.T) {
+	data, err := os.ReadFile("../examples/agent.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var missing []string
+	var walk func(reflect.Type, string)
+	walk = func(typ reflect.Type, prefix string) {
+		for typ.Kind() == reflect.Pointer || typ.Kind() == reflect.Slice {
+			typ = typ.Elem()
+		}
+		if typ.Kind() != reflect.Struct || typ.PkgPath() != reflect.TypeOf(Config{}).PkgPath() {
+			return
+		}
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "" || name == "-" {
+				continue
+			}
+			if !regexp.MustCompile(`\b` + name + `:`).Match(data) {
+				missing = append(missing, prefix+name)
+			}
+			walk(f.Type, prefix+name+".")
+		}
+	}
+	walk(reflect.TypeOf(Config{}), "")
+	if len(missing) > 0 {
+		t.Errorf("examples/agent.yaml does not name these fields: %v", missing)
 	}
 }
 
