@@ -74,7 +74,7 @@ func run(ctx context.Context, o options, w *os.File) error {
 
 	step(w, 6, steps, "done in %s", time.Since(started).Round(time.Second))
 	if o.check {
-		if err := check(ctx, o, config); err != nil {
+		if err := check(ctx, o, config, kubeconfig); err != nil {
 			return fmt.Errorf("check: %w", err)
 		}
 		fmt.Fprintln(w, "demo check passed: ordered waves, only decode rolled on the second commit, every prediction equal to the controller's")
