@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/render"
@@ -114,8 +116,58 @@ func TestPlanExamples(t *testing.T) {
 			if strings.Join(got, " ") != roles {
 				t.Errorf("roles in order = %v, want %s", got, roles)
 			}
+			if strings.HasSuffix(dir, "prod-lws") {
+				var prereqs []string
+				for _, p := range s.Prerequisites {
+					prereqs = append(prereqs, p.Kind+"/"+p.Name)
+				}
+				if !contains(prereqs, "CustomResourceDefinition/leaderworkersets.leaderworkerset.x-k8s.io") {
+					t.Errorf("prerequisites %v lack the LeaderWorkerSet CRD", prereqs)
+				}
+				decode := s.Waves[1].Roles[0].Workloads[0]
+				if decode.Kind != "LeaderWorkerSet" || decode.Predicted.TemplateRevisionHash == "" {
+					t.Errorf("decode in prod-lws = %+v, want a LeaderWorkerSet with a template-revision-hash", decode)
+				}
+			}
 		})
 	}
+	// prod runs more replicas and another image tag than dev.
+	objects := func(dir string) map[string]*unstructured.Unstructured {
+		t.Helper()
+		res, err := (&render.Renderer{}).Build(context.Background(), render.Source{Root: "../.."}, dir, render.DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]*unstructured.Unstructured{}
+		for _, o := range res.Objects {
+			out[o.GetKind()+"/"+o.GetName()] = o
+		}
+		return out
+	}
+	dev, prod := objects("examples/llm-serving/overlays/dev"), objects("examples/llm-serving/overlays/prod")
+	for _, name := range []string{"Deployment/prefill", "Deployment/decode", "Deployment/router"} {
+		dr, _, _ := unstructured.NestedInt64(dev[name].Object, "spec", "replicas")
+		pr, _, _ := unstructured.NestedInt64(prod[name].Object, "spec", "replicas")
+		if pr <= dr {
+			t.Errorf("%s: prod replicas %d, dev %d: want more in prod", name, pr, dr)
+		}
+	}
+	image := func(o *unstructured.Unstructured) string {
+		cs, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers")
+		return cs[0].(map[string]any)["image"].(string)
+	}
+	if a, b := image(dev["Deployment/decode"]), image(prod["Deployment/decode"]); a == b {
+		t.Errorf("decode runs %s in dev and prod: want another image tag in prod", a)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
 }
 
 // unreachableKubeconfig writes a kubeconfig whose cluster cannot be
