@@ -35,7 +35,7 @@ func (s *GitSource) IsAncestor(ctx context.Context, older, newer Revision) (bool
 		return false, err
 	}
 	from, target := plumbing.NewHash(newer.Commit), plumbing.NewHash(older.Commit)
-	found, complete := walkParents(repo, from, target)
+	found, complete := walkParents(repo, target, from)
 	if found || complete || newer.Ref == "" {
 		return found, nil
 	}
@@ -54,7 +54,7 @@ func (s *GitSource) IsAncestor(ctx context.Context, older, newer Revision) (bool
 		if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
 			return false, fmt.Errorf("fetch history of %s: %w", newer.Ref, s.explain(err))
 		}
-		if found, complete = walkParents(repo, from, target); found || complete {
+		if found, complete = walkParents(repo, target, from); found || complete {
 			return found, nil
 		}
 	}
@@ -62,12 +62,13 @@ func (s *GitSource) IsAncestor(ctx context.Context, older, newer Revision) (bool
 		older.Short(), newer.Ref, ErrAncestryUnknown, limit, newer.Short())
 }
 
-// walkParents looks for target among from's ancestors as far as the
-// local objects go; complete says the walk reached the roots rather than
-// a commit whose parents are not in the cache.
-func walkParents(repo *git.Repository, from, target plumbing.Hash) (found, complete bool) {
+// walkParents looks for target among the ancestors of the from commits
+// (themselves included) as far as the local objects go; complete says the
+// walk reached the roots rather than a commit whose parents are not in
+// the cache.
+func walkParents(repo *git.Repository, target plumbing.Hash, from ...plumbing.Hash) (found, complete bool) {
 	seen := map[plumbing.Hash]bool{}
-	queue := []plumbing.Hash{from}
+	queue := append([]plumbing.Hash(nil), from...)
 	complete = true
 	for len(queue) > 0 {
 		h := queue[0]

@@ -202,17 +202,15 @@ func (s *GitSource) open() (*git.Repository, error) {
 	return repo, nil
 }
 
-// fetchCommit fetches refspec (depth 1) and checks that commit arrived; a
-// pinned commit, which no ref names, is fetched with all branches.
+// fetchCommit fetches refspec at depth 1 and checks that commit arrived;
+// a pinned commit, which no ref names (an empty refspec), is fetched by
+// fetchPinned.
 func (s *GitSource) fetchCommit(ctx context.Context, repo *git.Repository, auth transport.AuthMethod, commit string, refspec gitconfig.RefSpec) error {
-	opts := &git.FetchOptions{RemoteName: "origin", RemoteURL: s.opts.URL, Auth: auth, Force: true, Tags: git.NoTags}
-	if refspec != "" {
-		opts.RefSpecs = []gitconfig.RefSpec{refspec}
-		opts.Depth = 1
-	} else {
-		opts.RefSpecs = []gitconfig.RefSpec{"+refs/heads/*:refs/remotes/origin/*"}
+	if refspec == "" {
+		return s.fetchPinned(ctx, repo, auth, plumbing.NewHash(commit))
 	}
-	err := repo.FetchContext(ctx, opts)
+	err := repo.FetchContext(ctx, &git.FetchOptions{RemoteName: "origin", RemoteURL: s.opts.URL, Auth: auth,
+		RefSpecs: []gitconfig.RefSpec{refspec}, Depth: 1, Force: true, Tags: git.NoTags})
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
 		return err
 	}

@@ -289,6 +289,29 @@ func TestPlanFromGit(t *testing.T) {
 			}
 		})
 	}
+	t.Run("the branch then its parent commit from one cache", func(t *testing.T) {
+		// No branch or tag names parent: the branch plan leaves a depth-1
+		// cache of child, which lacks parent.
+		_, repo, parent := newSourceRepo(t)
+		child, err := repo.Commit("main", "a readme", map[string]string{"apps/web/README.md": "web\n"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		config := writeConfig(t, repo.URL(), "- {name: web, path: apps/web, kubeconfig: "+unreachableKubeconfig(t)+"}\n")
+		for _, step := range []struct{ ref, wantRev string }{
+			{"", "main@sha1:" + child},
+			{parent, "sha1:" + parent},
+		} {
+			args := []string{"plan", "--config", config, "--app", "web"}
+			if step.ref != "" {
+				args = append(args, "--ref", step.ref)
+			}
+			code, out, errOut := cli(args...)
+			if code != exitOK || !strings.Contains(out, "plan for app web at "+step.wantRev) {
+				t.Errorf("%v: exit %d, %s; want a plan naming %s:\n%s", args[1:], code, errOut, step.wantRev, out)
+			}
+		}
+	})
 }
 
 // TestRenderFromGit renders app web from git as YAML grouped by wave and
