@@ -99,7 +99,7 @@ func New(cfg *Config, restCfg *rest.Config, log logrus.FieldLogger) (*Agent, err
 		Renderer:     &kustomizeRenderer{},
 		Planner:      rolePlanner{},
 		Applier:      applier,
-		Status:       sources.NewStatusBranch(statusOptions(cfg)),
+		Status:       sources.NewStatusBranch(StatusOptions(cfg)),
 		PullRequests: gitPullRequests{src: src},
 	}, log), nil
 }
@@ -147,8 +147,12 @@ func sourceOptions(cfg *Config) sources.Options {
 	return o
 }
 
-// statusOptions returns the status branch of cfg.
-func statusOptions(cfg *Config) sources.StatusOptions {
+// StatusOptions returns the options of cfg's status branch as the agent
+// writes it: the source's URL and credentials, the configured branch,
+// author and signing key, and the merge hook that keeps both sides'
+// history records when a push races another writer. Programs that wire
+// an Agent with NewWithDeps use it to get the same status branch.
+func StatusOptions(cfg *Config) sources.StatusOptions {
 	return sources.StatusOptions{
 		URL: cfg.Source.URL, Auth: credentials(cfg), Branch: cfg.Status.Branch,
 		AuthorName: cfg.Status.Author.Name, AuthorEmail: cfg.Status.Author.Email,

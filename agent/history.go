@@ -175,7 +175,7 @@ func History(ctx context.Context, cfg *Config, appName string) (*HistoryReport, 
 	if err != nil {
 		return nil, err
 	}
-	prev, err := loadPrevious(ctx, sources.NewStatusBranch(statusOptions(cfg)), app.Name)
+	prev, err := loadPrevious(ctx, sources.NewStatusBranch(StatusOptions(cfg)), app.Name)
 	if err != nil {
 		return nil, err
 	}

@@ -90,7 +90,7 @@ func planFromGit(ctx context.Context, cfg *Config, appName, ref string, applier 
 	if err != nil {
 		return nil, sources.Revision{}, nil, err
 	}
-	prev, err := loadPrevious(ctx, sources.NewStatusBranch(statusOptions(cfg)), app.Name)
+	prev, err := loadPrevious(ctx, sources.NewStatusBranch(StatusOptions(cfg)), app.Name)
 	if err != nil {
 		return nil, snap.Revision, nil, err
 	}

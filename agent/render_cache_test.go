@@ -88,7 +88,7 @@ apps: [{name: web, path: apps/web}]
 	renderer := &kustomizeRenderer{}
 	applier := &fakeApplier{}
 	a := NewWithDeps(cfg, Deps{Fetcher: src, Renderer: renderer, Planner: rolePlanner{}, Applier: applier,
-		Status: sources.NewStatusBranch(statusOptions(cfg))}, quietLogger())
+		Status: sources.NewStatusBranch(StatusOptions(cfg))}, quietLogger())
 	ctx := context.Background()
 	if err := a.RunOnce(ctx); err != nil {
 		t.Fatal(err)

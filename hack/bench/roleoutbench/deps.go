@@ -255,10 +255,7 @@ func newBenchAgent(cfg *agent.Config, restCfg *rest.Config, log logrus.FieldLogg
 	if b.applier, err = apply.New(rc, applyOpts); err != nil {
 		return nil, err
 	}
-	status := sources.NewStatusBranch(sources.StatusOptions{
-		URL: cfg.Source.URL, Branch: cfg.Status.Branch,
-		AuthorName: cfg.Status.Author.Name, AuthorEmail: cfg.Status.Author.Email,
-	})
+	status := sources.NewStatusBranch(agent.StatusOptions(cfg))
 	b.Agent = agent.NewWithDeps(cfg, agent.Deps{
 		Fetcher:  timedFetcher{Fetcher: src, clk: b.clk},
 		Renderer: b.renderer,
