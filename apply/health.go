@@ -43,7 +43,9 @@ func (e *NotReadyError) Unwrap() error { return e.Err }
 // they have a Ready condition (one without any known condition counts as
 // Current, as kstatus decides). It returns a *NotReadyError naming the
 // first object that is not when timeout passes or ctx ends, and at once
-// when an object's status is Failed.
+// when an object's status is Failed. For a workload, the error also says
+// what its first pod that is not ready reports (unschedulable, an image
+// that cannot be pulled), when roleout may list pods.
 func (a *Applier) WaitHealthy(ctx context.Context, objs []*unstructured.Unstructured, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	pending := append([]*unstructured.Unstructured(nil), objs...)
@@ -58,6 +60,7 @@ func (a *Applier) WaitHealthy(ctx context.Context, objs []*unstructured.Unstruct
 				continue
 			}
 			if nr.Status == string(status.FailedStatus) {
+				nr.Message = joinMessages(nr.Message, a.podHint(ctx, o))
 				return nr
 			}
 			if notReady == nil {
@@ -70,6 +73,7 @@ func (a *Applier) WaitHealthy(ctx context.Context, objs []*unstructured.Unstruct
 		}
 		pending = still
 		if time.Now().After(deadline) {
+			notReady.Message = joinMessages(notReady.Message, a.podHint(ctx, still[0]))
 			notReady.Err = fmt.Errorf("still %s after waiting %s", notReady.Status, timeout)
 			return notReady
 		}

@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -52,7 +53,7 @@ spec:
 		timeout time.Duration
 		// check reads the live object after a successful wait.
 		check   func(t *testing.T, live *unstructured.Unstructured)
-		wantErr string
+		wantErr string // a regular expression
 	}{
 		{name: "a Job that completes", yaml: job("seed", ""), timeout: time.Minute, check: func(t *testing.T, live *unstructured.Unstructured) {
 			if got := fieldString(live, "status", "succeeded"); got != "1" {
@@ -61,7 +62,8 @@ spec:
 		}},
 		{
 			name: "a Job that never completes", yaml: job("seed-stuck", "no-such-node: 'true'"), timeout: 3 * time.Second,
-			wantErr: "Job/default/seed-stuck not ready (InProgress): Job not complete: 0 of 1 succeeded, 1 active, 0 failed; still InProgress after waiting 3s",
+			wantErr: `^Job/default/seed-stuck not ready \(InProgress\): Job not complete: 0 of 1 succeeded, 1 active, 0 failed; ` +
+				`pod seed-stuck-[a-z0-9]+: PodScheduled=False Unschedulable: 0/2 nodes are available: .*; still InProgress after waiting 3s$`,
 		},
 		{name: "a DaemonSet", yaml: daemonSet("agent:1"), timeout: time.Minute, check: checkDaemonSet("agent:1")},
 		{name: "a DaemonSet update", yaml: daemonSet("agent:2"), timeout: time.Minute, check: checkDaemonSet("agent:2")},
@@ -75,8 +77,8 @@ spec:
 			err := a.WaitHealthy(ctx, []*unstructured.Unstructured{o}, tc.timeout)
 			if tc.wantErr != "" {
 				var nr *NotReadyError
-				if !errors.As(err, &nr) || err.Error() != tc.wantErr {
-					t.Errorf("error %v, want a NotReadyError %q", err, tc.wantErr)
+				if !errors.As(err, &nr) || !regexp.MustCompile(tc.wantErr).MatchString(err.Error()) {
+					t.Errorf("error %v, want a NotReadyError matching %s", err, tc.wantErr)
 				}
 				return
 			}
@@ -183,6 +185,34 @@ spec:
 			}
 			if got != tc.want {
 				t.Errorf("wait: %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestPodTrouble reads what a pod that is not ready says, from statuses a
+// kubelet writes (kwok runs no containers, so image pulls and crashes are
+// not seen on the test cluster).
+func TestPodTrouble(t *testing.T) {
+	tests := []struct{ name, status, want string }{
+		{
+			name:   "an image that cannot be pulled",
+			status: `{phase: Pending, conditions: [{type: Ready, status: "False", reason: ContainersNotReady, message: "containers with unready status: [api]"}, {type: PodScheduled, status: "True"}], containerStatuses: [{name: api, state: {waiting: {reason: ImagePullBackOff, message: "Back-off pulling image \"api:9\""}}}]}`,
+			want:   `Ready=False ContainersNotReady: containers with unready status: [api]; container api ImagePullBackOff: Back-off pulling image "api:9"`,
+		},
+		{
+			name:   "a crash",
+			status: `{phase: Running, containerStatuses: [{name: api, state: {waiting: {reason: CrashLoopBackOff}}, lastState: {terminated: {reason: Error, exitCode: 1}}}]}`,
+			want:   "container api CrashLoopBackOff",
+		},
+		{name: "ready", status: `{phase: Running, conditions: [{type: Ready, status: "True"}], containerStatuses: [{name: api, state: {running: {}}}]}`},
+		{name: "succeeded", status: `{phase: Succeeded, containerStatuses: [{name: seed, state: {terminated: {reason: Completed, exitCode: 0}}}]}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := obj(t, "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nstatus: "+tc.status+"\n")
+			if diff := cmp.Diff(tc.want, podTrouble(pod)); diff != "" {
+				t.Errorf("pod trouble (-want +got):\n%s", diff)
 			}
 		})
 	}
