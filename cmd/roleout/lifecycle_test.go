@@ -2,18 +2,21 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
 )
@@ -29,8 +32,9 @@ func shopFile(t *testing.T, name string) string {
 }
 
 // TestLifecycle drives the shop app (a CRD, three waves, a Secret and a
-// custom resource) through install, diff, prune, rollback, a broken render
-// and a wave that never gets healthy, against the test cluster.
+// custom resource) through install, diff (exit 0, 1 and 2), prune,
+// upgrade, rollback, a broken render and a wave that never gets healthy,
+// against the test cluster.
 func TestLifecycle(t *testing.T) {
 	cs, err := kubernetes.NewForConfig(testcluster.Require(t, cluster).Config)
 	if err != nil {
@@ -82,14 +86,14 @@ func TestLifecycle(t *testing.T) {
 	})
 
 	t.Run("install across three waves with a CRD and its CR", func(t *testing.T) {
+		since := len(roleoutWritesLog(t))
 		runOnce(t, exitOK)
-		widgets := schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}
-		dyn, err := dynamic.NewForConfig(cluster.Config)
-		if err != nil {
-			t.Fatal(err)
+		want := []string{"prerequisites", "db", "api", "front"}
+		if diff := cmp.Diff(want, shopWriteOrder(t, since)); diff != "" {
+			t.Errorf("order of roleout's writes to the shop objects (-want +got):\n%s", diff)
 		}
-		if _, err := dyn.Resource(widgets).Namespace("shop").Get(ctx, "api-widget", metav1.GetOptions{}); err != nil {
-			t.Errorf("the custom resource was not applied: %v", err)
+		if got := widgetSize(t); got != 3 {
+			t.Errorf("Widget api-widget spec.size = %d, want 3", got)
 		}
 		if out := diff(t, exitOK); !strings.Contains(out, "no changes") {
 			t.Errorf("diff right after the rollout:\n%s", out)
@@ -99,13 +103,40 @@ func TestLifecycle(t *testing.T) {
 		}
 	})
 
+	t.Run("diff exits 2 on an error", func(t *testing.T) {
+		tests := []struct {
+			name    string
+			args    []string
+			wantErr string
+		}{
+			{"an unreachable cluster", []string{"--app", "shop", "--kubeconfig", unreachableKubeconfig(t)}, "connection refused"},
+			{"an unknown app", []string{"--app", "nope"}, "nope"},
+		}
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				code, out, errOut := cli(append([]string{"diff", "--config", config}, tc.args...)...)
+				allOutput.WriteString(out + errOut)
+				if code != exitError || !strings.Contains(errOut, tc.wantErr) {
+					t.Errorf("diff exit %d, stderr %q; want %d and %q", code, errOut, exitError, tc.wantErr)
+				}
+				t.Logf("diff %s: %s", tc.name, errOut)
+			})
+		}
+	})
+
 	t.Run("a changed Secret and a removed object", func(t *testing.T) {
 		foreign := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "foreign", Namespace: "shop"}}
 		if _, err := cs.CoreV1().ConfigMaps("shop").Create(ctx, foreign, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
+		// front-legacy is in the inventory, but someone gave it to another
+		// app: when it leaves git it is not roleout's to delete.
+		relabel := []byte(`{"metadata":{"labels":{"roleout.dev/app":"someone-else"}}}`)
+		if _, err := cs.CoreV1().ConfigMaps("shop").Patch(ctx, "front-legacy", types.MergePatchType, relabel, metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
 		front := shopFile(t, "front.yaml")
-		commit(t, "new password, no front-config", map[string]string{
+		commit(t, "new password, no front-config, no front-legacy", map[string]string{
 			"apps/shop/db.yaml":    strings.Replace(shopFile(t, "db.yaml"), "Tr0ub4dor-first", "Tr0ub4dor-second", 1),
 			"apps/shop/front.yaml": front[:strings.Index(front, "---")],
 		})
@@ -120,28 +151,39 @@ func TestLifecycle(t *testing.T) {
 				t.Errorf("diff %v shows the Secret's value:\n%s", offline, out)
 			}
 		}
-		if out := diff(t, exitChanges); !strings.Contains(out, "delete ConfigMap/shop/front-config") {
-			t.Errorf("diff does not announce the prune:\n%s", out)
-		} else {
-			t.Logf("diff before the second rollout:\n%s", out)
+		out := diff(t, exitChanges)
+		if !strings.Contains(out, "delete ConfigMap/shop/front-config") || strings.Contains(out, "front-legacy") {
+			t.Errorf("diff does not announce the prune of front-config alone:\n%s", out)
 		}
-		runOnce(t, exitOK)
+		logs := runOnce(t, exitOK)
+		if !strings.Contains(logs, "prune skipped: not labelled roleout.dev/app=shop") {
+			t.Errorf("the logs do not say why front-legacy was not pruned:\n%s", logs)
+		}
 		if _, err := cs.CoreV1().ConfigMaps("shop").Get(ctx, "front-config", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 			t.Errorf("front-config left git but is still there: %v", err)
 		}
-		if _, err := cs.CoreV1().ConfigMaps("shop").Get(ctx, "foreign", metav1.GetOptions{}); err != nil {
-			t.Errorf("an object roleout did not apply was deleted: %v", err)
+		for _, name := range []string{"foreign", "front-legacy"} {
+			if _, err := cs.CoreV1().ConfigMaps("shop").Get(ctx, name, metav1.GetOptions{}); err != nil {
+				t.Errorf("ConfigMap %s does not carry roleout.dev/app=shop but was deleted: %v", name, err)
+			}
 		}
 	})
 
-	t.Run("rollback reuses the old ReplicaSet", func(t *testing.T) {
+	t.Run("upgrade and rollback reuse the old ReplicaSet and restore the custom resource", func(t *testing.T) {
 		first := apiReplicaSet(t, cs)
-		commit(t, "api 2.0", map[string]string{"apps/shop/api.yaml": strings.Replace(shopFile(t, "api.yaml"), "api:1.0", "api:2.0", 1)})
+		api := strings.Replace(shopFile(t, "api.yaml"), "api:1.0", "api:2.0", 1)
+		commit(t, "api 2.0, a bigger widget", map[string]string{"apps/shop/api.yaml": strings.Replace(api, "size: 3", "size: 5", 1)})
 		runOnce(t, exitOK)
 		if second := apiReplicaSet(t, cs); second == first {
 			t.Fatalf("api 2.0 kept ReplicaSet %s", first)
 		}
+		if got := widgetSize(t); got != 5 {
+			t.Errorf("after the upgrade Widget api-widget spec.size = %d, want 5", got)
+		}
+		revs := roleRevisions(t, config, "api")
+		rev1, rev2 := revs[1], revs[2]
 		code, _, logs := cli("rollback", "--config", config, "--app", "shop", "--role", "api", "--to-revision", "1")
+		allOutput.WriteString(logs)
 		if code != exitOK {
 			t.Fatalf("rollback exit %d:\n%s", code, logs)
 		}
@@ -152,10 +194,26 @@ func TestLifecycle(t *testing.T) {
 		if err != nil || len(list.Items) != 2 {
 			t.Errorf("api ReplicaSets = %d (%v), want 2: the old one reused, no third", len(list.Items), err)
 		}
+		if got := widgetSize(t); got != 3 {
+			t.Errorf("after the rollback Widget api-widget spec.size = %d, want 3", got)
+		}
+		// Revision 1's template becomes revision 3 (max+1), in status and in
+		// history.
+		if st := statusRole(readStatus(t, repo, "shop"), "api"); st == nil || st.Revision != 3 || st.RevisionName != rev1 {
+			t.Errorf("status of role api after the rollback: %+v, want revision 3 named %s", st, rev1)
+		}
+		if diff := cmp.Diff(map[int64]string{2: rev2, 3: rev1}, roleRevisions(t, config, "api")); diff != "" {
+			t.Errorf("api revisions in history (-want +got):\n%s", diff)
+		}
+		if got := lastRollout(t, config, "api"); got != "rollback api rev 3 "+rev1+" rollback" {
+			t.Errorf("last rollout in history: %q, want the rollback of api to rev 3", got)
+		}
 	})
 
 	t.Run("a broken render applies and prunes nothing", func(t *testing.T) {
-		commit(t, "broken", map[string]string{"apps/shop/kustomization.yaml": strings.Replace(shopFile(t, "kustomization.yaml"), "- front.yaml", "- front.yaml\n- missing.yaml", 1)})
+		// One commit takes front out of the overlay and breaks the render:
+		// front stays.
+		commit(t, "broken, and no front", map[string]string{"apps/shop/kustomization.yaml": strings.Replace(shopFile(t, "kustomization.yaml"), "- front.yaml", "- missing.yaml", 1)})
 		logs := runOnce(t, exitError)
 		if !strings.Contains(logs, "missing.yaml") {
 			t.Errorf("the error does not name the missing file:\n%s", logs)
@@ -163,16 +221,28 @@ func TestLifecycle(t *testing.T) {
 		if _, err := cs.AppsV1().Deployments("shop").Get(ctx, "front", metav1.GetOptions{}); err != nil {
 			t.Errorf("front was deleted after a render error: %v", err)
 		}
+		code, out, errOut := cli("diff", "--config", config, "--app", "shop")
+		allOutput.WriteString(out + errOut)
+		if code != exitError || !strings.Contains(errOut, "missing.yaml") {
+			t.Errorf("diff of a broken overlay: exit %d, stderr %q; want %d naming missing.yaml", code, errOut, exitError)
+		}
+		t.Logf("diff of a broken overlay: %s", errOut)
 	})
 
 	t.Run("no Secret value in anything roleout wrote", func(t *testing.T) {
-		for _, secret := range []string{"Tr0ub4dor-first", "Tr0ub4dor-second"} {
-			if strings.Contains(allOutput.String(), secret) {
-				t.Errorf("a log, summary or diff shows %q", secret)
-			}
-			hits, err := repo.Grep("roleout/status", secret)
-			if err != nil || len(hits) > 0 {
-				t.Errorf("the status branch holds %q: %v %v", secret, hits, err)
+		revisions := clusterRevisionsJSON(t, cs)
+		for _, plain := range []string{"Tr0ub4dor-first", "Tr0ub4dor-second"} {
+			for _, secret := range []string{plain, base64.StdEncoding.EncodeToString([]byte(plain))} {
+				if strings.Contains(allOutput.String(), secret) {
+					t.Errorf("a log, summary or diff shows %q", secret)
+				}
+				hits, err := repo.Grep("roleout/status", secret)
+				if err != nil || len(hits) > 0 {
+					t.Errorf("the status branch holds %q: %v %v", secret, hits, err)
+				}
+				if strings.Contains(revisions, secret) {
+					t.Errorf("the role revisions roleout keeps in the cluster hold %q", secret)
+				}
 			}
 		}
 		if hits, _ := repo.Grep("roleout/status", "masked:sha256:"); len(hits) == 0 {
@@ -187,8 +257,14 @@ func TestLifecycle(t *testing.T) {
 			"apps/shop/front.yaml":         shopFile(t, "front.yaml") + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: front-new, annotations: {roleout.dev/role: front}}\n",
 		})
 		logs := runOnce(t, exitError)
-		if !strings.Contains(logs, "Deployment/shop/db not ready") {
-			t.Errorf("the error does not name the unhealthy object:\n%s", logs)
+		// The object, kstatus' message, and why: its new pod cannot be
+		// scheduled. Status records the same reason for the role.
+		notReady := regexp.MustCompile(`Deployment/shop/db not ready \(InProgress\): Pending termination: 1; pod db-[a-z0-9]+-[a-z0-9]+: PodScheduled=False Unschedulable: 0/2 nodes are available: 2 node\(s\) didn't match Pod's node affinity/selector\.`)
+		if !notReady.MatchString(logs) {
+			t.Errorf("the error does not name the unhealthy object and its condition (%s):\n%s", notReady, logs)
+		}
+		if st := statusRole(readStatus(t, repo, "shop"), "db"); st == nil || st.Result != agent.RoleFailed || !notReady.MatchString(st.Message) {
+			t.Errorf("status of role db: %+v, want failed with %s", st, notReady)
 		}
 		if _, err := cs.CoreV1().ConfigMaps("shop").Get(ctx, "front-new", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 			t.Errorf("a later wave's object was applied after an unhealthy wave: %v", err)
