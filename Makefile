@@ -32,7 +32,7 @@ test-faults: cluster-bins
 	$(GO) test -count=1 -timeout 15m -run 'TestFault' -v ./cmd/roleout
 
 FUZZTIME ?= 2m
-FUZZ_TARGETS := agent:FuzzParseConfig agent:FuzzParseStatus render:FuzzNewPlan
+FUZZ_TARGETS := agent:FuzzParseConfig agent:FuzzParseStatus render:FuzzNewPlan render:FuzzRoleAnnotations
 
 ## fuzz: run every fuzz target for FUZZTIME (default 2m; make test runs 5s each)
 fuzz:
