@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -137,45 +136,6 @@ func TestResumeAfterKill(t *testing.T) {
 	}
 }
 
-// imageEvent is one watch event of a Deployment: its image, and whether
-// that image was rolled out and available.
-type imageEvent struct {
-	name, image string
-	available   bool
-}
-
-// watchImages records the Deployment events of namespace ns in etcd's
-// order until the returned function is called.
-func watchImages(t *testing.T, cs kubernetes.Interface, ns string) func() []imageEvent {
-	t.Helper()
-	w, err := cs.AppsV1().Deployments(ns).Watch(context.Background(), metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var events []imageEvent
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for ev := range w.ResultChan() {
-			d, ok := ev.Object.(*appsv1.Deployment)
-			if !ok {
-				continue
-			}
-			available := false
-			for _, c := range d.Status.Conditions {
-				available = available || (c.Type == appsv1.DeploymentAvailable && c.Status == "True" &&
-					d.Status.UpdatedReplicas == *d.Spec.Replicas && d.Status.ObservedGeneration == d.Generation)
-			}
-			events = append(events, imageEvent{name: d.Name, image: d.Spec.Template.Spec.Containers[0].Image, available: available})
-		}
-	}()
-	return func() []imageEvent {
-		w.Stop()
-		<-done
-		return events
-	}
-}
-
 // TestNewCommitDuringWave1 pushes a new commit while wave 1 of a
 // three-wave rollout runs: wave 1 finishes, then the agent plans again
 // from the new commit; the later waves go straight to it, in order, and
@@ -190,7 +150,7 @@ func TestNewCommitDuringWave1(t *testing.T) {
 	if _, err := repo.Commit("main", "slow waves", slowWaves(ns, "v1")); err != nil {
 		t.Fatal(err)
 	}
-	events := watchImages(t, cs, ns)
+	events := watchDeployments(t, cs, ns)
 	var out syncBuffer
 	cmd := startRoleout(t, &out, "run", "--config", config)
 	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
@@ -238,7 +198,7 @@ func indexOf(list []string, s string) int {
 
 // availableBefore reports whether Deployment name was available at an
 // image ending in suffix in one of evs.
-func availableBefore(evs []imageEvent, name, suffix string) bool {
+func availableBefore(evs []deploymentEvent, name, suffix string) bool {
 	for _, ev := range evs {
 		if ev.name == name && ev.available && strings.HasSuffix(ev.image, suffix) {
 			return true

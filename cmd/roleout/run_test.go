@@ -327,11 +327,12 @@ func statusLog(repo *testgit.Repo) ([]string, error) {
 	return out, err
 }
 
-// deploymentEvent is one watch event of a Deployment.
+// deploymentEvent is one watch event of a Deployment: its first
+// container's image, and whether that template was rolled out and
+// available.
 type deploymentEvent struct {
-	typ       string
-	name      string
-	available bool
+	typ, name, image string
+	available        bool
 }
 
 // watchDeployments records the Deployment events of namespace ns, in the
@@ -357,7 +358,7 @@ func watchDeployments(t *testing.T, cs kubernetes.Interface, ns string) func() [
 				available = available || (c.Type == appsv1.DeploymentAvailable && c.Status == "True" &&
 					d.Status.UpdatedReplicas == *d.Spec.Replicas && d.Status.ObservedGeneration == d.Generation)
 			}
-			events = append(events, deploymentEvent{typ: string(ev.Type), name: d.Name, available: available})
+			events = append(events, deploymentEvent{typ: string(ev.Type), name: d.Name, image: d.Spec.Template.Spec.Containers[0].Image, available: available})
 		}
 	}()
 	return func() []deploymentEvent {
