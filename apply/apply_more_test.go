@@ -11,7 +11,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -27,14 +29,17 @@ func clientset(t *testing.T) kubernetes.Interface {
 func TestApplyConflictAndForce(t *testing.T) {
 	a := newApplier(t)
 	ctx := context.Background()
-	other, err := New(cluster.Config, Options{FieldManager: "other-team"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	cm := func(level string) *unstructured.Unstructured {
 		return obj(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: contested, namespace: default}\ndata: {level: "+level+"}\n")
 	}
-	if _, err := other.Apply(ctx, []*unstructured.Unstructured{cm("debug")}, ApplyOptions{}); err != nil {
+	// The other team applies with its own tool (no roleout stamp), as
+	// kubectl apply --server-side would.
+	dyn, err := dynamic.NewForConfig(cluster.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	configMaps := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace("default")
+	if _, err := configMaps.Apply(ctx, "contested", cm("debug"), metav1.ApplyOptions{FieldManager: "other-team"}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = a.Apply(ctx, []*unstructured.Unstructured{cm("info")}, ApplyOptions{})
