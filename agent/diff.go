@@ -118,6 +118,13 @@ func (r *DiffReport) addStep(s StepDiff) {
 // left git and would be deleted are listed too.
 func DiffLive(ctx context.Context, applier Applier, app AppConfig, plan *render.Plan) (*DiffReport, error) {
 	rep := &DiffReport{App: app.Name}
+	// One read first: an unreachable cluster is one error, not one per
+	// object.
+	if first := firstObject(plan); first != nil {
+		if _, err := applier.Live(ctx, apply.RefOf(first)); err != nil {
+			return nil, fmt.Errorf("read the cluster: %w", err)
+		}
+	}
 	opts := apply.DiffOptions{
 		ApplyOptions: apply.ApplyOptions{Force: app.Force, Labels: map[string]string{AppLabel: app.Name}},
 		PendingKinds: crdKinds(plan.Prerequisites), PendingNamespaces: map[string]bool{},
@@ -169,6 +176,20 @@ func observeWorkloadsOf(ctx context.Context, applier Applier, role *render.Role)
 		return map[apply.ObjectRef]apply.ObserveResult{}
 	}
 	return applier.ObserveAll(ctx, objs)
+}
+
+// firstObject returns the plan's first object in apply order, nil when it
+// has none.
+func firstObject(plan *render.Plan) *unstructured.Unstructured {
+	if len(plan.Prerequisites) > 0 {
+		return plan.Prerequisites[0]
+	}
+	for _, r := range plan.Roles() {
+		if len(r.Objects) > 0 {
+			return r.Objects[0]
+		}
+	}
+	return nil
 }
 
 // crdKinds returns the kinds the CRDs among objs define.

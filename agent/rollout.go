@@ -159,8 +159,14 @@ func (r *rollout) commitMessage(app string, err error) string {
 		what = "role " + moved[0]
 	case len(moved) > 1:
 		what = "roles " + strings.Join(moved, ", ")
-	case err == nil:
+	case err == nil && len(r.pruned) == 0:
 		what = "unchanged"
+	}
+	if len(r.pruned) > 0 {
+		if what != "" {
+			what += "; "
+		}
+		what += fmt.Sprintf("pruned %d object(s)", len(r.pruned))
 	}
 	if err != nil {
 		if what != "" {

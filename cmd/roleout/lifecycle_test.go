@@ -119,6 +119,9 @@ func TestLifecycle(t *testing.T) {
 				if code != exitError || !strings.Contains(errOut, tc.wantErr) {
 					t.Errorf("diff exit %d, stderr %q; want %d and %q", code, errOut, exitError, tc.wantErr)
 				}
+				if n := strings.Count(errOut, tc.wantErr); n != 1 {
+					t.Errorf("diff says %q %d times; want one error, not one per object:\n%s", tc.wantErr, n, errOut)
+				}
 				t.Logf("diff %s: %s", tc.name, errOut)
 			})
 		}
