@@ -42,7 +42,9 @@ func predictLeaderWorkerSet(o *unstructured.Unstructured, opts PredictOptions) (
 	if err := json.Unmarshal(data, &lws); err != nil {
 		return Prediction{}, fmt.Errorf("decode as a LeaderWorkerSet: %w", err)
 	}
-	ctx := context.Background()
+	// lws' functions take a context; nothing here does I/O or waits (the
+	// client is in memory), so prediction stays a pure function.
+	ctx := context.TODO()
 	if err := (&lwswebhooks.LeaderWorkerSetWebhook{}).Default(ctx, &lws); err != nil {
 		return Prediction{}, fmt.Errorf("apply the LeaderWorkerSet webhook's defaults: %w", err)
 	}
