@@ -54,7 +54,7 @@ type HTTPConfig struct {
 // ApplyConfig tunes server-side apply for every app.
 type ApplyConfig struct {
 	// Concurrency bounds the objects applied at once within a wave.
-	// Default 8; client QPS and burst are raised to match.
+	// Default 16; client QPS and burst are raised to match.
 	Concurrency int `json:"concurrency,omitempty"`
 	// Events records a Kubernetes Event on every workload a rollout
 	// changes (reason RolledOut, with the role, revision and predicted and

@@ -52,7 +52,7 @@ func (c *Config) validate() error {
 		add("concurrency", "must be between 1 and 64 apps at once, got %d", c.Concurrency)
 	}
 	if c.Apply.Concurrency < 0 || c.Apply.Concurrency > 256 {
-		add("apply.concurrency", "must be between 1 and 256 (0 takes the default 8), got %d", c.Apply.Concurrency)
+		add("apply.concurrency", "must be between 1 and 256 (0 takes the default 16), got %d", c.Apply.Concurrency)
 	}
 	if len(c.Apps) == 0 {
 		add("apps", "at least one app is required")

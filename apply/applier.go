@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 )
@@ -31,10 +32,10 @@ type Options struct {
 	PollInterval time.Duration
 }
 
-// DefaultOptions returns field manager roleout, 8 objects at once and a
+// DefaultOptions returns field manager roleout, 16 objects at once and a
 // 500ms health poll.
 func DefaultOptions() Options {
-	return Options{FieldManager: FieldManager, Concurrency: 8, PollInterval: 500 * time.Millisecond}
+	return Options{FieldManager: FieldManager, Concurrency: 16, PollInterval: 500 * time.Millisecond}
 }
 
 // Applier applies objects to one cluster with server-side apply through a
@@ -42,6 +43,9 @@ func DefaultOptions() Options {
 type Applier struct {
 	opts   Options
 	client dynamic.Interface
+	// meta reads objects' metadata only: what Apply needs to know of
+	// the live objects it replaces.
+	meta   metadata.Interface
 	mapper *restmapper.DeferredDiscoveryRESTMapper
 }
 
@@ -71,6 +75,10 @@ func New(cfg *rest.Config, opts Options) (*Applier, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create cluster client: %w", err)
 	}
+	meta, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("create cluster client: %w", err)
+	}
 	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("create discovery client: %w", err)
@@ -78,6 +86,7 @@ func New(cfg *rest.Config, opts Options) (*Applier, error) {
 	return &Applier{
 		opts:   opts,
 		client: client,
+		meta:   meta,
 		mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc)),
 	}, nil
 }
@@ -102,7 +111,13 @@ type ApplyOptions struct {
 // failed objects' errors; objects that succeeded stay applied.
 func (a *Applier) Apply(ctx context.Context, objs []*unstructured.Unstructured, opts ApplyOptions) ([]Result, error) {
 	results := make([]Result, len(objs))
-	live := a.prefetch(ctx, objs)
+	// Applying needs only the live objects' metadata (existence, version,
+	// applied hash); a dry run returns the live objects for diffs.
+	detail := metadataOnly
+	if opts.DryRun {
+		detail = fullObjects
+	}
+	live := a.prefetch(ctx, objs, detail)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(a.opts.Concurrency)
 	for i, o := range objs {
@@ -185,15 +200,21 @@ func (a *Applier) applyOne(ctx context.Context, in *unstructured.Unstructured, o
 }
 
 // before returns the live object o would replace: from the prefetched
-// lists when its group was listed, else with a GET; nil when it does not
-// exist.
+// lists when its group was listed, else with a GET (of the object, or of
+// its metadata when live holds metadata); nil when it does not exist.
 func (a *Applier) before(ctx context.Context, ri dynamic.ResourceInterface, o *unstructured.Unstructured, live *liveSet) (*unstructured.Unstructured, error) {
 	if k, ok := a.groupKey(o); ok {
 		if got, listed := live.lookup(k, o.GetName()); listed {
 			return got, nil
 		}
 	}
-	got, err := ri.Get(ctx, o.GetName(), metav1.GetOptions{})
+	var got *unstructured.Unstructured
+	var err error
+	if live != nil && live.detail == metadataOnly {
+		got, err = a.getMetadata(ctx, o)
+	} else {
+		got, err = ri.Get(ctx, o.GetName(), metav1.GetOptions{})
+	}
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
@@ -204,6 +225,32 @@ func (a *Applier) before(ctx context.Context, ri dynamic.ResourceInterface, o *u
 // namespace that a cluster-scoped kind cannot have. A kind the mapper
 // does not know (a CRD installed a moment ago) triggers one rediscovery.
 func (a *Applier) resource(o *unstructured.Unstructured) (dynamic.ResourceInterface, error) {
+	m, err := a.mapping(o)
+	if err != nil {
+		return nil, err
+	}
+	if m.Scope.Name() == meta.RESTScopeNameRoot {
+		o.SetNamespace("")
+		return a.client.Resource(m.Resource), nil
+	}
+	return a.client.Resource(m.Resource).Namespace(o.GetNamespace()), nil
+}
+
+// metadataResource is resource for the metadata client.
+func (a *Applier) metadataResource(o *unstructured.Unstructured) (metadata.ResourceInterface, error) {
+	m, err := a.mapping(o)
+	if err != nil {
+		return nil, err
+	}
+	if m.Scope.Name() == meta.RESTScopeNameRoot {
+		return a.meta.Resource(m.Resource), nil
+	}
+	return a.meta.Resource(m.Resource).Namespace(o.GetNamespace()), nil
+}
+
+// mapping returns o's REST mapping, rediscovering once for an unknown
+// kind.
+func (a *Applier) mapping(o *unstructured.Unstructured) (*meta.RESTMapping, error) {
 	gvk := o.GroupVersionKind()
 	m, err := a.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if meta.IsNoMatchError(err) {
@@ -213,11 +260,7 @@ func (a *Applier) resource(o *unstructured.Unstructured) (dynamic.ResourceInterf
 	if err != nil {
 		return nil, fmt.Errorf("find the API resource for %s: %w", gvk, err)
 	}
-	if m.Scope.Name() == meta.RESTScopeNameRoot {
-		o.SetNamespace("")
-		return a.client.Resource(m.Resource), nil
-	}
-	return a.client.Resource(m.Resource).Namespace(o.GetNamespace()), nil
+	return m, nil
 }
 
 // ResetMapper forgets the discovered API resources, so that kinds

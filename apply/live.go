@@ -6,16 +6,29 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // listThreshold is the number of objects of one resource in one namespace
 // from which Apply reads them with one paged LIST instead of one GET each.
 const listThreshold = 4
 
+// detail says how much of the live objects a read returns.
+type detail int
+
+const (
+	// fullObjects reads whole objects (observations, diffs).
+	fullObjects detail = iota
+	// metadataOnly reads their metadata (apply): a much smaller answer
+	// for the API server to encode and the client to decode.
+	metadataOnly
+)
+
 // liveSet holds what one LIST per resource and namespace returned, so
 // Apply knows each object's state before applying without a GET per
 // object. An object of a group not listed is read with a GET.
 type liveSet struct {
+	detail  detail
 	listed  map[string]bool                       // group key → listed
 	objects map[string]*unstructured.Unstructured // group key + "/" + name → live
 }
@@ -43,8 +56,9 @@ func (a *Applier) groupKey(o *unstructured.Unstructured) (string, bool) {
 }
 
 // prefetch lists, with paging, every resource and namespace that holds at
-// least listThreshold of objs. Errors leave the group to per-object GETs.
-func (a *Applier) prefetch(ctx context.Context, objs []*unstructured.Unstructured) *liveSet {
+// least listThreshold of objs, in detail d. Errors leave the group to
+// per-object GETs.
+func (a *Applier) prefetch(ctx context.Context, objs []*unstructured.Unstructured, d detail) *liveSet {
 	count := map[string]int{}
 	first := map[string]*unstructured.Unstructured{}
 	for _, o := range objs {
@@ -55,37 +69,86 @@ func (a *Applier) prefetch(ctx context.Context, objs []*unstructured.Unstructure
 			}
 		}
 	}
-	set := &liveSet{listed: map[string]bool{}, objects: map[string]*unstructured.Unstructured{}}
+	set := &liveSet{detail: d, listed: map[string]bool{}, objects: map[string]*unstructured.Unstructured{}}
 	for k, n := range count {
 		if n < listThreshold {
 			continue
 		}
-		ri, err := a.resource(first[k].DeepCopy())
+		items, err := a.list(ctx, first[k].DeepCopy(), d)
 		if err != nil {
 			continue
 		}
-		items := map[string]*unstructured.Unstructured{}
-		opts := metav1.ListOptions{Limit: 500}
-		ok := true
-		for {
-			list, err := ri.List(ctx, opts)
-			if err != nil {
-				ok = false
-				break
-			}
-			for i := range list.Items {
-				items[k+"/"+list.Items[i].GetName()] = &list.Items[i]
-			}
-			if opts.Continue = list.GetContinue(); opts.Continue == "" {
-				break
-			}
-		}
-		if ok {
-			set.listed[k] = true
-			for name, o := range items {
-				set.objects[name] = o
-			}
+		set.listed[k] = true
+		for _, o := range items {
+			set.objects[k+"/"+o.GetName()] = o
 		}
 	}
 	return set
+}
+
+// list reads, 500 at a time, every object of o's resource in o's
+// namespace, in detail d.
+func (a *Applier) list(ctx context.Context, o *unstructured.Unstructured, d detail) ([]*unstructured.Unstructured, error) {
+	var out []*unstructured.Unstructured
+	opts := metav1.ListOptions{Limit: 500}
+	for {
+		var cont string
+		if d == metadataOnly {
+			ri, err := a.metadataResource(o)
+			if err != nil {
+				return nil, err
+			}
+			list, err := ri.List(ctx, opts)
+			if err != nil {
+				return nil, err
+			}
+			for i := range list.Items {
+				u, err := metadataObject(&list.Items[i])
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, u)
+			}
+			cont = list.Continue
+		} else {
+			ri, err := a.resource(o)
+			if err != nil {
+				return nil, err
+			}
+			list, err := ri.List(ctx, opts)
+			if err != nil {
+				return nil, err
+			}
+			for i := range list.Items {
+				out = append(out, &list.Items[i])
+			}
+			cont = list.GetContinue()
+		}
+		if opts.Continue = cont; cont == "" {
+			return out, nil
+		}
+	}
+}
+
+// getMetadata reads o's live metadata.
+func (a *Applier) getMetadata(ctx context.Context, o *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	ri, err := a.metadataResource(o)
+	if err != nil {
+		return nil, err
+	}
+	m, err := ri.Get(ctx, o.GetName(), metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return metadataObject(m)
+}
+
+// metadataObject turns a metadata read into an object with only its
+// kind and metadata.
+func metadataObject(m *metav1.PartialObjectMetadata) (*unstructured.Unstructured, error) {
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(m)
+	if err != nil {
+		return nil, err
+	}
+	return &unstructured.Unstructured{Object: obj}, nil
 }

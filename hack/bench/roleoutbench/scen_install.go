@@ -221,7 +221,7 @@ func (e *env) limit(ctx context.Context) error {
 	r, c32 := e.res.get("Limit/tool=roleout"), e.res.get("Limit/tool=roleout-c32")
 	bs := e.res.get("Limit/tool=" + bestTool)
 	peer := fmt.Sprintf("%s (%s, n=%d)", fmtNum(bs, "objs/s", "/s"), bestTool, len(bs.samples))
-	e.res.addRow(row{num: "7", scenario: "the limit: raw SSA throughput (1,000 updates)", measure: "objects/s: roleout applier (defaults: concurrency 8) vs best raw client-go",
+	e.res.addRow(row{num: "7", scenario: "the limit: raw SSA throughput (1,000 updates)", measure: fmt.Sprintf("objects/s: roleout applier (defaults: concurrency %d) vs best raw client-go", apply.DefaultOptions().Concurrency),
 		roleout: fmtNum(r, "objs/s", "/s"), peer: peer,
 		ratio: fmt.Sprintf("%.0f %%", 100*r.med("objs/s")/best), target: "≥ 70 %", verdict: verdict(r.med("objs/s") >= 0.7*best)})
 	e.res.addRow(row{num: "7", measure: "objects/s: roleout applier with apply.concurrency 32 vs best raw",
