@@ -23,7 +23,7 @@ cluster-bins:
 
 ## test: every test, unit and end to end, against the local control plane and git server, then short fuzz runs
 test: cluster-bins
-	@hack/ensure-sshd.sh
+	@hack/ensure-test-tools.sh
 	$(GO) test $(TEST_FLAGS) ./...
 	$(MAKE) fuzz FUZZTIME=5s
 

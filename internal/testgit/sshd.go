@@ -37,7 +37,7 @@ func (s *Server) StartSSH(t testing.TB, clientKey ssh.PublicKey) *SSHServer {
 	sshd, err := exec.LookPath("sshd")
 	if err != nil {
 		if sshd = "/usr/sbin/sshd"; !fileExists(sshd) {
-			t.Fatal("sshd not found: install openssh-server (make test does: hack/ensure-sshd.sh)")
+			t.Fatal("sshd not found: install openssh-server (make test does: hack/ensure-test-tools.sh)")
 		}
 	}
 	dir := t.TempDir()
