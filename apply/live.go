@@ -89,45 +89,63 @@ func (a *Applier) prefetch(ctx context.Context, objs []*unstructured.Unstructure
 // list reads, 500 at a time, every object of o's resource in o's
 // namespace, in detail d.
 func (a *Applier) list(ctx context.Context, o *unstructured.Unstructured, d detail) ([]*unstructured.Unstructured, error) {
+	page, err := a.pager(o, d)
+	if err != nil {
+		return nil, err
+	}
 	var out []*unstructured.Unstructured
 	opts := metav1.ListOptions{Limit: 500}
 	for {
-		var cont string
-		if d == metadataOnly {
-			ri, err := a.metadataResource(o)
-			if err != nil {
-				return nil, err
-			}
-			list, err := ri.List(ctx, opts)
-			if err != nil {
-				return nil, err
-			}
-			for i := range list.Items {
-				u, err := metadataObject(&list.Items[i])
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, u)
-			}
-			cont = list.Continue
-		} else {
-			ri, err := a.resource(o)
-			if err != nil {
-				return nil, err
-			}
-			list, err := ri.List(ctx, opts)
-			if err != nil {
-				return nil, err
-			}
-			for i := range list.Items {
-				out = append(out, &list.Items[i])
-			}
-			cont = list.GetContinue()
+		items, cont, err := page(ctx, opts)
+		if err != nil {
+			return nil, err
 		}
+		out = append(out, items...)
 		if opts.Continue = cont; cont == "" {
 			return out, nil
 		}
 	}
+}
+
+// pageFunc reads one page of a LIST: its objects and the continue token.
+type pageFunc func(context.Context, metav1.ListOptions) ([]*unstructured.Unstructured, string, error)
+
+// pager returns the pageFunc of o's resource and namespace in detail d.
+func (a *Applier) pager(o *unstructured.Unstructured, d detail) (pageFunc, error) {
+	if d == fullObjects {
+		ri, err := a.resource(o)
+		if err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context, opts metav1.ListOptions) ([]*unstructured.Unstructured, string, error) {
+			list, err := ri.List(ctx, opts)
+			if err != nil {
+				return nil, "", err
+			}
+			out := make([]*unstructured.Unstructured, len(list.Items))
+			for i := range list.Items {
+				out[i] = &list.Items[i]
+			}
+			return out, list.GetContinue(), nil
+		}, nil
+	}
+	ri, err := a.metadataResource(o)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, opts metav1.ListOptions) ([]*unstructured.Unstructured, string, error) {
+		list, err := ri.List(ctx, opts)
+		if err != nil {
+			return nil, "", err
+		}
+		out := make([]*unstructured.Unstructured, len(list.Items))
+		for i := range list.Items {
+			if out[i], err = metadataObject(&list.Items[i]); err != nil {
+				return nil, "", err
+			}
+		}
+		return out, list.Continue, nil
+	}, nil
 }
 
 // getMetadata reads o's live metadata.

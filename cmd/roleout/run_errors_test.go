@@ -91,16 +91,7 @@ func TestFleetOneClusterDown(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	unreachable := filepath.Join(t.TempDir(), "down.kubeconfig")
-	if err := os.WriteFile(unreachable, []byte(`apiVersion: v1
-kind: Config
-clusters: [{name: down, cluster: {server: "https://127.0.0.1:1"}}]
-users: [{name: u, user: {token: x}}]
-contexts: [{name: down, context: {cluster: down, user: u}}]
-current-context: down
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	unreachable := unreachableKubeconfig(t)
 	config := writeConfig(t, repo.URL(), "- {name: near, path: apps/web, kubeconfig: "+cluster.Kubeconfig+"}\n- {name: far, path: apps/web, kubeconfig: "+unreachable+"}\n")
 	code, _, logs := cli("run", "--once", "--config", config)
 	if code != exitError || !strings.Contains(logs, "app far") || strings.Contains(logs, "app near:") {
