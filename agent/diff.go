@@ -58,10 +58,7 @@ func restarts(role *render.Role, current map[apply.ObjectRef]apply.ObserveResult
 		restart := w.RestartsPods
 		if current != nil {
 			if res, ok := current[apply.ObjectRef(w.Ref)]; ok && res.Err == nil {
-				obs := res.Observed
-				p := revision.Prediction{PodTemplateHash: obs.PodTemplateHash, ReplicaSetName: obs.ReplicaSetName,
-					ControllerRevisionName: obs.ControllerRevisionName, ControllerRevisionHash: obs.ControllerRevisionHash,
-					TemplateRevisionHash: obs.TemplateRevisionHash}
+				p := observedIdentity(res.Observed)
 				d.Current, restart = &p, !p.Equal(w.Predicted)
 			} else {
 				restart = true // not there yet (or unreadable): its pods are created
@@ -139,13 +136,14 @@ func DiffLive(ctx context.Context, applier Applier, app AppConfig, plan *render.
 		return nil, err
 	}
 	rep.addStep(StepDiff{Role: PrerequisitesStep, Objects: diffs})
+	current := observeWorkloadsOf(ctx, applier, plan.Roles())
 	for _, role := range plan.Roles() {
 		diffs, err := applier.Diff(ctx, withLabel(role.Objects, RoleLabel, role.Name), opts)
 		if err != nil {
 			return nil, fmt.Errorf("role %s: %w", role.Name, err)
 		}
 		rep.addStep(StepDiff{Role: role.Name, UpgradeOrder: role.UpgradeOrder, Objects: diffs,
-			Workloads: restarts(role, observeWorkloadsOf(ctx, applier, role))})
+			Workloads: restarts(role, current)})
 	}
 	if app.Prune {
 		var deletes []apply.ObjectDiff
@@ -163,13 +161,16 @@ func DiffLive(ctx context.Context, applier Applier, app AppConfig, plan *render.
 	return rep, nil
 }
 
-// observeWorkloadsOf reads the identities the controllers gave the live
-// templates of role's workloads; an empty map when it has none.
-func observeWorkloadsOf(ctx context.Context, applier Applier, role *render.Role) map[apply.ObjectRef]apply.ObserveResult {
+// observeWorkloadsOf reads, in one round of LISTs, the identities the
+// controllers gave the live templates of the roles' workloads; an empty
+// map when they have none.
+func observeWorkloadsOf(ctx context.Context, applier Applier, roles []*render.Role) map[apply.ObjectRef]apply.ObserveResult {
 	var objs []*unstructured.Unstructured
-	for _, o := range role.Objects {
-		if revision.IsWorkload(o) {
-			objs = append(objs, o)
+	for _, role := range roles {
+		for _, o := range role.Objects {
+			if revision.IsWorkload(o) {
+				objs = append(objs, o)
+			}
 		}
 	}
 	if len(objs) == 0 {

@@ -89,12 +89,7 @@ func (a *Agent) observeWorkloads(ctx context.Context, log logrus.FieldLogger, ro
 			if res.Err != nil {
 				wlog.WithError(res.Err).Warn("could not read the identity the controller gave the workload")
 			} else {
-				obs := res.Observed
-				p := revision.Prediction{
-					PodTemplateHash: obs.PodTemplateHash, ReplicaSetName: obs.ReplicaSetName,
-					ControllerRevisionName: obs.ControllerRevisionName, ControllerRevisionHash: obs.ControllerRevisionHash,
-					TemplateRevisionHash: obs.TemplateRevisionHash, RoleTemplateHashes: obs.RoleTemplateHashes,
-				}
+				p := observedIdentity(res.Observed)
 				ws.Observed, ws.Match = &p, p.Equal(w.Predicted)
 				a.workloadEvent(ctx, role, st, w, p)
 				if !ws.Match {
@@ -104,6 +99,16 @@ func (a *Agent) observeWorkloads(ctx context.Context, log logrus.FieldLogger, ro
 			}
 			st.Workloads = append(st.Workloads, ws)
 		}
+	}
+}
+
+// observedIdentity is an observation in the terms of a prediction, so the
+// two compare.
+func observedIdentity(obs apply.Observed) revision.Prediction {
+	return revision.Prediction{
+		PodTemplateHash: obs.PodTemplateHash, ReplicaSetName: obs.ReplicaSetName,
+		ControllerRevisionName: obs.ControllerRevisionName, ControllerRevisionHash: obs.ControllerRevisionHash,
+		TemplateRevisionHash: obs.TemplateRevisionHash, RoleTemplateHashes: obs.RoleTemplateHashes,
 	}
 }
 
