@@ -55,13 +55,32 @@ type Snapshot struct {
 	Dir string
 	// Index holds the git hash of every path of the commit.
 	Index TreeHashes
+	// Trust is the trust domain the snapshot was made in: Trusted for the
+	// followed ref (its signature verified, or verification off by the
+	// operator's choice), Untrusted for pull-request heads. Nothing made
+	// for an untrusted snapshot is ever reused for a trusted one.
+	Trust Trust
 }
+
+// Trust is a trust domain: who may have written a snapshot's content.
+type Trust string
+
+const (
+	// Trusted content may be applied: the followed ref, verified when
+	// verification is on.
+	Trusted Trust = "trusted"
+	// Untrusted content is previewed, never applied: pull-request heads.
+	Untrusted Trust = "untrusted"
+)
 
 // GitSource fetches a git repository with go-git into an on-disk cache
 // and checks out the followed ref's commit. It is not safe for concurrent
 // use: one agent loop polls it.
 type GitSource struct {
-	opts     Options
+	opts Options
+	// trust is the source's trust domain; repoDir and treesDir are its
+	// own, never shared with a source of another domain.
+	trust    Trust
 	repoDir  string
 	treesDir string
 	// last is the most recent snapshot, index included, so that an idle
@@ -83,13 +102,22 @@ func NewGitSource(opts Options) (*GitSource, error) {
 	if opts.KeepSnapshots == 0 {
 		opts.KeepSnapshots = 3
 	}
-	sum := sha256.Sum256([]byte(opts.URL))
+	s := &GitSource{opts: opts}
+	s.setTrust(Trusted)
+	return s, nil
+}
+
+// setTrust puts the source in trust domain t, with its own bare
+// repository and checkouts: CacheDir/git/<t>/<key>.git and
+// CacheDir/trees/<t>/<key>, where key hashes the domain and the URL. A
+// pull-request head's objects, refs and checkouts are never where a
+// trusted source looks for its own, whatever their commit.
+func (s *GitSource) setTrust(t Trust) {
+	sum := sha256.Sum256([]byte(string(t) + "\x00" + s.opts.URL))
 	key := hex.EncodeToString(sum[:8])
-	return &GitSource{
-		opts:     opts,
-		repoDir:  filepath.Join(opts.CacheDir, "git", key+".git"),
-		treesDir: filepath.Join(opts.CacheDir, "trees", key),
-	}, nil
+	s.trust = t
+	s.repoDir = filepath.Join(s.opts.CacheDir, "git", string(t), key+".git")
+	s.treesDir = filepath.Join(s.opts.CacheDir, "trees", string(t), key)
 }
 
 // URL returns the source's URL with credentials redacted.
@@ -98,7 +126,9 @@ func (s *GitSource) URL() string { return RedactURL(s.opts.URL) }
 // Fetch resolves the followed ref on the remote, fetches its commit when
 // it is not on disk yet and returns the checked-out snapshot. When the
 // remote ref still points at a commit already checked out, Fetch lists
-// the remote's refs and transfers nothing else.
+// the remote's refs and transfers nothing else. The snapshot's Trust is
+// the source's domain: Untrusted for a source made by ForRef, else
+// Trusted.
 func (s *GitSource) Fetch(ctx context.Context) (Snapshot, error) {
 	snap, err := s.fetch(ctx)
 	if err != nil {
@@ -122,46 +152,53 @@ func (s *GitSource) fetch(ctx context.Context) (Snapshot, error) {
 	if err != nil {
 		return Snapshot{}, err
 	}
-	rev, refspec, err := s.resolve(ctx, repo, auth)
+	tgt, err := s.resolve(ctx, repo, auth)
 	if err != nil {
 		return Snapshot{}, err
+	}
+	rev := tgt.rev
+	// One hash names the checkout, is verified, checked out, indexed and
+	// handed on: a revision whose text is not exactly that hash (a short
+	// or upper-case one) is refused rather than read two ways.
+	commit := plumbing.NewHash(rev.Commit)
+	if commit.String() != rev.Commit {
+		return Snapshot{}, fmt.Errorf("commit %q is not a full lower-case commit hash", rev.Commit)
 	}
 	dir := filepath.Join(s.treesDir, rev.Commit)
 	if s.last.Revision == rev && s.last.Dir == dir {
 		// An idle poll transfers nothing, but the signature is checked
 		// again from the cache: the key files are read at every poll,
-		// so a key removed from them stops the revision at once.
-		if s.opts.Verify != nil {
-			if err := s.verifyRevision(repo, rev); err != nil {
-				return Snapshot{}, err
-			}
+		// so a key removed from them stops the revision at once. A tag
+		// re-made on the same commit fetches its new tag object first.
+		if err := s.verify(ctx, repo, auth, tgt); err != nil {
+			return Snapshot{}, err
 		}
 		return s.last, nil
 	}
 	_, statErr := os.Stat(dir)
-	if statErr != nil {
-		if err := s.fetchCommit(ctx, repo, auth, rev.Commit, refspec); err != nil {
+	if statErr != nil && !s.tagMode() {
+		if err := s.fetchCommit(ctx, repo, auth, rev.Commit, tgt.refspec); err != nil {
 			return Snapshot{}, err
 		}
 	}
 	// Verified before anything is checked out or handed on, and again
-	// for a checkout already on disk (the keys may have changed).
-	if s.opts.Verify != nil {
-		if err := s.verifyRevision(repo, rev); err != nil {
-			return Snapshot{}, err
-		}
+	// for a checkout already on disk (the keys may have changed). In tag
+	// mode this fetches the tag the remote advertises, and the commit it
+	// points at, whenever the cache lacks either.
+	if err := s.verify(ctx, repo, auth, tgt); err != nil {
+		return Snapshot{}, err
 	}
 	if statErr != nil {
-		if err := checkout(repo, plumbing.NewHash(rev.Commit), dir, s.last); err != nil {
+		if err := checkout(repo, commit, dir, s.last); err != nil {
 			return Snapshot{}, err
 		}
 		s.pruneSnapshots(rev.Commit)
 	}
-	idx, err := treeHashes(repo, plumbing.NewHash(rev.Commit))
+	idx, err := treeHashes(repo, commit)
 	if err != nil {
 		return Snapshot{}, err
 	}
-	s.last = Snapshot{Revision: rev, Dir: dir, Index: idx}
+	s.last = Snapshot{Revision: rev, Dir: dir, Index: idx, Trust: s.trust}
 	return s.last, nil
 }
 
@@ -176,11 +213,11 @@ func (s *GitSource) Head(ctx context.Context) (Revision, error) {
 	if err != nil {
 		return Revision{}, err
 	}
-	rev, _, err := s.resolve(ctx, repo, auth)
+	tgt, err := s.resolve(ctx, repo, auth)
 	if err != nil {
 		return Revision{}, fmt.Errorf("list %s: %w", s.URL(), s.explain(err))
 	}
-	return rev, nil
+	return tgt.rev, nil
 }
 
 // open opens the cache's bare repository, creating it on first use.

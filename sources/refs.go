@@ -56,8 +56,10 @@ func (s *GitSource) ListRefs(ctx context.Context, globs []string) ([]Head, error
 	return out, nil
 }
 
-// ForRef returns a source for the same repository and cache that follows
-// ref (a full ref name) instead.
+// ForRef returns a source for the same repository that follows ref (a
+// full ref name) instead, in the untrusted domain: its bare repository
+// and checkouts are its own, never the followed ref's, and its snapshots
+// say Untrusted.
 func (s *GitSource) ForRef(ref string) *GitSource {
 	o := s.opts
 	o.Ref = Ref{Name: ref}
@@ -67,5 +69,6 @@ func (s *GitSource) ForRef(ref string) *GitSource {
 	c := *s
 	c.opts = o
 	c.last = Snapshot{}
+	c.setTrust(Untrusted)
 	return &c
 }

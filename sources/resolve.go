@@ -12,21 +12,34 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 )
 
+// target is where resolve found the followed ref on the remote.
+type target struct {
+	rev Revision
+	// refspec fetches rev.Commit; empty for a pinned commit, which no ref
+	// names.
+	refspec gitconfig.RefSpec
+	// tag is the object the remote advertises as refs/tags/<rev.Ref>
+	// (not the peeled refs/tags/<rev.Ref>^{}) when the followed ref is a
+	// tag: an annotated tag's object, or a lightweight tag's commit. Zero
+	// for other refs. Tag verification binds this object to rev.Commit.
+	tag plumbing.Hash
+}
+
 // resolve lists the remote's refs (one request, no object transfer) and
 // returns the revision the followed ref points at and the refspec that
 // fetches it. A pinned commit needs no listing and gets an empty refspec.
-func (s *GitSource) resolve(ctx context.Context, repo *git.Repository, auth transport.AuthMethod) (Revision, gitconfig.RefSpec, error) {
+func (s *GitSource) resolve(ctx context.Context, repo *git.Repository, auth transport.AuthMethod) (target, error) {
 	ref := s.opts.Ref
 	if ref.Commit != "" {
-		return Revision{Commit: ref.Commit}, "", nil
+		return target{rev: Revision{Commit: ref.Commit}}, nil
 	}
 	remote, err := repo.Remote("origin")
 	if err != nil {
-		return Revision{}, "", err
+		return target{}, err
 	}
 	refs, err := remote.ListContext(ctx, &git.ListOptions{Auth: auth, PeelingOption: git.AppendPeeled})
 	if err != nil {
-		return Revision{}, "", fmt.Errorf("list remote refs: %w", err)
+		return target{}, fmt.Errorf("list remote refs: %w", err)
 	}
 	byName := make(map[string]plumbing.Hash, len(refs))
 	for _, r := range refs {
@@ -38,10 +51,10 @@ func (s *GitSource) resolve(ctx context.Context, repo *git.Repository, auth tran
 	case ref.Branch != "":
 		h, ok := byName["refs/heads/"+ref.Branch]
 		if !ok {
-			return Revision{}, "", fmt.Errorf("branch %q not found on the remote: check source.branch", ref.Branch)
+			return target{}, fmt.Errorf("branch %q not found on the remote: check source.branch", ref.Branch)
 		}
 		spec := gitconfig.RefSpec(fmt.Sprintf("+refs/heads/%s:refs/remotes/origin/%s", ref.Branch, ref.Branch))
-		return Revision{Ref: ref.Branch, Commit: h.String()}, spec, nil
+		return target{rev: Revision{Ref: ref.Branch, Commit: h.String()}, refspec: spec}, nil
 	case ref.Tag != "":
 		return tagRevision(byName, ref.Tag)
 	case ref.Name != "":
@@ -49,39 +62,44 @@ func (s *GitSource) resolve(ctx context.Context, repo *git.Repository, auth tran
 	case ref.Semver != "":
 		tag, err := highestTag(byName, ref.Semver)
 		if err != nil {
-			return Revision{}, "", err
+			return target{}, err
 		}
 		return tagRevision(byName, tag)
 	}
-	return Revision{}, "", fmt.Errorf("no ref to follow: set a branch, tag, semver range or commit")
+	return target{}, fmt.Errorf("no ref to follow: set a branch, tag, semver range or commit")
 }
 
 // namedRevision resolves a name as a branch, then a tag, then a full
 // ref name.
-func namedRevision(byName map[string]plumbing.Hash, name string) (Revision, gitconfig.RefSpec, error) {
+func namedRevision(byName map[string]plumbing.Hash, name string) (target, error) {
 	if h, ok := byName["refs/heads/"+name]; ok {
-		return Revision{Ref: name, Commit: h.String()}, gitconfig.RefSpec(fmt.Sprintf("+refs/heads/%s:refs/remotes/origin/%s", name, name)), nil
+		spec := gitconfig.RefSpec(fmt.Sprintf("+refs/heads/%s:refs/remotes/origin/%s", name, name))
+		return target{rev: Revision{Ref: name, Commit: h.String()}, refspec: spec}, nil
 	}
 	if _, ok := byName["refs/tags/"+name]; ok {
 		return tagRevision(byName, name)
 	}
 	if h, ok := byName[name]; ok && strings.HasPrefix(name, "refs/") {
-		return Revision{Ref: name, Commit: h.String()}, gitconfig.RefSpec("+" + name + ":" + name), nil
+		return target{rev: Revision{Ref: name, Commit: h.String()}, refspec: gitconfig.RefSpec("+" + name + ":" + name)}, nil
 	}
-	return Revision{}, "", fmt.Errorf("ref %q not found on the remote as a branch, a tag or a full ref name", name)
+	return target{}, fmt.Errorf("ref %q not found on the remote as a branch, a tag or a full ref name", name)
 }
 
-// tagRevision returns the commit tag points at, peeling an annotated tag.
-func tagRevision(byName map[string]plumbing.Hash, tag string) (Revision, gitconfig.RefSpec, error) {
+// tagRevision returns the commit tag points at as the remote advertises
+// it (the peeled refs/tags/<tag>^{} of an annotated tag) and the object
+// refs/tags/<tag> itself names. Nothing here trusts the remote's peeling:
+// verification checks that the tag object peels to that commit.
+func tagRevision(byName map[string]plumbing.Hash, tag string) (target, error) {
 	name := "refs/tags/" + tag
-	h, ok := byName[name+"^{}"]
+	obj, ok := byName[name]
 	if !ok {
-		h, ok = byName[name]
+		return target{}, fmt.Errorf("tag %q not found on the remote: check source.tag", tag)
 	}
+	commit, ok := byName[name+"^{}"]
 	if !ok {
-		return Revision{}, "", fmt.Errorf("tag %q not found on the remote: check source.tag", tag)
+		commit = obj
 	}
-	return Revision{Ref: tag, Commit: h.String()}, gitconfig.RefSpec("+" + name + ":" + name), nil
+	return target{rev: Revision{Ref: tag, Commit: commit.String()}, refspec: gitconfig.RefSpec("+" + name + ":" + name), tag: obj}, nil
 }
 
 // highestTag returns the highest tag that is a semantic version within

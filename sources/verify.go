@@ -165,19 +165,27 @@ func pgpIssuer(signature string) string {
 	return ""
 }
 
-// verifyRevision checks the signature rev needs under v: the commit's
-// (mode head) or the annotated tag's (mode tag).
-func (s *GitSource) verifyRevision(repo *git.Repository, rev Revision) error {
+// verifyRevision checks the signature tgt needs under v: the commit's
+// (mode head) or the annotated tag's (mode tag). In mode tag the tag
+// object is the one the remote advertised (tgt.tag), whatever the cache's
+// refs say, and it must peel to tgt.rev.Commit: fetchTag brings it first.
+func (s *GitSource) verifyRevision(repo *git.Repository, tgt target) error {
 	v := s.opts.Verify
 	keys, err := readTrustedKeys(v)
 	if err != nil {
 		return err
 	}
+	rev := tgt.rev
+	commit := plumbing.NewHash(rev.Commit)
 	switch v.Mode {
 	case "", "head":
-		c, err := repo.CommitObject(plumbing.NewHash(rev.Commit))
+		c, err := repo.CommitObject(commit)
 		if err != nil {
 			return err
+		}
+		if c.Hash != commit {
+			// The signature checked must be the commit's checked out.
+			return fmt.Errorf("commit %s was read as %s", commit, c.Hash)
 		}
 		payload, err := encodeWithoutSignature(c)
 		if err != nil {
@@ -188,13 +196,9 @@ func (s *GitSource) verifyRevision(repo *git.Repository, rev Revision) error {
 		if s.opts.Ref.Tag == "" && s.opts.Ref.Semver == "" {
 			return errors.New("source.verify.mode tag needs source.tag or source.semver")
 		}
-		ref, err := repo.Reference(plumbing.NewTagReferenceName(rev.Ref), true)
+		tag, err := bindTag(repo, rev.Ref, tgt.tag, commit)
 		if err != nil {
-			return &VerificationError{Object: "tag " + rev.Ref, Reason: "it is not in the cache: " + err.Error()}
-		}
-		tag, err := repo.TagObject(ref.Hash())
-		if err != nil {
-			return &VerificationError{Object: "tag " + rev.Ref, Reason: "it is a lightweight tag; only an annotated tag carries a signature"}
+			return err
 		}
 		payload, err := encodeWithoutSignature(tag)
 		if err != nil {
