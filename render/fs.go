@@ -2,7 +2,6 @@ package render
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,8 +20,6 @@ type repoFS struct {
 	root   string // absolute, symlinks resolved
 	disk   filesys.FileSystem
 	limits Limits
-	// ctx stops the render: when it is done, every access fails.
-	ctx context.Context
 	// clones is where kustomize clones remote bases; reads there are
 	// allowed only when a remote base is.
 	clones    string
@@ -32,7 +29,9 @@ type repoFS struct {
 	// (quadratic) time on them.
 	docs int
 	// inputs are the paths (relative to root, slash-separated) the render
-	// touched: read, listed or checked for existence.
+	// touched: read, listed or checked for existence, and every symlink
+	// passed through on the way, so that retargeting one changes the
+	// render's inputs.
 	inputs map[string]bool
 	// external is set when the render reads outside the repository (an
 	// allowed remote base or file); such a render is never cached.
@@ -41,7 +40,7 @@ type repoFS struct {
 
 var _ filesys.FileSystem = (*repoFS)(nil)
 
-func newRepoFS(ctx context.Context, root string, limits Limits, allowClones bool) (*repoFS, error) {
+func newRepoFS(root string, limits Limits, allowClones bool) (*repoFS, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, err
@@ -49,7 +48,7 @@ func newRepoFS(ctx context.Context, root string, limits Limits, allowClones bool
 	if abs, err = filepath.EvalSymlinks(abs); err != nil {
 		return nil, err
 	}
-	fs := &repoFS{root: abs, disk: filesys.MakeFsOnDisk(), limits: limits, ctx: ctx, inputs: map[string]bool{}}
+	fs := &repoFS{root: abs, disk: filesys.MakeFsOnDisk(), limits: limits, inputs: map[string]bool{}}
 	if allowClones {
 		if fs.clones, err = filepath.EvalSymlinks(os.TempDir()); err != nil {
 			return nil, err
@@ -67,17 +66,13 @@ func (e *errOutside) Error() string {
 
 // check resolves path (through symlinks, as far as it exists) and returns
 // the resolved absolute path when it lies inside the repository. It
-// fails once the render's context is done (its time limit passed or its
-// caller gave up), and records the path as an input.
+// records the path, and the symlinks passed, as inputs.
 func (fs *repoFS) check(path string) (string, error) {
-	if err := fs.ctx.Err(); err != nil {
-		return "", &errStopped{cause: err}
-	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", err
 	}
-	resolved := resolveExisting(abs)
+	resolved := fs.resolve(abs)
 	if rel, ok := fs.rel(resolved); ok {
 		fs.inputs[rel] = true
 		return resolved, nil
@@ -118,22 +113,50 @@ func within(dir, p string) bool {
 	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
 }
 
-// resolveExisting resolves symlinks in the longest existing prefix of p
-// and appends the rest unchanged.
-func resolveExisting(p string) string {
-	var rest []string
-	cur := p
-	for {
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
-			return filepath.Join(append([]string{r}, rest...)...)
+// maxLinks is how many symlinks one path may pass through, as Linux's
+// own limit.
+const maxLinks = 40
+
+// resolve resolves symlinks in the longest existing prefix of p (an
+// absolute path), component by component as the kernel does, appends the
+// rest unchanged, and records every symlink inside the repository it
+// passes as an input. Past maxLinks it stops resolving; the access then
+// fails.
+func (fs *repoFS) resolve(p string) string {
+	todo := strings.Split(filepath.Clean(p), string(filepath.Separator))
+	cur, links := string(filepath.Separator), 0
+	for len(todo) > 0 {
+		name := todo[0]
+		todo = todo[1:]
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
 		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
+		next := filepath.Join(cur, name)
+		info, err := os.Lstat(next)
+		if err != nil {
+			return filepath.Join(append([]string{next}, todo...)...)
 		}
-		rest = append([]string{filepath.Base(cur)}, rest...)
-		cur = parent
+		if info.Mode()&os.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if rel, ok := fs.rel(next); ok {
+			fs.inputs[rel] = true
+		}
+		target, err := os.Readlink(next)
+		if links++; err != nil || links > maxLinks {
+			return filepath.Join(append([]string{next}, todo...)...)
+		}
+		if filepath.IsAbs(target) {
+			cur = string(filepath.Separator)
+		}
+		todo = append(strings.Split(target, string(filepath.Separator)), todo...)
 	}
+	return cur
 }
 
 func (fs *repoFS) readOnly(path string) error {
@@ -151,7 +174,7 @@ func (fs *repoFS) MkdirAll(path string) error { return fs.readOnly(path) }
 
 // RemoveAll removes only kustomize's own clone directories.
 func (fs *repoFS) RemoveAll(path string) error {
-	if fs.clones != "" && within(fs.clones, resolveExisting(path)) && strings.Contains(path, "kustomize-") {
+	if fs.clones != "" && within(fs.clones, fs.resolve(path)) && strings.Contains(path, "kustomize-") {
 		return fs.disk.RemoveAll(path)
 	}
 	return fs.readOnly(path)

@@ -4,11 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 )
+
+// schemaMu serialises lookups in kustomize's process-global OpenAPI
+// schema. Builds never touch it in this process: they run in sandbox
+// children.
+var schemaMu sync.Mutex
 
 // DefaultNamespace sets namespace on every namespaced object that names
 // none. Scope comes from Kubernetes' built-in OpenAPI schema, and for
@@ -25,8 +31,8 @@ func DefaultNamespace(objs []*unstructured.Unstructured, namespace string) error
 			crdScope[group+"/"+kind] = scope != "Cluster"
 		}
 	}
-	kustomizeLock <- struct{}{} // the schema lookup reads kustomize's global state
-	defer func() { <-kustomizeLock }()
+	schemaMu.Lock() // the schema lookup initialises kustomize's global state
+	defer schemaMu.Unlock()
 	var errs []error
 	for _, o := range objs {
 		gvk := o.GroupVersionKind()

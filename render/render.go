@@ -16,12 +16,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 )
 
-// kustomizeLock serialises every use of kustomize: its OpenAPI schema is
-// process-global state that a build may replace (a kustomization's
-// openapi field), so each build runs alone and resets it after. It is a
-// channel of one so that waiting for it can be cancelled.
-var kustomizeLock = make(chan struct{}, 1)
-
 // Limits bound one render.
 type Limits struct {
 	// MaxObjects is the most objects a render may produce.
@@ -30,20 +24,23 @@ type Limits struct {
 	MaxBytes int64
 	// MaxFileBytes is the largest file a render may read.
 	MaxFileBytes int64
-	// Timeout bounds a render's time, from when its kustomize build
-	// starts (waiting for another app's build to finish is bounded by the
-	// caller's context only). Past it Build returns an error at once and
-	// abandons the build, which then fails at its next file access; a
-	// program the build runs (an exec function, helm, git) runs on until
-	// it exits, and until then other builds wait.
+	// Timeout bounds a render's wall-clock time, from when its sandbox
+	// process starts (waiting for a free process slot is bounded by the
+	// caller's context only). Past it the process and every program it
+	// runs (exec functions, helm, git) are killed. Its CPU time is
+	// limited to twice Timeout.
 	Timeout time.Duration
+	// MaxMemory is the most memory a render's process may use, in bytes:
+	// its address space as the kernel enforces it (setrlimit), and its
+	// resident memory as the parent watches it.
+	MaxMemory int64
 }
 
 // Options configures a render.
 type Options struct {
 	Limits Limits
-	// RemoteHosts are the hosts remote bases may come from; empty
-	// refuses every remote base.
+	// RemoteHosts are the hosts remote bases and every HTTP fetch of the
+	// render may reach; empty refuses them all.
 	RemoteHosts []string
 	// EnableHelm lets helmCharts run the helm program.
 	EnableHelm bool
@@ -53,10 +50,10 @@ type Options struct {
 
 // DefaultOptions returns the defaults: 10,000 objects (kustomize's time
 // grows with the square of the object count: about 27 s for 5,000 on 2
-// cores), 64 MiB read in all, 16 MiB per file, one minute, no remote
-// bases, no helm, no exec.
+// cores), 64 MiB read in all, 16 MiB per file, one minute, 2 GiB of
+// memory, no remote bases or fetches, no helm, no exec.
 func DefaultOptions() Options {
-	return Options{Limits: Limits{MaxObjects: 10000, MaxBytes: 64 << 20, MaxFileBytes: 16 << 20, Timeout: time.Minute}}
+	return Options{Limits: Limits{MaxObjects: 10000, MaxBytes: 64 << 20, MaxFileBytes: 16 << 20, Timeout: time.Minute, MaxMemory: 2 << 30}}
 }
 
 // TreeIndex gives the git object hash of a path of the checkout (blob
@@ -72,6 +69,10 @@ type Source struct {
 	Root string
 	// Index, when set, enables the render cache.
 	Index TreeIndex
+	// Domain is the trust domain the checkout belongs to ("trusted",
+	// "untrusted"). Renders of different domains never share a cache
+	// entry.
+	Domain string
 }
 
 // Result is a render's output.
@@ -86,10 +87,20 @@ type Result struct {
 	Cached bool
 }
 
-// Renderer runs kustomize builds and caches them by their inputs. The
-// zero value is ready to use and safe for concurrent use.
+// Renderer runs kustomize builds, each in a sandbox process, and caches
+// them by their inputs. The zero value is ready to use and safe for
+// concurrent use.
 type Renderer struct {
+	// Processes is how many renders may run at once, each in its own
+	// process; 0 means one per CPU.
+	Processes int
+	// Executable is the binary run as the sandbox; empty means this
+	// process's own (roleout, or a test binary), which serves renders
+	// when started with the sandbox's environment variable.
+	Executable string
+
 	mu    sync.Mutex
+	slots chan struct{}
 	cache map[string]cacheEntry
 	// builds counts kustomize builds run (not served from the cache).
 	builds int
@@ -108,19 +119,21 @@ func (r *Renderer) Builds() int {
 }
 
 // Build renders the kustomization in overlay (a slash-separated path
-// relative to src.Root). Every file it reads must lie inside the
-// repository; remote bases need an allowed host; plugins, helm and exec
-// functions are off unless enabled. When src has an index and an earlier
-// build of the same overlay and options read files with the same hashes,
-// its objects are returned (copied) without running kustomize; a render
-// that read a remote base, or may have run a program (exec or helm
+// relative to src.Root) in a sandbox process. Every file it reads must
+// lie inside the repository; remote bases and HTTP fetches need an
+// allowed host; plugins, helm and exec functions are off unless enabled.
+// When src has an index and an earlier build of the same trust domain,
+// overlay and options read files (and passed symlinks) with the same
+// hashes, its objects are returned (copied) without running kustomize; a
+// render that fetched something, or may have run a program (exec or helm
 // enabled), is not cached. Build returns when the build ends, ctx is done
-// or opts.Limits.Timeout passes. Errors name the overlay and carry
+// or opts.Limits.Timeout passes; a stopped render's process is killed,
+// with every program it ran. Errors name the overlay and carry
 // kustomize's own message, paths relative to the repository; a stopped
 // render's error wraps ctx's error (context.Canceled or
 // context.DeadlineExceeded).
 func (r *Renderer) Build(ctx context.Context, src Source, overlay string, opts Options) (Result, error) {
-	key := fmt.Sprintf("%s|%+v", overlay, opts)
+	key := fmt.Sprintf("%s|%s|%+v", src.Domain, overlay, opts)
 	if res, ok := r.cached(key, src.Index); ok {
 		return res, nil
 	}
@@ -128,33 +141,22 @@ func (r *Renderer) Build(ctx context.Context, src Source, overlay string, opts O
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		return Result{}, fmt.Errorf("kustomize build %s: directory not found in the repository", overlay)
 	}
-	fs, err := newRepoFS(ctx, src.Root, opts.Limits, len(opts.RemoteHosts) > 0)
+	objs, child, err := r.sandboxed(ctx, src.Root, overlay, opts)
 	if err != nil {
-		return Result{}, err
-	}
-	if err := checkRemotes(fs, dir, opts.RemoteHosts); err != nil {
 		return Result{}, fmt.Errorf("kustomize build %s: %w", overlay, err)
 	}
-	objs, err := build(ctx, fs, dir, opts)
-	var stop *errStopped
-	if errors.As(err, &stop) {
-		return Result{}, fmt.Errorf("kustomize build %s: %w", overlay, stop)
-	}
-	if err != nil {
-		return Result{}, fmt.Errorf("kustomize build %s: %s", overlay, explain(err, fs.root))
-	}
-	if max := opts.Limits.MaxObjects; max > 0 && len(objs) > max {
-		return Result{}, fmt.Errorf("kustomize build %s: %d objects, over the limit of %d (limit maxObjects)", overlay, len(objs), max)
+	if child.Error != "" {
+		return Result{}, fmt.Errorf("kustomize build %s: %s", overlay, child.Error)
 	}
 	res := Result{Objects: objs}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.builds++
-	// Programs (exec functions, helm) and remote bases read what the
+	// Programs (exec functions, helm) and remote fetches read what the
 	// file system does not see, so their renders are never cached.
-	if src.Index != nil && !fs.external && !opts.EnableExec && !opts.EnableHelm {
+	if src.Index != nil && !child.External && !opts.EnableExec && !opts.EnableHelm {
 		res.Inputs = map[string]string{}
-		for p := range fs.inputs {
+		for _, p := range child.Inputs {
 			res.Inputs[p], _ = src.Index.Hash(p)
 		}
 		if r.cache == nil {
@@ -193,45 +195,6 @@ func deepCopy(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
 	return out
 }
 
-// build runs kustomize on dir through fs, alone (under kustomizeLock),
-// and returns when it ends, when ctx is done or when the time limit
-// passes, whichever comes first. A build it stops waiting for is
-// abandoned: fs fails its next file access, and it releases the lock when
-// it ends.
-func build(ctx context.Context, fs *repoFS, dir string, opts Options) ([]*unstructured.Unstructured, error) {
-	select {
-	case kustomizeLock <- struct{}{}:
-	case <-ctx.Done():
-		return nil, &errStopped{cause: ctx.Err()}
-	}
-	limit := opts.Limits.Timeout
-	bctx, cancel := ctx, context.CancelFunc(func() {})
-	if limit > 0 {
-		bctx, cancel = context.WithTimeout(ctx, limit)
-	}
-	defer cancel()
-	fs.ctx = bctx
-	type result struct {
-		objs []*unstructured.Unstructured
-		err  error
-	}
-	done := make(chan result, 1)
-	go func() {
-		defer func() { <-kustomizeLock }()
-		objs, err := runKustomize(fs, dir, opts)
-		done <- result{objs, err}
-	}()
-	select {
-	case r := <-done:
-		if r.err != nil && bctx.Err() != nil {
-			return nil, stopped(ctx, bctx, limit)
-		}
-		return r.objs, r.err
-	case <-bctx.Done():
-		return nil, stopped(ctx, bctx, limit)
-	}
-}
-
 // errStopped is the error of a render stopped by its context or its time
 // limit; it wraps the context's error.
 type errStopped struct {
@@ -248,18 +211,9 @@ func (e *errStopped) Error() string {
 
 func (e *errStopped) Unwrap() error { return e.cause }
 
-// stopped returns the error of a build whose context bctx (derived from
-// the caller's ctx with the time limit) is done.
-func stopped(ctx, bctx context.Context, limit time.Duration) error {
-	if ctx.Err() != nil {
-		return &errStopped{cause: ctx.Err()}
-	}
-	return &errStopped{limit: limit, cause: bctx.Err()}
-}
-
 // runKustomize runs kustomize on dir through fs, turning a panic into an
-// error and resetting the OpenAPI schema after. The caller holds
-// kustomizeLock.
+// error. It runs in a sandbox child, alone: kustomize's process-global
+// state (its OpenAPI schema) dies with the process.
 func runKustomize(fs *repoFS, dir string, opts Options) (objs []*unstructured.Unstructured, err error) {
 	defer openapi.ResetOpenAPI()
 	defer func() {

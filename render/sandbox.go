@@ -1,0 +1,279 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// The sandbox: every kustomize build runs in a child process, the binary
+// that imports render executed again with sandboxEnv set (see
+// sandbox_child.go). The child limits its own address space and CPU time
+// with setrlimit; the parent kills the child's whole process group when
+// the render's wall-clock limit passes, its context is done, its resident
+// memory passes the limit or its result grows past resultLimit. The child
+// inherits no credentials: its environment is PATH, HOME and a TMPDIR of
+// its own, and its HTTP goes through fetchGate. No lock is held across a
+// render; Renderer.Processes bounds how many run at once.
+
+// watchEvery is how often the parent samples a child's resident memory.
+const watchEvery = 20 * time.Millisecond
+
+// resultLimit is the most bytes a child's result may take: four times
+// what the render may read, and at least 256 MiB.
+func resultLimit(l Limits) int64 {
+	if n := 4 * l.MaxBytes; n > 256<<20 {
+		return n
+	}
+	return 256 << 20
+}
+
+// errMemory is the error of a render killed for its memory.
+type errMemory struct{ limit int64 }
+
+func (e *errMemory) Error() string {
+	return fmt.Sprintf("render used more than %d MiB of memory (limit maxMemory): raise render.maxMemory of the app, or make its overlay cheaper (a YAML alias bomb hits this)",
+		e.limit>>20)
+}
+
+// errResultSize is the error of a render whose output is too large.
+type errResultSize struct{ limit int64 }
+
+func (e *errResultSize) Error() string {
+	return fmt.Sprintf("render produced more than %d MiB of objects (limit 4 × maxBytes)", e.limit>>20)
+}
+
+// slot waits for one of the renderer's process slots, or ctx.
+func (r *Renderer) slot(ctx context.Context) (release func(), err error) {
+	r.mu.Lock()
+	if r.slots == nil {
+		n := r.Processes
+		if n <= 0 {
+			n = runtime.NumCPU()
+		}
+		r.slots = make(chan struct{}, n)
+	}
+	slots := r.slots
+	r.mu.Unlock()
+	select {
+	case slots <- struct{}{}:
+		return func() { <-slots }, nil
+	case <-ctx.Done():
+		return nil, &errStopped{cause: ctx.Err()}
+	}
+}
+
+// sandboxed renders overlay of root in a child process and returns the
+// child's result with its objects decoded.
+func (r *Renderer) sandboxed(ctx context.Context, root, overlay string, opts Options) ([]*unstructured.Unstructured, childResult, error) {
+	release, err := r.slot(ctx)
+	if err != nil {
+		return nil, childResult{}, err
+	}
+	defer release()
+	exe := r.Executable
+	if exe == "" {
+		if exe, err = os.Executable(); err != nil {
+			return nil, childResult{}, fmt.Errorf("find roleout's own binary to run the render sandbox: %w", err)
+		}
+	}
+	tmp, err := os.MkdirTemp("", "roleout-render-")
+	if err != nil {
+		return nil, childResult{}, err
+	}
+	defer os.RemoveAll(tmp)
+	req, err := json.Marshal(childRequest{Root: root, Overlay: overlay, Options: opts})
+	if err != nil {
+		return nil, childResult{}, err
+	}
+	child := &sandboxChild{limits: opts.Limits, maxResult: resultLimit(opts.Limits)}
+	data, err := child.run(ctx, exe, tmp, req)
+	if err != nil {
+		return nil, childResult{}, err
+	}
+	var res childResult
+	if err := json.Unmarshal(data, &res); err != nil {
+		return nil, childResult{}, fmt.Errorf("render sandbox: read the result: %w", err)
+	}
+	if res.Error != "" {
+		return nil, res, nil
+	}
+	if max := opts.Limits.MaxObjects; max > 0 && len(res.Objects) > max {
+		return nil, childResult{}, fmt.Errorf("%d objects, over the limit of %d (limit maxObjects)", len(res.Objects), max)
+	}
+	objs := make([]*unstructured.Unstructured, len(res.Objects))
+	for i, raw := range res.Objects {
+		objs[i] = &unstructured.Unstructured{}
+		if err := objs[i].UnmarshalJSON(raw); err != nil {
+			return nil, childResult{}, fmt.Errorf("render sandbox: object %d: %w", i, err)
+		}
+	}
+	res.Objects = nil
+	return objs, res, nil
+}
+
+// sandboxChild is one child process and the limits it runs under.
+type sandboxChild struct {
+	limits    Limits
+	maxResult int64
+	stderr    tailBuffer
+}
+
+// run starts exe as a sandbox child in tmp, sends it req and returns what
+// it wrote to its result descriptor.
+func (c *sandboxChild) run(ctx context.Context, exe, tmp string, req []byte) ([]byte, error) {
+	resultR, resultW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer resultR.Close()
+	cmd := exec.Command(exe)
+	cmd.Dir = tmp
+	cmd.Env = sandboxEnviron(tmp)
+	cmd.Stdin = bytes.NewReader(req)
+	cmd.Stdout, cmd.Stderr = &c.stderr, &c.stderr
+	cmd.ExtraFiles = []*os.File{resultW}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		resultW.Close()
+		return nil, fmt.Errorf("start the render sandbox: %w", err)
+	}
+	resultW.Close()
+	got := make(chan childOutput, 1)
+	go func() {
+		data, err := io.ReadAll(io.LimitReader(resultR, c.maxResult+1))
+		got <- childOutput{data, err}
+	}()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+
+	stop := c.watch(ctx, cmd.Process.Pid, got)
+	if stop != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-exited
+		return nil, stop
+	}
+	r := <-got
+	waitErr := <-exited
+	// Programs the render ran (exec functions, helm) die with it.
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if int64(len(r.data)) > c.maxResult {
+		return nil, &errResultSize{limit: c.maxResult}
+	}
+	if waitErr != nil || r.err != nil || len(r.data) == 0 {
+		return nil, c.crashed(waitErr)
+	}
+	return r.data, nil
+}
+
+// childOutput is what the parent read of a child's result descriptor.
+type childOutput struct {
+	data []byte
+	err  error
+}
+
+// watch waits until the child's result is complete, and returns the
+// reason to kill it first when there is one: the context, the time limit,
+// its memory or the size of its result. When the result is complete it
+// puts it back on got and returns nil.
+func (c *sandboxChild) watch(ctx context.Context, pid int, got chan childOutput) error {
+	var deadline <-chan time.Time
+	if c.limits.Timeout > 0 {
+		t := time.NewTimer(c.limits.Timeout)
+		defer t.Stop()
+		deadline = t.C
+	}
+	tick := time.NewTicker(watchEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case r := <-got:
+			got <- r
+			return nil
+		case <-ctx.Done():
+			return &errStopped{cause: ctx.Err()}
+		case <-deadline:
+			return &errStopped{limit: c.limits.Timeout, cause: context.DeadlineExceeded}
+		case <-tick.C:
+			if max := c.limits.MaxMemory; max > 0 && residentBytes(pid) > max {
+				return &errMemory{limit: max}
+			}
+		}
+	}
+}
+
+// crashed explains a child that ended without a result.
+func (c *sandboxChild) crashed(waitErr error) error {
+	out := c.stderr.String()
+	if strings.Contains(out, "out of memory") || strings.Contains(out, "cannot allocate memory") {
+		return &errMemory{limit: c.limits.MaxMemory}
+	}
+	var exit *exec.ExitError
+	if errors.As(waitErr, &exit) {
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			switch ws.Signal() {
+			case syscall.SIGXCPU:
+				return fmt.Errorf("render used more CPU time than twice its time limit of %s (limit timeout)", c.limits.Timeout)
+			case syscall.SIGKILL:
+				return fmt.Errorf("render was killed: it passed its CPU time limit (twice its time limit of %s), or the kernel ran out of memory", c.limits.Timeout)
+			}
+		}
+	}
+	msg := strings.TrimSpace(out)
+	if i := strings.LastIndexByte(msg, '\n'); len(msg) > 2000 && i >= 0 {
+		msg = msg[i+1:]
+	}
+	return fmt.Errorf("render sandbox ended without a result (%v): %s", waitErr, msg)
+}
+
+// sandboxEnviron is a child's whole environment: no variable of the
+// agent's (tokens, KUBECONFIG, proxies) reaches it.
+func sandboxEnviron(tmp string) []string {
+	env := []string{sandboxEnv + "=1", "TMPDIR=" + tmp, "HOME=" + tmp}
+	for _, k := range []string{"PATH", "GOCOVERDIR", "GORACE"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// residentBytes returns the resident memory of process pid, 0 when it
+// cannot be read.
+func residentBytes(pid int) int64 {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
+	if err != nil {
+		return 0
+	}
+	fields := strings.Fields(string(data))
+	if len(fields) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseInt(fields[1], 10, 64)
+	return pages * int64(os.Getpagesize())
+}
+
+// tailBuffer keeps the last 64 KiB written to it.
+type tailBuffer struct{ b []byte }
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if over := len(t.b) - 64<<10; over > 0 {
+		t.b = t.b[over:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string { return string(t.b) }

@@ -1,0 +1,133 @@
+package render
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"syscall"
+)
+
+// sandboxEnv is the environment variable that makes a process that
+// imports render serve one render request as a sandbox child instead of
+// running its own main (see serveChild).
+const sandboxEnv = "ROLEOUT_RENDER_SANDBOX"
+
+// sandboxResultFD is the file descriptor a child writes its result to:
+// the first of exec.Cmd.ExtraFiles, so that nothing a program the render
+// runs prints can be mistaken for the result.
+const sandboxResultFD = 3
+
+// childRequest is what the parent sends a sandbox child on its standard
+// input.
+type childRequest struct {
+	Root    string  `json:"root"`
+	Overlay string  `json:"overlay"`
+	Options Options `json:"options"`
+}
+
+// childResult is what a sandbox child writes to sandboxResultFD.
+type childResult struct {
+	// Objects are the rendered objects, as JSON.
+	Objects []json.RawMessage `json:"objects,omitempty"`
+	// Inputs are the paths (relative to the root) the render touched,
+	// symlinks passed through included.
+	Inputs []string `json:"inputs,omitempty"`
+	// External says the render read something the file system does not
+	// see (a remote base or an allowed fetch): it is never cached.
+	External bool `json:"external,omitempty"`
+	// Error is the render's error, formatted for the user.
+	Error string `json:"error,omitempty"`
+}
+
+// The child is started by re-executing the binary that imports render
+// (roleout, or a test binary) with sandboxEnv set; it serves one request
+// and exits before the binary's own main or TestMain runs.
+func init() {
+	if os.Getenv(sandboxEnv) == "1" {
+		os.Exit(serveChild(os.Stdin, os.NewFile(sandboxResultFD, "result")))
+	}
+}
+
+// serveChild reads one request from in, renders it under the request's
+// memory and CPU limits with every HTTP fetch gated, and writes the
+// result to out. It returns the process's exit code.
+func serveChild(in io.Reader, out io.WriteCloser) int {
+	defer out.Close()
+	var req childRequest
+	if err := json.NewDecoder(io.LimitReader(in, 1<<20)).Decode(&req); err != nil {
+		fmt.Fprintf(os.Stderr, "render sandbox: read the request: %v\n", err)
+		return 2
+	}
+	limitSelf(req.Options.Limits)
+	gate := newFetchGate(req.Options.RemoteHosts, req.Options.Limits)
+	http.DefaultTransport = gate
+	http.DefaultClient = &http.Client{Transport: gate}
+
+	res := renderInChild(req, gate)
+	if err := json.NewEncoder(out).Encode(res); err != nil {
+		fmt.Fprintf(os.Stderr, "render sandbox: write the result: %v\n", err)
+		return 2
+	}
+	return 0
+}
+
+// limitSelf sets the kernel's limits on this process: its address space
+// (RLIMIT_AS, except under the race detector, whose shadow memory needs
+// terabytes of address space) and its CPU time (RLIMIT_CPU, twice the
+// wall-clock limit). The parent also watches the child's resident memory.
+func limitSelf(l Limits) {
+	if l.MaxMemory > 0 {
+		debug.SetMemoryLimit(l.MaxMemory / 2)
+		if !raceBuild {
+			lim := uint64(l.MaxMemory)
+			_ = syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: lim, Max: lim})
+		}
+	}
+	if l.Timeout > 0 {
+		secs := uint64(2*l.Timeout.Seconds()) + 1
+		_ = syscall.Setrlimit(syscall.RLIMIT_CPU, &syscall.Rlimit{Cur: secs, Max: secs + 1})
+	}
+}
+
+// renderInChild runs the render itself: the confined file system, the
+// remote-base check and kustomize. The wall-clock limit is the parent's.
+func renderInChild(req childRequest, gate *fetchGate) childResult {
+	opts := req.Options
+	fs, err := newRepoFS(req.Root, opts.Limits, len(opts.RemoteHosts) > 0)
+	if err != nil {
+		return childResult{Error: err.Error()}
+	}
+	dir := filepath.Join(fs.root, filepath.FromSlash(req.Overlay))
+	if err := checkRemotes(fs, dir, opts.RemoteHosts); err != nil {
+		return childResult{Error: err.Error()}
+	}
+	objs, err := runKustomize(fs, dir, opts)
+	if err != nil {
+		msg := explain(err, fs.root)
+		var refused *errFetchRefused
+		if errors.As(err, &refused) {
+			msg = refused.Error()
+		}
+		return childResult{Error: msg}
+	}
+	if max := opts.Limits.MaxObjects; max > 0 && len(objs) > max {
+		return childResult{Error: fmt.Sprintf("%d objects, over the limit of %d (limit maxObjects)", len(objs), max)}
+	}
+	res := childResult{External: fs.external || gate.used()}
+	for p := range fs.inputs {
+		res.Inputs = append(res.Inputs, p)
+	}
+	for _, o := range objs {
+		data, err := o.MarshalJSON()
+		if err != nil {
+			return childResult{Error: fmt.Sprintf("%s/%s: %v", o.GetKind(), o.GetName(), err)}
+		}
+		res.Objects = append(res.Objects, data)
+	}
+	return res
+}

@@ -1,0 +1,211 @@
+package render
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// countingServer is a loopback HTTP server that counts the requests it
+// gets and answers each with a small file.
+func countingServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		if strings.HasSuffix(r.URL.Path, "/big") {
+			_, _ = w.Write([]byte(strings.Repeat("x", 4096)))
+			return
+		}
+		_, _ = w.Write([]byte("secret-from-the-network"))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+// TestSandboxFetchGate: kustomize's own HTTP fetches, in every field that
+// takes a path, reach no host the app does not allow: the server records
+// 0 requests and the error names the URL and the setting. An allowed
+// host is fetched, bounded in bytes, and such a render is not cached.
+func TestSandboxFetchGate(t *testing.T) {
+	srv, requests := countingServer(t)
+	u := srv.URL + "/creds"
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: base}\n"
+	cases := map[string]string{
+		"configMapGenerator files": "configMapGenerator:\n- name: c\n  files: [creds=" + u + "]\n",
+		"configMapGenerator envs":  "configMapGenerator:\n- name: c\n  envs: [" + u + "]\n",
+		"secretGenerator files":    "secretGenerator:\n- name: s\n  files: [" + u + "]\n",
+		"patches path":             "resources: [cm.yaml]\npatches:\n- path: " + u + "\n",
+		"replacements path":        "resources: [cm.yaml]\nreplacements:\n- path: " + u + "\n",
+		"openapi path":             "resources: [cm.yaml]\nopenapi:\n  path: " + u + "\n",
+		"crds":                     "resources: [cm.yaml]\ncrds: [" + u + "]\n",
+		"configurations":           "resources: [cm.yaml]\nconfigurations: [" + u + "]\n",
+		"transformers":             "resources: [cm.yaml]\ntransformers: [" + u + "]\n",
+		"generators":               "generators: [" + u + "]\n",
+		"validators":               "resources: [cm.yaml]\nvalidators: [" + u + "]\n",
+	}
+	r := &Renderer{}
+	for name, kust := range cases {
+		t.Run(name, func(t *testing.T) {
+			root := writeTree(t, map[string]string{"o/kustomization.yaml": kust, "o/cm.yaml": cm})
+			_, err := r.Build(context.Background(), Source{Root: root}, "o", DefaultOptions())
+			if err == nil {
+				t.Fatal("no error: the fetch was not refused")
+			}
+			host, _, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
+			for _, want := range []string{"kustomize build o:", host} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not contain %q", err, want)
+				}
+			}
+		})
+	}
+	if n := requests.Load(); n != 0 {
+		t.Fatalf("the server got %d requests from renders with remoteHosts []", n)
+	}
+
+	t.Run("allowed host", func(t *testing.T) {
+		root := writeTree(t, map[string]string{"o/kustomization.yaml": cases["configMapGenerator files"]})
+		opts := DefaultOptions()
+		opts.RemoteHosts = []string{"127.0.0.1"}
+		res, err := r.Build(context.Background(), Source{Root: root, Index: indexTree(t, root)}, "o", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _, _ := unstructuredString(res, "data", "creds"); got != "secret-from-the-network" {
+			t.Errorf("data.creds = %q", got)
+		}
+		if res.Inputs != nil {
+			t.Errorf("a render that fetched is cached: inputs %v", res.Inputs)
+		}
+		if requests.Load() != 1 {
+			t.Errorf("requests = %d, want 1", requests.Load())
+		}
+	})
+	t.Run("allowed host, too large", func(t *testing.T) {
+		root := writeTree(t, map[string]string{"o/kustomization.yaml": "configMapGenerator:\n- name: c\n  files: [big=" + srv.URL + "/big]\n"})
+		opts := DefaultOptions()
+		opts.RemoteHosts = []string{"127.0.0.1"}
+		opts.Limits.MaxFileBytes = 1000
+		_, err := r.Build(context.Background(), Source{Root: root}, "o", opts)
+		if err == nil || !strings.Contains(err.Error(), "limit maxFileBytes") {
+			t.Fatalf("error %v, want the per-file byte limit", err)
+		}
+	})
+}
+
+func unstructuredString(res Result, fields ...string) (string, bool, error) {
+	if len(res.Objects) != 1 {
+		return "", false, fmt.Errorf("%d objects", len(res.Objects))
+	}
+	v, ok := res.Objects[0].Object[fields[0]].(map[string]any)
+	if !ok {
+		return "", false, nil
+	}
+	s, ok := v[fields[1]].(string)
+	return s, ok, nil
+}
+
+// aliasBomb is a YAML file of a few hundred bytes whose aliases expand to
+// 9^10 strings.
+func aliasBomb() string {
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}\ndata:\n")
+	b.WriteString(`  a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]` + "\n")
+	for i := 1; i < 10; i++ {
+		refs := strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*a%d,", i-1), 9), ",")
+		fmt.Fprintf(&b, "  a%d: &a%d [%s]\n", i, i, refs)
+	}
+	return b.String()
+}
+
+// TestSandboxMemoryLimit: an alias bomb is killed at the memory limit
+// (or, on a slow machine, the time limit) with an error naming it, and
+// this process's heap does not grow with it. The next render runs.
+func TestSandboxMemoryLimit(t *testing.T) {
+	root := writeTree(t, map[string]string{
+		"bomb/kustomization.yaml": "resources: [bomb.yaml]\n",
+		"bomb/bomb.yaml":          aliasBomb(),
+	})
+	plainOverlay(t, root, "fast")
+	r := &Renderer{}
+	opts := DefaultOptions()
+	opts.Limits.MaxMemory = 512 << 20
+	opts.Limits.Timeout = 2 * time.Minute
+	_, err := r.Build(context.Background(), Source{Root: root}, "bomb", opts)
+	if err == nil {
+		t.Fatal("the alias bomb rendered")
+	}
+	if !strings.Contains(err.Error(), "kustomize build bomb: render used more than 512 MiB of memory (limit maxMemory)") &&
+		!strings.Contains(err.Error(), "limit timeout") {
+		t.Fatalf("error %q names neither the memory nor the time limit", err)
+	}
+	if res, err := r.Build(context.Background(), Source{Root: root}, "fast", DefaultOptions()); err != nil || len(res.Objects) != 1 {
+		t.Fatalf("the render after a killed one: %v, %v", res.Objects, err)
+	}
+}
+
+// TestSandboxParallel: a render that hangs does not hold up another
+// app's: no lock is shared, and the hanging one is killed, with the
+// program it ran, at its time limit.
+func TestSandboxParallel(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "repo")
+	started, _ := stuckGenerator(t, root, "slow")
+	plainOverlay(t, root, "fast")
+	r := &Renderer{Processes: 2}
+	opts := execOptions()
+	opts.Limits.Timeout = time.Hour
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	slow := make(chan error, 1)
+	go func() {
+		_, err := r.Build(ctx, Source{Root: root}, "slow", opts)
+		slow <- err
+	}()
+	for {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		select {
+		case err := <-slow:
+			t.Fatalf("the slow render ended before its generator started: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if res, err := r.Build(context.Background(), Source{Root: root}, "fast", DefaultOptions()); err != nil || len(res.Objects) != 1 {
+		t.Fatalf("a render beside a hanging one: %v, %v", res.Objects, err)
+	}
+	select {
+	case err := <-slow:
+		t.Fatalf("the hanging render ended on its own: %v", err)
+	default:
+	}
+	cancel()
+	if err := <-slow; err == nil || !strings.Contains(err.Error(), "render stopped: context canceled") {
+		t.Fatalf("the cancelled render: %v", err)
+	}
+}
+
+// TestSandboxEnvironment: a program a render runs sees none of the
+// agent's environment (tokens, KUBECONFIG).
+func TestSandboxEnvironment(t *testing.T) {
+	t.Setenv("ROLEOUT_TEST_TOKEN", "s3cret")
+	t.Setenv("KUBECONFIG", "/etc/agent-kubeconfig")
+	root := filepath.Join(t.TempDir(), "repo")
+	execGenerator(t, root, "env", "seen", `echo "$ROLEOUT_TEST_TOKEN$KUBECONFIG" >&2; [ -z "$ROLEOUT_TEST_TOKEN$KUBECONFIG" ] || exit 7`)
+	res, err := (&Renderer{}).Build(context.Background(), Source{Root: root}, "env", execOptions())
+	if err != nil {
+		t.Fatalf("the generator saw the agent's environment: %v", err)
+	}
+	if len(res.Objects) != 1 || res.Objects[0].GetName() != "seen" {
+		t.Fatalf("objects %v", res.Objects)
+	}
+}
