@@ -24,7 +24,8 @@ type Deps struct {
 	Planner  Planner
 	Applier  Applier
 	Status   StatusStore
-	// Clock tells the time for rollout windows; nil is time.Now.
+	// Clock tells the time for rollout windows and liveness; nil is
+	// time.Now.
 	Clock func() time.Time
 	// PullRequests lists and fetches pull-request heads for previews;
 	// nil turns previews off.
@@ -65,6 +66,8 @@ type Agent struct {
 	// synced holds, by status-branch path, the digest of each role
 	// revision this agent put into the cluster (guarded by mu).
 	synced map[string][32]byte
+	// live is what /healthz reports of the loop.
+	live *liveness
 }
 
 // DryRun makes the agent plan and diff every app against the cluster
@@ -96,7 +99,7 @@ func New(cfg *Config, restCfg *rest.Config, log logrus.FieldLogger) (*Agent, err
 	return NewWithDeps(cfg, Deps{
 		ApplierFor:   cl.applierFor,
 		Fetcher:      src,
-		Renderer:     &kustomizeRenderer{},
+		Renderer:     newKustomizeRenderer(cfg.RenderProcesses),
 		Planner:      rolePlanner{},
 		Applier:      applier,
 		Status:       sources.NewStatusBranch(StatusOptions(cfg)),
@@ -162,7 +165,8 @@ func StatusOptions(cfg *Config) sources.StatusOptions {
 
 // NewWithDeps returns an Agent for cfg driving deps.
 func NewWithDeps(cfg *Config, deps Deps, log logrus.FieldLogger) *Agent {
-	return &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), mu: &sync.Mutex{}, results: map[string]*AppStatus{}, done: map[string]string{}, synced: map[string][32]byte{}, trigger: make(chan struct{}, 1), metrics: newMetrics()}
+	return &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), mu: &sync.Mutex{}, results: map[string]*AppStatus{}, done: map[string]string{}, synced: map[string][32]byte{}, trigger: make(chan struct{}, 1), metrics: newMetrics(),
+		live: &liveness{bound: maxPollAge(cfg, deps.now())}}
 }
 
 // RunOnce polls the source once and reconciles every app. A failing app
@@ -174,7 +178,7 @@ func NewWithDeps(cfg *Config, deps Deps, log logrus.FieldLogger) *Agent {
 func (a *Agent) RunOnce(ctx context.Context) error {
 	for attempt := 0; ; attempt++ {
 		polled := time.Now()
-		snap, err := a.deps.Fetcher.Fetch(ctx)
+		snap, err := a.fetchFollowed(ctx)
 		a.metrics.polled(time.Since(polled))
 		if err != nil {
 			err = fmt.Errorf("poll source: %w", err)
@@ -198,6 +202,7 @@ func (a *Agent) RunOnce(ctx context.Context) error {
 			g.Go(func() error {
 				started := time.Now()
 				err := a.reconcileApp(ctx, snap, app)
+				a.live.progressed()
 				a.metrics.reconcile.WithLabelValues(app.Name).Observe(time.Since(started).Seconds())
 				mu.Lock()
 				defer mu.Unlock()
@@ -219,6 +224,18 @@ func (a *Agent) RunOnce(ctx context.Context) error {
 			return errors.Join(errs...)
 		}
 	}
+}
+
+// fetchFollowed fetches the followed ref from the agent's own source. Its
+// snapshot is in the trusted domain (verified, or verification off by the
+// operator's choice) unless the source itself marks it otherwise; only
+// such a snapshot renders with what the app allows (kustomizeRenderer).
+func (a *Agent) fetchFollowed(ctx context.Context) (sources.Snapshot, error) {
+	snap, err := a.deps.Fetcher.Fetch(ctx)
+	if err == nil && snap.Trust == "" {
+		snap.Trust = sources.Trusted
+	}
+	return snap, err
 }
 
 // recordUntrusted records, in every app's status, that the source's
@@ -277,16 +294,20 @@ func (a *Agent) Results() []*AppStatus {
 // whenever Trigger is called. After a failure it retries with exponential
 // backoff (10s, 20s, … up to 5m) instead of waiting for the schedule; an
 // interval gets up to 10% jitter so that agents started together spread
-// out.
+// out. A poll that makes no progress for the liveness bound
+// (healthz.maxPollAge) is stopped, so a hung fetch or render cannot hold
+// the loop; /healthz fails while no poll has completed within it.
 func (a *Agent) Run(ctx context.Context) error {
 	sched, err := newSchedule(a.cfg.Schedule)
 	if err != nil {
 		return err
 	}
+	a.live.begin(a.deps.now())
+	defer a.live.end()
 	failures := 0
 	for {
 		started := time.Now()
-		err := a.RunOnce(ctx)
+		err := a.poll(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -308,6 +329,26 @@ func (a *Agent) Run(ctx context.Context) error {
 		case <-time.After(wait):
 		}
 	}
+}
+
+// poll runs one cycle (RunOnce) under a watchdog that stops it when it
+// makes no progress for the liveness bound (a wave that becomes healthy
+// is progress, so a long rollout is never cut off), and records it as
+// completed unless the watchdog stopped it.
+func (a *Agent) poll(ctx context.Context) error {
+	pctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := a.live.watch(cancel)
+	err := a.RunOnce(pctx)
+	stop()
+	if pctx.Err() != nil {
+		if cause := context.Cause(pctx); ctx.Err() == nil && cause != nil {
+			err = errors.Join(err, cause)
+		}
+		return err
+	}
+	a.live.polled(a.deps.now())
+	return err
 }
 
 // nextWait is the wait after a poll at now until the next one: until the

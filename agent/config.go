@@ -34,11 +34,26 @@ type Config struct {
 	Kubeconfig string `json:"kubeconfig,omitempty"`
 	// Concurrency bounds the apps reconciled at once. Default 4.
 	Concurrency int `json:"concurrency,omitempty"`
+	// RenderProcesses bounds the renders (each a sandbox process) run at
+	// once, previews included. Default: one per CPU.
+	RenderProcesses int `json:"renderProcesses,omitempty"`
 	// Apply tunes server-side apply.
 	Apply ApplyConfig `json:"apply,omitempty"`
 	// HTTP is the agent's endpoint for health, metrics and hooks.
-	HTTP HTTPConfig  `json:"http,omitempty"`
-	Apps []AppConfig `json:"apps"`
+	HTTP HTTPConfig `json:"http,omitempty"`
+	// Healthz bounds the liveness /healthz reports.
+	Healthz HealthzConfig `json:"healthz,omitempty"`
+	Apps    []AppConfig   `json:"apps"`
+}
+
+// HealthzConfig bounds the agent's liveness (DESIGN.md §5).
+type HealthzConfig struct {
+	// MaxPollAge is how long the running loop may go without completing
+	// a poll before /healthz answers 503, and how long one poll (fetch,
+	// renders, rollouts, previews, status) may run before it is stopped.
+	// Default: three times schedule.interval, at least 5m; for a cron
+	// schedule, three times the longest gap between its runs, at least 5m.
+	MaxPollAge metav1.Duration `json:"maxPollAge,omitempty"`
 }
 
 // HTTPConfig is where `roleout run` (not --once) serves /healthz,
@@ -181,6 +196,10 @@ type RenderConfig struct {
 	MaxBytes     int64           `json:"maxBytes,omitempty"`
 	MaxFileBytes int64           `json:"maxFileBytes,omitempty"`
 	Timeout      metav1.Duration `json:"timeout,omitempty"`
+	// MaxMemoryBytes is the most memory the render's sandbox process may
+	// use (address space and resident memory). Default 2 GiB; at least
+	// 256 MiB.
+	MaxMemoryBytes int64 `json:"maxMemoryBytes,omitempty"`
 }
 
 // RoleConfig declares a role: its upgradeOrder and, optionally, a

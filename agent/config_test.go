@@ -99,6 +99,12 @@ func TestParseConfigErrors(t *testing.T) {
 			return strings.Replace(s, "path: apps/web}", "path: apps/web, kubeconfigSecret: {name: Far_Away, key: 'a b'}}", 1)
 		},
 			[]string{"apps[0].kubeconfigSecret.name", "apps[0].kubeconfigSecret.key"}},
+		{"negative maxPollAge", func(s string) string { return s + "healthz: {maxPollAge: -1m}\n" },
+			[]string{"healthz.maxPollAge: must be positive"}},
+		{"maxPollAge within the interval", func(s string) string { return s + "schedule: {interval: 10m}\nhealthz: {maxPollAge: 5m}\n" },
+			[]string{"healthz.maxPollAge: must be longer than schedule.interval (10m0s)"}},
+		{"misspelled healthz field", func(s string) string { return s + "healthz: {maxPolAge: 5m}\n" },
+			[]string{`unknown field "healthz.maxPolAge"`}},
 		{"bad cron", func(s string) string { return s + "schedule: {cron: 'every day'}\n" },
 			[]string{"schedule.cron: invalid cron expression"}},
 		{"status branch is source branch", func(s string) string { return s + "status: {branch: main}\n" },

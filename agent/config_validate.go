@@ -45,11 +45,19 @@ func (c *Config) validate() error {
 	if _, err := time.LoadLocation(c.Schedule.TimeZone); err != nil {
 		add("schedule.timeZone", "unknown time zone %q", c.Schedule.TimeZone)
 	}
+	if d := c.Healthz.MaxPollAge.Duration; d < 0 {
+		add("healthz.maxPollAge", "must be positive, got %s", d)
+	} else if iv := c.Schedule.Interval.Duration; d > 0 && d <= iv {
+		add("healthz.maxPollAge", "must be longer than schedule.interval (%s), or /healthz fails between polls; got %s", iv, d)
+	}
 	if !validBranchName(c.Status.Branch) {
 		add("status.branch", "invalid branch name %q", c.Status.Branch)
 	}
 	if c.Concurrency < 1 || c.Concurrency > 64 {
 		add("concurrency", "must be between 1 and 64 apps at once, got %d", c.Concurrency)
+	}
+	if c.RenderProcesses < 0 || c.RenderProcesses > 64 {
+		add("renderProcesses", "must be between 1 and 64 (0 takes one per CPU), got %d", c.RenderProcesses)
 	}
 	if c.Apply.Concurrency < 0 || c.Apply.Concurrency > 256 {
 		add("apply.concurrency", "must be between 1 and 256 (0 takes the default 16), got %d", c.Apply.Concurrency)
@@ -155,8 +163,11 @@ func (a *AppConfig) validate(field string, add func(field, format string, args .
 	if *a.RevisionHistoryLimit < 1 {
 		add(field+".revisionHistoryLimit", "must be 1 or more, got %d", *a.RevisionHistoryLimit)
 	}
-	if r := a.Render; r.MaxObjects < 0 || r.MaxBytes < 0 || r.MaxFileBytes < 0 || r.Timeout.Duration < 0 {
+	if r := a.Render; r.MaxObjects < 0 || r.MaxBytes < 0 || r.MaxFileBytes < 0 || r.Timeout.Duration < 0 || r.MaxMemoryBytes < 0 {
 		add(field+".render", "limits must be positive (0 takes the default)")
+	}
+	if m := a.Render.MaxMemoryBytes; m > 0 && m < 256<<20 {
+		add(field+".render.maxMemoryBytes", "must be at least 268435456 (256 MiB: the sandbox process needs that much address space to start), got %d", m)
 	}
 	roles := map[string]bool{}
 	for j, r := range a.Roles {

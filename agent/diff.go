@@ -25,14 +25,33 @@ type DiffReport struct {
 // StepDiff is one step of a DiffReport.
 type StepDiff struct {
 	// Role is the role's name, or "(prerequisites)" or "(prune)".
-	Role         string             `json:"role"`
-	UpgradeOrder int                `json:"upgradeOrder"`
-	Objects      []apply.ObjectDiff `json:"objects"`
-	Counts       DiffCounts         `json:"counts"`
+	Role         string       `json:"role"`
+	UpgradeOrder int          `json:"upgradeOrder"`
+	Objects      []ObjectDiff `json:"objects"`
+	Counts       DiffCounts   `json:"counts"`
 	// Workloads are the role's workloads whose pods the change would
 	// restart or create, with the identity their controller will give the
 	// new template.
 	Workloads []WorkloadDiff `json:"workloads,omitempty"`
+}
+
+// ObjectDiff is one object of a StepDiff: what would change and how (the
+// fields of apply.ObjectDiff, inline in JSON).
+type ObjectDiff struct {
+	apply.ObjectDiff
+	// NotCompared, set in a diff against the cluster, says why this
+	// object was compared with the last status in git instead (a preview
+	// reads the cluster only inside the app's namespaces).
+	NotCompared string `json:"notCompared,omitempty"`
+}
+
+// objectDiffs wraps diffs of the cluster.
+func objectDiffs(diffs []apply.ObjectDiff) []ObjectDiff {
+	out := make([]ObjectDiff, len(diffs))
+	for i, d := range diffs {
+		out[i] = ObjectDiff{ObjectDiff: d}
+	}
+	return out
 }
 
 // WorkloadDiff is a workload whose pods a change restarts (or creates).
@@ -49,14 +68,14 @@ type WorkloadDiff struct {
 
 // restarts returns the workloads of role whose pods would be restarted
 // or created: against the cluster when current holds what the
-// controllers made of the live templates, else against the role's
-// previous revision.
-func restarts(role *render.Role, current map[apply.ObjectRef]apply.ObserveResult) []WorkloadDiff {
+// controllers made of the live templates (for the workloads scope reads),
+// else against the role's previous revision.
+func restarts(role *render.Role, current map[apply.ObjectRef]apply.ObserveResult, scope namespaceScope) []WorkloadDiff {
 	var out []WorkloadDiff
 	for _, w := range role.Workloads {
 		d := WorkloadDiff{Kind: w.Ref.Kind, Namespace: w.Ref.Namespace, Name: w.Ref.Name, Predicted: w.Predicted}
 		restart := w.RestartsPods
-		if current != nil {
+		if current != nil && scope.reads(w.Ref.Namespace) {
 			if res, ok := current[apply.ObjectRef(w.Ref)]; ok && res.Err == nil {
 				p := observedIdentity(res.Observed)
 				d.Current, restart = &p, !p.Equal(w.Predicted)
@@ -114,61 +133,120 @@ func (r *DiffReport) addStep(s StepDiff) {
 // plan installs show as "create (CRD pending)". With prune on, objects that
 // left git and would be deleted are listed too.
 func DiffLive(ctx context.Context, applier Applier, app AppConfig, plan *render.Plan) (*DiffReport, error) {
-	rep := &DiffReport{App: app.Name}
+	return liveDiff{applier: applier, app: app, plan: plan}.report(ctx)
+}
+
+// liveDiff is one diff of a plan against the cluster.
+type liveDiff struct {
+	applier Applier
+	app     AppConfig
+	plan    *render.Plan
+	// scope is what the diff may read of the cluster (nil: everything);
+	// objects outside it are compared with prev, the last status in git,
+	// and say so (ObjectDiff.NotCompared).
+	scope namespaceScope
+	prev  *previous
+}
+
+func (d liveDiff) report(ctx context.Context) (*DiffReport, error) {
+	rep := &DiffReport{App: d.app.Name}
 	// One read first: an unreachable cluster is one error, not one per
 	// object.
-	if first := firstObject(plan); first != nil {
-		if _, err := applier.Live(ctx, apply.RefOf(first)); err != nil {
+	if first := firstObject(d.plan, d.scope); first != nil {
+		if _, err := d.applier.Live(ctx, apply.RefOf(first)); err != nil {
 			return nil, fmt.Errorf("read the cluster: %w", err)
 		}
 	}
 	opts := apply.DiffOptions{
-		ApplyOptions: apply.ApplyOptions{Force: app.Force, Labels: map[string]string{AppLabel: app.Name}},
-		PendingKinds: crdKinds(plan.Prerequisites), PendingNamespaces: map[string]bool{},
+		ApplyOptions: apply.ApplyOptions{Force: d.app.Force, Labels: map[string]string{AppLabel: d.app.Name}},
+		PendingKinds: crdKinds(d.plan.Prerequisites), PendingNamespaces: map[string]bool{},
 	}
-	for _, o := range plan.Prerequisites {
+	for _, o := range d.plan.Prerequisites {
 		if o.GetKind() == "Namespace" && o.GetAPIVersion() == "v1" {
 			opts.PendingNamespaces[o.GetName()] = true
 		}
 	}
-	diffs, err := applier.Diff(ctx, plan.Prerequisites, opts)
+	diffs, err := d.diff(ctx, d.plan.Prerequisites, "", opts)
 	if err != nil {
 		return nil, err
 	}
 	rep.addStep(StepDiff{Role: PrerequisitesStep, Objects: diffs})
-	current := observeWorkloadsOf(ctx, applier, plan.Roles())
-	for _, role := range plan.Roles() {
-		diffs, err := applier.Diff(ctx, withLabel(role.Objects, RoleLabel, role.Name), opts)
+	current := observeWorkloadsOf(ctx, d.applier, d.plan.Roles(), d.scope)
+	for _, role := range d.plan.Roles() {
+		diffs, err := d.diff(ctx, role.Objects, role.Name, opts)
 		if err != nil {
 			return nil, fmt.Errorf("role %s: %w", role.Name, err)
 		}
 		rep.addStep(StepDiff{Role: role.Name, UpgradeOrder: role.UpgradeOrder, Objects: diffs,
-			Workloads: restarts(role, current)})
+			Workloads: restarts(role, current, d.scope)})
 	}
-	if app.Prune {
-		var deletes []apply.ObjectDiff
-		for _, e := range plan.Prune {
-			live, err := applier.Live(ctx, apply.ObjectRef(e.ObjectRef))
-			if err != nil {
-				return nil, err
-			}
-			if live != nil && live.GetLabels()[AppLabel] == app.Name && live.GetAnnotations()[apply.PruneAnnotation] != "false" {
-				deletes = append(deletes, apply.DeleteDiff(live))
-			}
+	if d.app.Prune {
+		deletes, err := d.prunes(ctx)
+		if err != nil {
+			return nil, err
 		}
 		rep.addStep(StepDiff{Role: PruneStep, Objects: deletes})
 	}
 	return rep, nil
 }
 
+// diff compares the objects of a step (role names a role; "" is the
+// prerequisite step): those the scope reads by dry run, labelled with
+// their role, the others offline (offlineStep); objs' order is kept.
+func (d liveDiff) diff(ctx context.Context, objs []*unstructured.Unstructured, role string, opts apply.DiffOptions) ([]ObjectDiff, error) {
+	live := d.scope.filter(objs)
+	if role != "" {
+		live = withLabel(live, RoleLabel, role)
+	}
+	diffs, err := d.applier.Diff(ctx, live, opts)
+	if err != nil {
+		return nil, err
+	}
+	if len(live) == len(objs) {
+		return objectDiffs(diffs), nil
+	}
+	offline := d.offlineStep(role)
+	out := make([]ObjectDiff, 0, len(objs))
+	for _, o := range objs {
+		if d.scope.reads(o.GetNamespace()) && len(diffs) > 0 {
+			out = append(out, ObjectDiff{ObjectDiff: diffs[0]})
+			diffs = diffs[1:]
+			continue
+		}
+		out = append(out, ObjectDiff{ObjectDiff: offline(o), NotCompared: OutsideAppNamespaces})
+	}
+	return out, nil
+}
+
+// prunes lists the objects that left git and would be deleted: those the
+// cluster shows this app owns and does not protect; offline, those the
+// inventory lists.
+func (d liveDiff) prunes(ctx context.Context) ([]ObjectDiff, error) {
+	var deletes []ObjectDiff
+	for _, e := range d.plan.Prune {
+		if !d.scope.reads(e.Namespace) {
+			deletes = append(deletes, ObjectDiff{ObjectDiff: d.offlineDelete(e), NotCompared: OutsideAppNamespaces})
+			continue
+		}
+		live, err := d.applier.Live(ctx, apply.ObjectRef(e.ObjectRef))
+		if err != nil {
+			return nil, err
+		}
+		if live != nil && live.GetLabels()[AppLabel] == d.app.Name && live.GetAnnotations()[apply.PruneAnnotation] != "false" {
+			deletes = append(deletes, ObjectDiff{ObjectDiff: apply.DeleteDiff(live)})
+		}
+	}
+	return deletes, nil
+}
+
 // observeWorkloadsOf reads, in one round of LISTs, the identities the
-// controllers gave the live templates of the roles' workloads; an empty
-// map when they have none.
-func observeWorkloadsOf(ctx context.Context, applier Applier, roles []*render.Role) map[apply.ObjectRef]apply.ObserveResult {
+// controllers gave the live templates of the roles' workloads that scope
+// reads; an empty map when they have none.
+func observeWorkloadsOf(ctx context.Context, applier Applier, roles []*render.Role, scope namespaceScope) map[apply.ObjectRef]apply.ObserveResult {
 	var objs []*unstructured.Unstructured
 	for _, role := range roles {
 		for _, o := range role.Objects {
-			if revision.IsWorkload(o) {
+			if revision.IsWorkload(o) && scope.reads(o.GetNamespace()) {
 				objs = append(objs, o)
 			}
 		}
@@ -179,16 +257,15 @@ func observeWorkloadsOf(ctx context.Context, applier Applier, roles []*render.Ro
 	return applier.ObserveAll(ctx, objs)
 }
 
-// firstObject returns the plan's first object in apply order, nil when it
-// has none.
-func firstObject(plan *render.Plan) *unstructured.Unstructured {
-	if len(plan.Prerequisites) > 0 {
-		return plan.Prerequisites[0]
-	}
+// firstObject returns the plan's first object in apply order that scope
+// reads, nil when it has none.
+func firstObject(plan *render.Plan, scope namespaceScope) *unstructured.Unstructured {
+	objs := plan.Prerequisites
 	for _, r := range plan.Roles() {
-		if len(r.Objects) > 0 {
-			return r.Objects[0]
-		}
+		objs = append(objs[:len(objs):len(objs)], r.Objects...)
+	}
+	if live := scope.filter(objs); len(live) > 0 {
+		return live[0]
 	}
 	return nil
 }
@@ -214,44 +291,58 @@ func crdKinds(objs []*unstructured.Unstructured) map[schema.GroupKind]bool {
 func DiffOffline(app AppConfig, plan *render.Plan, prev *previous) *DiffReport {
 	rep := &DiffReport{App: app.Name, Offline: true}
 	for _, role := range plan.Roles() {
-		recorded := map[string]map[string]any{}
-		if st := prev.status.role(role.Name); st != nil {
-			for _, h := range prev.history[role.Name] {
-				if h.Name == st.RevisionName {
-					for _, m := range h.Objects {
-						recorded[key(m)] = m
-					}
-				}
-			}
-		}
+		recorded := recordedObjects(prev, role.Name)
 		step := StepDiff{Role: role.Name, UpgradeOrder: role.UpgradeOrder}
 		seen := map[string]bool{}
 		for _, o := range role.Objects {
-			want := revision.Record(o)
-			k := key(want)
-			seen[k] = true
-			d := apply.ObjectDiff{Object: apply.RefOf(o), Change: apply.Create}
-			if have, ok := recorded[k]; ok {
-				d.Change = apply.NoChange
-				if d.Diff = apply.UnifiedDiff(d.Object, have, want); d.Diff != "" {
-					d.Change = apply.Update
-				}
-			} else {
-				d.Diff = apply.UnifiedDiff(d.Object, nil, want)
-			}
-			step.Objects = append(step.Objects, d)
+			seen[key(revision.Record(o))] = true
+			step.Objects = append(step.Objects, ObjectDiff{ObjectDiff: offlineDiff(o, recorded)})
 		}
-		step.Workloads = restarts(role, nil)
+		step.Workloads = restarts(role, nil, nil)
 		for k, m := range recorded {
 			if !seen[k] {
 				u := &unstructured.Unstructured{Object: m}
-				step.Objects = append(step.Objects, apply.ObjectDiff{Object: apply.RefOf(u), Change: apply.Delete,
-					Diff: apply.UnifiedDiff(apply.RefOf(u), m, nil)})
+				step.Objects = append(step.Objects, ObjectDiff{ObjectDiff: apply.ObjectDiff{Object: apply.RefOf(u), Change: apply.Delete,
+					Diff: apply.UnifiedDiff(apply.RefOf(u), m, nil)}})
 			}
 		}
 		rep.addStep(step)
 	}
 	return rep
+}
+
+// recordedObjects returns, by key, the objects recorded in the revision
+// the status says role has applied; none for a new role.
+func recordedObjects(prev *previous, role string) map[string]map[string]any {
+	recorded := map[string]map[string]any{}
+	if prev == nil {
+		return recorded
+	}
+	if st := prev.status.role(role); st != nil {
+		for _, h := range prev.history[role] {
+			if h.Name == st.RevisionName {
+				for _, m := range h.Objects {
+					recorded[key(m)] = m
+				}
+			}
+		}
+	}
+	return recorded
+}
+
+// offlineDiff compares a rendered object with its recorded version.
+func offlineDiff(o *unstructured.Unstructured, recorded map[string]map[string]any) apply.ObjectDiff {
+	want := revision.Record(o)
+	d := apply.ObjectDiff{Object: apply.RefOf(o), Change: apply.Create}
+	if have, ok := recorded[key(want)]; ok {
+		d.Change = apply.NoChange
+		if d.Diff = apply.UnifiedDiff(d.Object, have, want); d.Diff != "" {
+			d.Change = apply.Update
+		}
+	} else {
+		d.Diff = apply.UnifiedDiff(d.Object, nil, want)
+	}
+	return d
 }
 
 func key(m map[string]any) string {

@@ -48,19 +48,22 @@ func (f *fakeFetcher) Head(context.Context) (sources.Revision, error) {
 	return f.snap.Revision, f.err
 }
 
-// fakeRenderer returns objs (or err) and counts calls.
+// fakeRenderer returns objs (or err), counts calls and records the trust
+// domain of each snapshot rendered.
 type fakeRenderer struct {
 	objs   []*unstructured.Unstructured
 	err    error
 	errFor map[string]error // by app name
 	mu     sync.Mutex
 	calls  int
+	trusts []sources.Trust
 }
 
-func (f *fakeRenderer) Render(_ context.Context, _ sources.Snapshot, app AppConfig) ([]*unstructured.Unstructured, error) {
+func (f *fakeRenderer) Render(_ context.Context, snap sources.Snapshot, app AppConfig) ([]*unstructured.Unstructured, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls++
+	f.trusts = append(f.trusts, snap.Trust)
 	if err := f.errFor[app.Name]; err != nil {
 		return nil, err
 	}
@@ -102,6 +105,23 @@ type fakeApplier struct {
 	pruned     []string
 	// afterApply, when set, is called with each applied object's name.
 	afterApply func(name string)
+	// reads are the objects Diff, Live, ObserveAll, CollisionCounts and
+	// CRDFor were asked about, as "Kind/namespace/name".
+	reads []string
+}
+
+func (f *fakeApplier) read(refs ...apply.ObjectRef) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, r := range refs {
+		f.reads = append(f.reads, r.String())
+	}
+}
+
+func (f *fakeApplier) readAll(objs []*unstructured.Unstructured) {
+	for _, o := range objs {
+		f.read(apply.RefOf(o))
+	}
 }
 
 func (f *fakeApplier) Apply(_ context.Context, objs []*unstructured.Unstructured, opts apply.ApplyOptions) ([]apply.Result, error) {
@@ -149,6 +169,7 @@ func (f *fakeApplier) ResetMapper() { f.resets++ }
 
 // ObserveAll returns the identities set in f.observed by object name.
 func (f *fakeApplier) ObserveAll(_ context.Context, objs []*unstructured.Unstructured) map[apply.ObjectRef]apply.ObserveResult {
+	f.readAll(objs)
 	out := map[apply.ObjectRef]apply.ObserveResult{}
 	for _, o := range objs {
 		if obs, ok := f.observed[o.GetName()]; ok {
@@ -161,6 +182,7 @@ func (f *fakeApplier) ObserveAll(_ context.Context, objs []*unstructured.Unstruc
 }
 
 func (f *fakeApplier) CollisionCounts(_ context.Context, objs []*unstructured.Unstructured) map[apply.ObjectRef]*int32 {
+	f.readAll(objs)
 	out := map[apply.ObjectRef]*int32{}
 	for _, o := range objs {
 		if cc, ok := f.collisions[o.GetName()]; ok {
@@ -182,6 +204,7 @@ func (f *fakeApplier) Prune(_ context.Context, refs []apply.ObjectRef, _ apply.P
 
 // Diff reports every object as an update.
 func (f *fakeApplier) Diff(_ context.Context, objs []*unstructured.Unstructured, _ apply.DiffOptions) ([]apply.ObjectDiff, error) {
+	f.readAll(objs)
 	var out []apply.ObjectDiff
 	for _, o := range objs {
 		out = append(out, apply.ObjectDiff{Object: apply.RefOf(o), Change: apply.Update, Diff: "fake"})
@@ -189,11 +212,13 @@ func (f *fakeApplier) Diff(_ context.Context, objs []*unstructured.Unstructured,
 	return out, nil
 }
 
-func (f *fakeApplier) Live(context.Context, apply.ObjectRef) (*unstructured.Unstructured, error) {
+func (f *fakeApplier) Live(_ context.Context, ref apply.ObjectRef) (*unstructured.Unstructured, error) {
+	f.read(ref)
 	return nil, nil
 }
 
-func (f *fakeApplier) CRDFor(context.Context, *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+func (f *fakeApplier) CRDFor(_ context.Context, o *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	f.read(apply.RefOf(o))
 	return nil, nil
 }
 
@@ -242,12 +267,26 @@ func (f *fakeStatus) Commit(_ context.Context, files map[string][]byte, msg stri
 	return "c0ffee", nil
 }
 
+// fakePullRequests lists heads and fetches each from its own fake
+// fetcher, by ref.
+type fakePullRequests struct {
+	heads    []sources.Head
+	fetchers map[string]*fakeFetcher
+}
+
+func (f *fakePullRequests) ListRefs(context.Context, []string) ([]sources.Head, error) {
+	return f.heads, nil
+}
+
+func (f *fakePullRequests) Fetcher(ref string) Fetcher { return f.fetchers[ref] }
+
 var (
-	_ Fetcher     = (*fakeFetcher)(nil)
-	_ Renderer    = (*fakeRenderer)(nil)
-	_ Planner     = (*fakePlanner)(nil)
-	_ Applier     = (*fakeApplier)(nil)
-	_ StatusStore = (*fakeStatus)(nil)
+	_ PullRequests = (*fakePullRequests)(nil)
+	_ Fetcher      = (*fakeFetcher)(nil)
+	_ Renderer     = (*fakeRenderer)(nil)
+	_ Planner      = (*fakePlanner)(nil)
+	_ Applier      = (*fakeApplier)(nil)
+	_ StatusStore  = (*fakeStatus)(nil)
 )
 
 func quietLogger() logrus.FieldLogger {

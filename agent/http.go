@@ -25,12 +25,19 @@ const (
 	maxHookBody          = 1 << 20
 )
 
-// Handler returns the agent's HTTP endpoints: /healthz, /readyz, /metrics
-// (Prometheus) and, with a secret, POST /hook, which triggers a poll when
-// its HMAC signature is good.
+// Handler returns the agent's HTTP endpoints: /healthz (503 with the
+// reason while the running loop has not completed a poll within
+// healthz.maxPollAge), /readyz, /metrics (Prometheus) and, with a secret,
+// POST /hook, which triggers a poll when its HMAC signature is good.
 func (a *Agent) Handler(hookSecret []byte) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		if err := a.live.check(a.deps.now()); err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = io.WriteString(w, "ok\n")
+	})
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
 		if !a.metrics.ready() {
 			http.Error(w, "no poll has completed yet", http.StatusServiceUnavailable)

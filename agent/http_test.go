@@ -8,6 +8,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/roleout/roleout/sources"
 )
 
 func TestHTTPEndpoints(t *testing.T) {
@@ -85,3 +89,158 @@ func TestHookSignatures(t *testing.T) {
 }
 
 func mac(secret, body []byte) string { return hexMAC(secret, body) }
+
+func TestHealthzReportsPollAge(t *testing.T) {
+	start := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name     string
+		running  bool
+		lastPoll time.Duration // after start; 0: none yet
+		at       time.Duration // after start
+		wantCode int
+		wantBody string
+	}{
+		{"loop not running (standing by)", false, 0, time.Hour, http.StatusOK, "ok"},
+		{"first poll still within the bound", true, 0, 4 * time.Minute, http.StatusOK, "ok"},
+		{"no first poll within the bound", true, 0, 6 * time.Minute, http.StatusServiceUnavailable,
+			"no poll completed in 5m0s; the loop started at 2026-12-01T10:00:00Z"},
+		{"recent poll", true, 10 * time.Minute, 14 * time.Minute, http.StatusOK, "ok"},
+		{"poll too old", true, 10 * time.Minute, 16 * time.Minute, http.StatusServiceUnavailable,
+			"no poll completed in 5m0s; last at 2026-12-01T10:10:00Z"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(threeRoles("decode:1"), nil)
+			now := start
+			h.agent.deps.Clock = func() time.Time { return now }
+			if h.agent.live.bound != 5*time.Minute {
+				t.Fatalf("default bound of a 0 interval = %s, want 5m", h.agent.live.bound)
+			}
+			if tc.running {
+				h.agent.live.begin(start)
+			}
+			if tc.lastPoll > 0 {
+				h.agent.live.polled(start.Add(tc.lastPoll))
+			}
+			now = start.Add(tc.at)
+			w := httptest.NewRecorder()
+			h.agent.Handler(nil).ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/healthz", nil))
+			if body := strings.TrimSpace(w.Body.String()); w.Code != tc.wantCode || body != tc.wantBody {
+				t.Errorf("/healthz = %d %q, want %d %q", w.Code, body, tc.wantCode, tc.wantBody)
+			}
+		})
+	}
+}
+
+func TestMaxPollAgeDefaults(t *testing.T) {
+	// A Tuesday, so a weekday schedule's weekend gap is in the next week.
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name     string
+		schedule ScheduleConfig
+		set      time.Duration
+		want     time.Duration
+	}{
+		{"short interval: at least 5m", ScheduleConfig{Interval: metav1.Duration{Duration: time.Minute}}, 0, 5 * time.Minute},
+		{"long interval: three intervals", ScheduleConfig{Interval: metav1.Duration{Duration: 10 * time.Minute}}, 0, 30 * time.Minute},
+		{"no schedule: the default interval", ScheduleConfig{}, 0, 5 * time.Minute},
+		{"set explicitly", ScheduleConfig{Interval: metav1.Duration{Duration: time.Minute}}, 7 * time.Minute, 7 * time.Minute},
+		{"cron every 2 minutes", ScheduleConfig{Cron: "*/2 * * * *"}, 0, 6 * time.Minute},
+		{"daily cron", ScheduleConfig{Cron: "0 2 * * *", TimeZone: "UTC"}, 0, 72 * time.Hour},
+		{"weekday cron: the weekend gap", ScheduleConfig{Cron: "0 9 * * 1-5", TimeZone: "UTC"}, 0, 3 * 72 * time.Hour},
+		{"bad cron", ScheduleConfig{Cron: "never"}, 0, 5 * time.Minute},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Config{Schedule: tc.schedule, Healthz: HealthzConfig{MaxPollAge: metav1.Duration{Duration: tc.set}}}
+			if got := maxPollAge(c, now); got != tc.want {
+				t.Errorf("maxPollAge = %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// hangingFetcher never answers: it returns when its context ends. It
+// records when its context was done and whether the loop counted as
+// running, then calls onFetch when set.
+type hangingFetcher struct {
+	stopped  time.Time // when its context was done
+	running  bool
+	live     *liveness
+	onFetch  func()
+}
+
+func (f *hangingFetcher) Fetch(ctx context.Context) (sources.Snapshot, error) {
+	f.live.mu.Lock()
+	f.running = f.live.running
+	f.live.mu.Unlock()
+	if f.onFetch != nil {
+		f.onFetch()
+	}
+	<-ctx.Done()
+	f.stopped = time.Now()
+	return sources.Snapshot{}, ctx.Err()
+}
+
+func (f *hangingFetcher) Head(ctx context.Context) (sources.Revision, error) {
+	<-ctx.Done()
+	return sources.Revision{}, ctx.Err()
+}
+
+// TestPollDeadline: a poll runs within the liveness bound; one that
+// hangs is stopped at it and does not count as completed, one that
+// finishes does.
+func TestPollDeadline(t *testing.T) {
+	h := newHarness(threeRoles("decode:1"), nil)
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	h.agent.deps.Clock = func() time.Time { return now }
+	h.agent.live.bound = 50 * time.Millisecond // the hung fetch below waits this long
+	hung := &hangingFetcher{live: h.agent.live}
+	h.agent.deps.Fetcher = hung
+	h.agent.live.begin(now)
+	before := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- h.agent.poll(context.Background()) }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "poll stopped after 50ms without progress (healthz.maxPollAge)") {
+			t.Errorf("hung poll: err = %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("a hung fetch held the poll for a minute: no deadline")
+	}
+	if hung.stopped.IsZero() || hung.stopped.Sub(before) > h.agent.live.bound+10*time.Second {
+		t.Errorf("the hung fetch was stopped at %v, want about %v after %v", hung.stopped, h.agent.live.bound, before)
+	}
+	if !h.agent.live.last.IsZero() {
+		t.Error("a poll stopped at its deadline counted as completed")
+	}
+
+	h.agent.deps.Fetcher = h.fetcher
+	h.agent.live.bound = time.Hour
+	now = now.Add(time.Minute)
+	if err := h.agent.poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !h.agent.live.last.Equal(now) {
+		t.Errorf("last completed poll = %v, want %v", h.agent.live.last, now)
+	}
+}
+
+// TestRunMarksTheLoopRunning: /healthz judges the loop only while Run
+// runs it, and each of Run's polls can be stopped.
+func TestRunMarksTheLoopRunning(t *testing.T) {
+	h := newHarness(threeRoles("decode:1"), nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	hung := &hangingFetcher{live: h.agent.live, onFetch: cancel}
+	h.agent.deps.Fetcher = hung
+	if err := h.agent.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !hung.running || hung.stopped.IsZero() {
+		t.Errorf("during a poll: running %v, stopped at %v; want running, then stopped", hung.running, hung.stopped)
+	}
+	if h.agent.live.running {
+		t.Error("the loop still counts as running after Run returned")
+	}
+}

@@ -87,16 +87,31 @@ var (
 	_ Planner     = rolePlanner{}
 )
 
-// kustomizeRenderer is the Renderer of render.Renderer, with its cache.
-type kustomizeRenderer struct{ r render.Renderer }
+// builder is what kustomizeRenderer needs of render.Renderer.
+type builder interface {
+	Build(ctx context.Context, src render.Source, overlay string, opts render.Options) (render.Result, error)
+}
 
+// kustomizeRenderer is the Renderer of render.Renderer, with its cache.
+type kustomizeRenderer struct{ b builder }
+
+// newKustomizeRenderer returns a renderer with an empty render cache that
+// runs up to processes renders at once (0: one per CPU).
+func newKustomizeRenderer(processes int) *kustomizeRenderer {
+	return &kustomizeRenderer{b: &render.Renderer{Processes: processes}}
+}
+
+// Render renders in the snapshot's trust domain (DESIGN.md §5): only a
+// snapshot marked sources.Trusted renders with what the app allows; any
+// other (a pull-request head, an unmarked one) renders with exec, helm and
+// remote fetches off, in a cache domain of its own.
 func (k *kustomizeRenderer) Render(ctx context.Context, snap sources.Snapshot, app AppConfig) ([]*unstructured.Unstructured, error) {
-	src := render.Source{Root: snap.Dir}
-	if snap.Index != nil {
-		src.Index = snap.Index
-	}
-	res, err := k.r.Build(ctx, src, app.Path, renderOptions(app.Render))
+	src, opts := renderRequest(snap, app)
+	res, err := k.b.Build(ctx, src, app.Path, opts)
 	if err != nil {
+		if src.Domain != string(sources.Trusted) {
+			return nil, &UntrustedRenderError{Err: err}
+		}
 		return nil, err
 	}
 	ns := app.Namespace
@@ -105,6 +120,41 @@ func (k *kustomizeRenderer) Render(ctx context.Context, snap sources.Snapshot, a
 	}
 	return res.Objects, render.DefaultNamespace(res.Objects, ns)
 }
+
+// renderRequest returns what to render snap's overlay of app from and
+// with which options: the app's own for a trusted snapshot, the untrusted
+// ones (untrustedOptions) for any other.
+func renderRequest(snap sources.Snapshot, app AppConfig) (render.Source, render.Options) {
+	src := render.Source{Root: snap.Dir, Domain: string(sources.Untrusted)}
+	if snap.Index != nil {
+		src.Index = snap.Index
+	}
+	opts := renderOptions(app.Render)
+	if snap.Trust == sources.Trusted {
+		src.Domain = string(sources.Trusted)
+	} else {
+		opts = untrustedOptions(opts)
+	}
+	return src, opts
+}
+
+// untrustedOptions returns o with exec functions, helm and remote fetches
+// off, whatever the app allows; the limits stay.
+func untrustedOptions(o render.Options) render.Options {
+	o.EnableExec, o.EnableHelm, o.RemoteHosts = false, false, nil
+	return o
+}
+
+// UntrustedRenderError is the error of a render in the untrusted domain (a
+// pull-request preview): such renders never run exec functions or helm and
+// never fetch remote bases, so an overlay that needs them fails there.
+type UntrustedRenderError struct{ Err error }
+
+func (e *UntrustedRenderError) Error() string {
+	return "untrusted render (previews never run exec functions, helm or remote fetches, whatever the app allows): " + e.Err.Error()
+}
+
+func (e *UntrustedRenderError) Unwrap() error { return e.Err }
 
 // renderOptions turns an app's render config into render options.
 func renderOptions(c RenderConfig) render.Options {
@@ -115,6 +165,9 @@ func renderOptions(c RenderConfig) render.Options {
 	}
 	if c.MaxBytes > 0 {
 		o.Limits.MaxBytes = c.MaxBytes
+	}
+	if c.MaxMemoryBytes > 0 {
+		o.Limits.MaxMemory = c.MaxMemoryBytes
 	}
 	if c.MaxFileBytes > 0 {
 		o.Limits.MaxFileBytes = c.MaxFileBytes

@@ -90,14 +90,27 @@ func planFromGit(ctx context.Context, cfg *Config, appName, ref string, applier 
 	if err != nil {
 		return nil, sources.Revision{}, nil, err
 	}
+	snap.Trust = planTrust(cfg, ref, snap.Trust)
 	prev, err := loadPrevious(ctx, sources.NewStatusBranch(StatusOptions(cfg)), app.Name)
 	if err != nil {
 		return nil, snap.Revision, nil, err
 	}
-	a := NewWithDeps(cfg, Deps{Renderer: &kustomizeRenderer{}, Planner: rolePlanner{}, Applier: applier}, nil)
+	a := NewWithDeps(cfg, Deps{Renderer: newKustomizeRenderer(cfg.RenderProcesses), Planner: rolePlanner{}, Applier: applier}, nil)
 	plan, err := a.plan(ctx, snap, app, prev)
 	if err != nil {
 		return nil, snap.Revision, nil, fmt.Errorf("app %s: %w", app.Name, err)
 	}
 	return plan, snap.Revision, prev, nil
+}
+
+// planTrust is the trust domain of a snapshot fetched for `roleout plan`
+// or `roleout diff` at ref: the configured ref, or any ref whose commit the
+// source verified, is trusted; another ref (a pull-request head, say) is
+// not, and renders as a preview does. A source that marks its snapshot
+// untrusted is never overruled.
+func planTrust(cfg *Config, ref string, got sources.Trust) sources.Trust {
+	if got == sources.Untrusted || (ref != "" && cfg.Source.Verify == nil) {
+		return sources.Untrusted
+	}
+	return sources.Trusted
 }

@@ -12,12 +12,12 @@ import (
 // in which order, which pods restart under which names, and the diff.
 func previewMarkdown(p Preview) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# roleout preview: app `%s` at `%s` (%s)\n\n", p.App, p.Ref, short(p.Commit))
+	fmt.Fprintf(&b, "# roleout preview: app %s at %s (%s)\n\n", mdCode(p.App), mdCode(p.Ref), mdText(short(p.Commit)))
 	if p.Untrusted != "" {
-		fmt.Fprintf(&b, "**Not applied:** %s. This is what it would do once a trusted key signs it.\n\n", p.Untrusted)
+		fmt.Fprintf(&b, "**Not applied:** %s. This is what it would do once a trusted key signs it.\n\n", mdText(p.Untrusted))
 	}
 	if p.Error != "" {
-		fmt.Fprintf(&b, "**This head cannot be rolled out:**\n\n```\n%s\n```\n", p.Error)
+		fmt.Fprintf(&b, "**This head cannot be rolled out:**\n\n%s\n", mdFence("", p.Error))
 		if p.Plan == nil {
 			return b.String()
 		}
@@ -44,7 +44,7 @@ func previewMarkdown(p Preview) string {
 		for _, r := range w.Roles {
 			change := "unchanged"
 			if r.Changed {
-				change = "**" + r.Action + "**"
+				change = "**" + mdText(r.Action) + "**"
 			}
 			var wls []string
 			for _, wl := range r.Workloads {
@@ -52,9 +52,9 @@ func previewMarkdown(p Preview) string {
 				if wl.RestartsPods {
 					restart = "**restarts pods**"
 				}
-				wls = append(wls, fmt.Sprintf("%s/%s → %s (%s)", wl.Kind, wl.Name, predictionMD(wl.Predicted), restart))
+				wls = append(wls, fmt.Sprintf("%s → %s (%s)", mdText(wl.Kind+"/"+wl.Name), predictionMD(wl.Predicted), restart))
 			}
-			fmt.Fprintf(&b, "| %d | %d | %s | %s | %d `%s` | %s |\n", i+1, w.UpgradeOrder, r.Name, change, r.Revision, r.RevisionName, strings.Join(wls, "<br>"))
+			fmt.Fprintf(&b, "| %d | %d | %s | %s | %d %s | %s |\n", i+1, w.UpgradeOrder, mdText(r.Name), change, r.Revision, mdCell(mdCode(r.RevisionName)), strings.Join(wls, "<br>"))
 		}
 	}
 	if len(p.Plan.Prune) > 0 {
@@ -64,19 +64,38 @@ func previewMarkdown(p Preview) string {
 		c := p.Diff.Summary
 		fmt.Fprintf(&b, "\n## Diff against %s\n\n%d create, %d update, %d delete, %d unchanged. Secret values are masked.\n",
 			diffTarget(p.Diff), c.Create, c.Update, c.Delete, c.Unchanged)
+		if n := notCompared(p.Diff); n > 0 {
+			fmt.Fprintf(&b, "%d object(s) %s were not compared with the cluster but with the last status in git.\n", n, OutsideAppNamespaces)
+		}
 		for _, s := range p.Diff.Steps {
 			for _, o := range s.Objects {
 				if o.Change == apply.NoChange {
 					continue
 				}
-				fmt.Fprintf(&b, "\n**%s** `%s` (%s)\n", o.Change, o.Object, s.Role)
+				fmt.Fprintf(&b, "\n**%s** %s (%s)\n", mdText(string(o.Change)), mdCode(o.Object.String()), mdText(s.Role))
+				if o.NotCompared != "" {
+					fmt.Fprintf(&b, "\nNot compared with the cluster (%s): compared with the last status in git.\n", mdText(o.NotCompared))
+				}
 				if o.Diff != "" {
-					fmt.Fprintf(&b, "\n```diff\n%s```\n", o.Diff)
+					fmt.Fprintf(&b, "\n%s", mdFence("diff", o.Diff))
 				}
 			}
 		}
 	}
 	return b.String()
+}
+
+// notCompared counts the objects of d not compared with the cluster.
+func notCompared(d *DiffReport) int {
+	n := 0
+	for _, s := range d.Steps {
+		for _, o := range s.Objects {
+			if o.NotCompared != "" {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 func diffTarget(d *DiffReport) string {
@@ -86,12 +105,13 @@ func diffTarget(d *DiffReport) string {
 	return "the cluster (server-side dry run)"
 }
 
-func predictionMD(p revision.Prediction) string { return "`" + DescribePrediction(p) + "`" }
+// predictionMD is a prediction as a code span inside a table cell.
+func predictionMD(p revision.Prediction) string { return mdCell(mdCode(DescribePrediction(p))) }
 
 func refList[T fmt.Stringer](refs []T) string {
 	var out []string
 	for _, r := range refs {
-		out = append(out, "`"+r.String()+"`")
+		out = append(out, mdCode(r.String()))
 	}
 	return strings.Join(out, ", ")
 }
@@ -101,4 +121,78 @@ func short(commit string) string {
 		return commit[:7]
 	}
 	return commit
+}
+
+// Text from a pull request (object and role names, refs, errors, diffs)
+// never leaves the place the preview puts it: inline text is escaped,
+// code spans and fenced blocks use a backtick run longer than any in
+// their content (CommonMark), and nothing keeps a newline that could
+// start a block of its own.
+
+// mdSpecial are the characters that can open inline markdown or HTML
+// (emphasis, code, links, images, HTML tags, entities, table cells,
+// strikethrough, math, escapes).
+const mdSpecial = "\\`*_[]<>&|~!#$"
+
+// oneLine replaces the line endings of s with spaces.
+func oneLine(s string) string {
+	return strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ").Replace(s)
+}
+
+// mdText returns s as inline text: on one line, with every character
+// that could start markdown or HTML backslash-escaped.
+func mdText(s string) string {
+	var b strings.Builder
+	for _, r := range oneLine(s) {
+		if strings.ContainsRune(mdSpecial, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// mdCode returns s as a code span, on one line: its backtick run is longer
+// than any in s, and it is padded with a space on each side when s starts
+// or ends with a backtick, or with spaces that the span would strip.
+func mdCode(s string) string {
+	s = oneLine(s)
+	if s == "" {
+		return "` `"
+	}
+	fence := strings.Repeat("`", longestRun(s, '`')+1)
+	if s[0] == '`' || s[len(s)-1] == '`' ||
+		(s[0] == ' ' && s[len(s)-1] == ' ' && strings.Trim(s, " ") != "") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
+
+// mdCell makes inline markdown safe inside a table cell: a pipe, even
+// inside a code span, would end the cell.
+func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// mdFence returns content as a fenced code block with the info string
+// info: its fence is longer than any backtick run in content, so no line
+// of it can close the block.
+func mdFence(info, content string) string {
+	if !strings.HasSuffix(content, "\n") {
+		content += "\n"
+	}
+	fence := strings.Repeat("`", max(3, longestRun(content, '`')+1))
+	return fence + info + "\n" + content + fence + "\n"
+}
+
+// longestRun returns the length of the longest run of c in s.
+func longestRun(s string, c byte) int {
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != c {
+			run = 0
+			continue
+		}
+		run++
+		longest = max(longest, run)
+	}
+	return longest
 }

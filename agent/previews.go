@@ -89,6 +89,7 @@ func (a *Agent) previewApp(ctx context.Context, app AppConfig, heads []sources.H
 	if err != nil {
 		return err
 	}
+	var pa *Agent // the agent as it serves app, once a head needs it
 	files := map[string][]byte{}
 	var changes []string
 	current := map[string]bool{}
@@ -98,7 +99,10 @@ func (a *Agent) previewApp(ctx context.Context, app AppConfig, heads []sources.H
 		if old, ok := readPreview(prev.files, app.Name, name); ok && old.Commit == h.Commit {
 			continue
 		}
-		p := a.preview(ctx, app, h, prev)
+		if pa == nil {
+			pa = a.previewer(ctx, log, app)
+		}
+		p := pa.preview(ctx, app, h, prev)
 		js, err := json.MarshalIndent(p, "", "  ")
 		if err != nil {
 			return err
@@ -132,7 +136,24 @@ func (a *Agent) previewApp(ctx context.Context, app AppConfig, heads []sources.H
 	return err
 }
 
+// previewer returns the agent as it previews app: with the applier of the
+// app's own cluster, or with none (diffs offline) when that cluster cannot
+// be reached.
+func (a *Agent) previewer(ctx context.Context, log logrus.FieldLogger, app AppConfig) *Agent {
+	pa, err := a.forApp(ctx, app)
+	if err != nil {
+		log.WithError(err).Warn("cannot reach the app's cluster: previews diff against the last status in git")
+		c := *a
+		c.deps.Applier = nil
+		return &c
+	}
+	return pa
+}
+
 // preview plans and diffs one head against what the app has applied.
+// A head is always untrusted, whatever its fetcher says: it renders with
+// exec, helm and remote fetches off, and its diff reads the app's cluster
+// only inside the app's namespaces (diffPreview).
 func (a *Agent) preview(ctx context.Context, app AppConfig, h sources.Head, prev *previous) Preview {
 	p := Preview{App: app.Name, Ref: h.Ref, Commit: h.Commit, Untrusted: h.Untrusted}
 	snap, err := a.deps.PullRequests.Fetcher(h.Ref).Fetch(ctx)
@@ -140,6 +161,7 @@ func (a *Agent) preview(ctx context.Context, app AppConfig, h sources.Head, prev
 		p.Error = err.Error()
 		return p
 	}
+	snap.Trust = sources.Untrusted
 	plan, err := a.plan(ctx, snap, app, prev)
 	if err != nil {
 		p.Error = err.Error()
@@ -149,7 +171,7 @@ func (a *Agent) preview(ctx context.Context, app AppConfig, h sources.Head, prev
 	s := plan.Summarize(func(r *render.Role) bool { return steps.apply[r.Name] })
 	p.Plan = &s
 	if a.deps.Applier != nil {
-		p.Diff, err = DiffLive(ctx, a.deps.Applier, app, plan)
+		p.Diff, err = diffPreview(ctx, a.deps.Applier, app, plan, prev)
 	} else {
 		p.Diff = DiffOffline(app, plan, prev)
 	}

@@ -51,6 +51,11 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 		log.WithError(err).Error("cannot reach the app's cluster: nothing applied")
 		return home.failEarly(ctx, log, app, st, prev, err, fmt.Sprintf("roleout: %s cluster unreachable (%s)", app.Name, snap.Revision.Short()))
 	}
+	if snap.Trust != sources.Trusted {
+		err := fmt.Errorf("source revision %s is not trusted (%q): previewed, never applied", snap.Revision.Short(), snap.Trust)
+		log.WithError(err).Error("nothing applied")
+		return a.failEarly(ctx, log, app, st, prev, err, fmt.Sprintf("roleout: %s refused an untrusted revision (%s)", app.Name, snap.Revision.Short()))
+	}
 	plan, err := a.plan(ctx, snap, app, prev)
 	if err != nil {
 		log.WithError(err).Error("render failed: nothing applied")
@@ -243,10 +248,16 @@ func (a *Agent) plan(ctx context.Context, snap sources.Snapshot, app AppConfig, 
 	if err != nil {
 		return nil, err
 	}
+	// An untrusted snapshot's objects are read from the cluster only
+	// inside the app's namespaces (DESIGN.md §5).
+	live := objs
+	if snap.Trust != sources.Trusted {
+		live = previewScope(app, prev).filter(objs)
+	}
 	plan, err := a.deps.Planner.Plan(objs, render.PlanOptions{
 		App: app.Name, Roles: roles, UnorderedRoles: render.UnorderedPolicy(app.UnorderedRoles),
 		History: prev.history, Inventory: prev.inventory, Source: snap.Revision.String(),
-		CollisionCounts: a.collisionCounts(ctx, objs), CRDs: a.liveCRDs(ctx, objs),
+		CollisionCounts: a.collisionCounts(ctx, live), CRDs: a.liveCRDs(ctx, live),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("plan %s at %s: %w", app.Path, snap.Revision.Short(), err)
@@ -364,6 +375,7 @@ func (a *Agent) applyStep(ctx context.Context, log logrus.FieldLogger, objs []*u
 	if err := a.deps.Applier.WaitHealthy(ctx, objs, app.Timeout.Duration); err != nil {
 		return err
 	}
+	a.live.progressed()
 	log.WithFields(logrus.Fields{"created": counts[apply.Created], "configured": counts[apply.Configured] + counts[apply.Recreated],
 		"unchanged": counts[apply.Unchanged], "elapsed": time.Since(started).Round(time.Millisecond)}).Info("healthy")
 	return nil

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/roleout/roleout/internal/testgit"
+	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
 )
 
@@ -27,7 +28,7 @@ func TestRenderCacheWithGitIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &kustomizeRenderer{}
+	r := newKustomizeRenderer(0)
 	app := AppConfig{Name: "web", Path: "apps/web"}
 	ctx := context.Background()
 	render := func(msg string, change map[string]string) string {
@@ -49,13 +50,13 @@ func TestRenderCacheWithGitIndex(t *testing.T) {
 	}
 	render("first", nil)
 	render("unrelated", map[string]string{"README.md": "docs\n", "apps/db/kustomization.yaml": "resources: [../../base]\nnamePrefix: x-\n"})
-	if n := r.r.Builds(); n != 1 {
+	if n := builds(r); n != 1 {
 		t.Errorf("kustomize builds after a commit outside the inputs = %d, want 1", n)
 	}
 	if level := render("base change", map[string]string{"base/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {level: debug}\n"}); level != "debug" {
 		t.Errorf("level = %s after the base changed", level)
 	}
-	if n := r.r.Builds(); n != 2 {
+	if n := builds(r); n != 2 {
 		t.Errorf("kustomize builds after a base change = %d, want 2", n)
 	}
 }
@@ -85,7 +86,7 @@ apps: [{name: web, path: apps/web}]
 	if err != nil {
 		t.Fatal(err)
 	}
-	renderer := &kustomizeRenderer{}
+	renderer := newKustomizeRenderer(0)
 	applier := &fakeApplier{}
 	a := NewWithDeps(cfg, Deps{Fetcher: src, Renderer: renderer, Planner: rolePlanner{}, Applier: applier,
 		Status: sources.NewStatusBranch(StatusOptions(cfg))}, quietLogger())
@@ -102,7 +103,10 @@ apps: [{name: web, path: apps/web}]
 	if got[testgit.RefsUpload] != 1 || got[testgit.UploadPack] != 0 || got[testgit.RefsReceive] != 0 || got[testgit.ReceivePack] != 0 {
 		t.Errorf("idle poll requests = %v, want one ref listing and nothing else", got)
 	}
-	if renderer.r.Builds() != 1 || len(applier.applied) != applied {
-		t.Errorf("idle poll rendered (%d builds) or applied (%d objects)", renderer.r.Builds(), len(applier.applied)-applied)
+	if builds(renderer) != 1 || len(applier.applied) != applied {
+		t.Errorf("idle poll rendered (%d builds) or applied (%d objects)", builds(renderer), len(applier.applied)-applied)
 	}
 }
+
+// builds returns how many kustomize builds k's renderer has run.
+func builds(k *kustomizeRenderer) int { return k.b.(*render.Renderer).Builds() }

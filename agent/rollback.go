@@ -32,7 +32,7 @@ func (a *Agent) Rollback(ctx context.Context, appName, role string, n int64) err
 	if err != nil {
 		return err
 	}
-	snap, err := a.deps.Fetcher.Fetch(ctx)
+	snap, err := a.fetchFollowed(ctx)
 	if err != nil {
 		return fmt.Errorf("poll source: %w", err)
 	}

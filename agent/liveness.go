@@ -1,0 +1,166 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// minMaxPollAge is the least default bound on the time between completed
+// polls.
+const minMaxPollAge = 5 * time.Minute
+
+// maxPollAge is how long the loop of c may go without completing a poll
+// before /healthz fails, and how long one poll may run: healthz.maxPollAge
+// when set, else three times the schedule's longest wait between polls
+// (the interval, or the longest gap between a cron schedule's runs after
+// now), at least twice the longest app timeout (one wave's health wait)
+// and at least 5m.
+func maxPollAge(c *Config, now time.Time) time.Duration {
+	if d := c.Healthz.MaxPollAge.Duration; d > 0 {
+		return d
+	}
+	wait := c.Schedule.Interval.Duration
+	if c.Schedule.Cron != "" {
+		sched, err := newSchedule(c.Schedule)
+		if err != nil {
+			return minMaxPollAge // Run refuses the schedule anyway
+		}
+		wait = longestGap(sched, now)
+	} else if wait <= 0 {
+		wait = DefaultInterval
+	}
+	bound := max(3*wait, minMaxPollAge)
+	for _, app := range c.Apps {
+		// A wave may wait this long for health with nothing else to show.
+		bound = max(bound, 2*app.Timeout.Duration)
+	}
+	return bound
+}
+
+// longestGap returns the longest wait between the next 128 runs of sched
+// after now: enough to cover a week of a schedule that runs more often
+// on some days than others.
+func longestGap(sched schedule, now time.Time) time.Duration {
+	var gap time.Duration
+	t := now
+	for range 128 {
+		next := sched.Next(t)
+		if !next.After(t) {
+			break // robfig/cron: no run in the next five years
+		}
+		gap = max(gap, next.Sub(t))
+		t = next
+	}
+	return gap
+}
+
+// liveness is what /healthz reports (DESIGN.md §5): while the loop runs,
+// it is alive when it has completed a poll within bound, or, before its
+// first poll completes, when it started less than bound ago. A replica
+// whose loop is not running (standing by for the leader lease, or never
+// started) is alive.
+type liveness struct {
+	bound time.Duration
+
+	mu      sync.Mutex
+	running bool
+	started time.Time // when the loop started
+	last    time.Time // when it last completed a poll; zero before the first
+	// progressAt is when the running poll last made progress, on the
+	// real clock.
+	progressAt time.Time
+}
+
+// begin records that the loop started at now.
+func (l *liveness) begin(now time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.running, l.started, l.last = true, now, time.Time{}
+}
+
+// end records that the loop stopped.
+func (l *liveness) end() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.running = false
+}
+
+// polled records a poll completed at now.
+func (l *liveness) polled(now time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.last = now
+	l.progressAt = time.Now()
+}
+
+// progressed records that a running poll moved on (a wave became
+// healthy, an app was reconciled): the poll's watchdog starts counting
+// again, so a long rollout whose waves keep completing is never cut off.
+func (l *liveness) progressed() {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.progressAt = time.Now()
+}
+
+// watch cancels a poll that makes no progress for bound, with a cause
+// that says so, until the returned stop is called. It reads the real
+// clock: it bounds real waiting.
+func (l *liveness) watch(cancel context.CancelCauseFunc) (stop func()) {
+	l.mu.Lock()
+	l.progressAt = time.Now()
+	l.mu.Unlock()
+	var t *time.Timer
+	var mu sync.Mutex
+	var fire func()
+	fire = func() {
+		l.mu.Lock()
+		idle := time.Since(l.progressAt)
+		l.mu.Unlock()
+		if idle >= l.bound {
+			cancel(&errPollStalled{bound: l.bound})
+			return
+		}
+		mu.Lock()
+		t.Reset(l.bound - idle)
+		mu.Unlock()
+	}
+	mu.Lock()
+	t = time.AfterFunc(l.bound, fire)
+	mu.Unlock()
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		t.Stop()
+	}
+}
+
+// errPollStalled is the cause of a poll the watchdog stopped.
+type errPollStalled struct{ bound time.Duration }
+
+func (e *errPollStalled) Error() string {
+	return fmt.Sprintf("poll stopped after %s without progress (healthz.maxPollAge): a fetch, render or status push hung; raise it if a step legitimately takes longer", e.bound)
+}
+
+// check returns nil when the loop is alive at now, else the reason, on
+// one line.
+func (l *liveness) check(now time.Time) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case !l.running:
+		return nil
+	case l.last.IsZero():
+		if now.Sub(l.started) <= l.bound {
+			return nil
+		}
+		return fmt.Errorf("no poll completed in %s; the loop started at %s", l.bound, l.started.UTC().Format(time.RFC3339))
+	case now.Sub(l.last) > l.bound:
+		return fmt.Errorf("no poll completed in %s; last at %s", l.bound, l.last.UTC().Format(time.RFC3339))
+	}
+	return nil
+}

@@ -1,0 +1,274 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/render/revision"
+	"github.com/roleout/roleout/sources"
+)
+
+// recordingBuilder stands in for render.Renderer: it records the source
+// and options of every build and returns objs.
+type recordingBuilder struct {
+	objs  []*unstructured.Unstructured
+	srcs  []render.Source
+	opts  []render.Options
+	calls map[string]render.Options // by source root
+}
+
+func (b *recordingBuilder) Build(_ context.Context, src render.Source, _ string, opts render.Options) (render.Result, error) {
+	b.srcs, b.opts = append(b.srcs, src), append(b.opts, opts)
+	if b.calls == nil {
+		b.calls = map[string]render.Options{}
+	}
+	b.calls[src.Root] = opts
+	var out []*unstructured.Unstructured
+	for _, o := range b.objs {
+		out = append(out, o.DeepCopy())
+	}
+	return render.Result{Objects: out}, nil
+}
+
+var permissive = RenderConfig{RemoteHosts: []string{"github.com"}, EnableHelm: true, EnableExec: true, MaxObjects: 7}
+
+func TestRenderRequestTrustDomains(t *testing.T) {
+	cases := []struct {
+		name       string
+		trust      sources.Trust
+		wantDomain string
+		wantExec   bool
+	}{
+		{"trusted snapshot: the app's own settings", sources.Trusted, "trusted", true},
+		{"untrusted snapshot: exec, helm and remotes off", sources.Untrusted, "untrusted", false},
+		{"unmarked snapshot counts as untrusted", "", "untrusted", false},
+		{"unknown domain counts as untrusted", "weird", "untrusted", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &recordingBuilder{}
+			k := &kustomizeRenderer{b: b}
+			if _, err := k.Render(context.Background(), sources.Snapshot{Dir: "/x", Trust: tc.trust}, AppConfig{Path: "p", Render: permissive}); err != nil {
+				t.Fatal(err)
+			}
+			src, opts := b.srcs[0], b.opts[0]
+			if src.Domain != tc.wantDomain {
+				t.Errorf("domain = %q, want %q", src.Domain, tc.wantDomain)
+			}
+			remote := len(opts.RemoteHosts) > 0
+			if opts.EnableExec != tc.wantExec || opts.EnableHelm != tc.wantExec || remote != tc.wantExec {
+				t.Errorf("exec %v helm %v remotes %v, want all %v", opts.EnableExec, opts.EnableHelm, opts.RemoteHosts, tc.wantExec)
+			}
+			if opts.Limits.MaxObjects != 7 {
+				t.Errorf("limits not kept: maxObjects %d", opts.Limits.MaxObjects)
+			}
+		})
+	}
+}
+
+// TestPreviewNeverRendersWithAppSettings runs the agent with the real
+// kustomizeRenderer over a recording builder: the followed branch renders
+// with what the app allows, a pull-request head without exec, helm and
+// remote fetches, even when its fetcher calls its snapshot trusted.
+func TestPreviewNeverRendersWithAppSettings(t *testing.T) {
+	h := newHarness(threeRoles("decode:1"), func(a *AppConfig) { a.Render = permissive })
+	b := &recordingBuilder{objs: threeRoles("decode:2")}
+	h.agent.deps.Renderer = &kustomizeRenderer{b: b}
+	h.fetcher.snap.Dir = "main"
+	prCommit := strings.Repeat("p", 40)
+	lying := &fakeFetcher{snap: sources.Snapshot{Dir: "pr", Trust: sources.Trusted,
+		Revision: sources.Revision{Ref: "refs/pull/1/head", Commit: prCommit}}}
+	h.agent.deps.PullRequests = &fakePullRequests{heads: []sources.Head{{Ref: "refs/pull/1/head", Commit: prCommit}},
+		fetchers: map[string]*fakeFetcher{"refs/pull/1/head": lying}}
+	h.agent.cfg.Source.PullRequests = &PullRequestConfig{Refs: []string{"refs/pull/*/head"}}
+	if err := h.agent.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	main, pr := b.calls["main"], b.calls["pr"]
+	if !main.EnableExec || !main.EnableHelm || len(main.RemoteHosts) == 0 {
+		t.Errorf("the followed branch rendered without the app's settings: %+v", main)
+	}
+	if pr.EnableExec || pr.EnableHelm || pr.RemoteHosts != nil {
+		t.Errorf("the pull-request head rendered with exec %v, helm %v, remotes %v", pr.EnableExec, pr.EnableHelm, pr.RemoteHosts)
+	}
+	var domains []string
+	for _, s := range b.srcs {
+		domains = append(domains, s.Root+":"+s.Domain)
+	}
+	if diff := cmp.Diff([]string{"main:trusted", "pr:untrusted"}, domains); diff != "" {
+		t.Errorf("render domains (-want +got):\n%s", diff)
+	}
+	if _, ok := h.status.files["llm/previews/pull-1-head.json"]; !ok {
+		t.Error("no preview written")
+	}
+}
+
+// TestUntrustedRenderOfRemoteBase renders a real overlay with a remote
+// base its app allows: as a preview it fails, saying previews never
+// fetch remote bases.
+func TestUntrustedRenderOfRemoteBase(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "apps", "web")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	kust := "resources:\n- https://github.com/example/base//config?ref=v1\n"
+	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(kust), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	app := AppConfig{Name: "web", Path: "apps/web", Render: RenderConfig{RemoteHosts: []string{"github.com"}}}
+	_, err := newKustomizeRenderer(0).Render(context.Background(), sources.Snapshot{Dir: root, Trust: sources.Untrusted}, app)
+	var untrusted *UntrustedRenderError
+	if !errors.As(err, &untrusted) || !strings.Contains(err.Error(), "previews never run exec functions, helm or remote fetches") {
+		t.Fatalf("err = %v, want an UntrustedRenderError saying previews never fetch remotes", err)
+	}
+}
+
+func TestReconcileRefusesUntrustedSnapshot(t *testing.T) {
+	h := newHarness(threeRoles("decode:1"), nil)
+	h.fetcher.snap.Trust = sources.Untrusted
+	if err := h.agent.RunOnce(context.Background()); err == nil || !strings.Contains(err.Error(), "never applied") {
+		t.Fatalf("err = %v, want a refusal", err)
+	}
+	if len(h.applier.applied) != 0 || h.renderer.calls != 0 {
+		t.Errorf("an untrusted snapshot was rendered (%d) or applied (%v)", h.renderer.calls, h.applier.applied)
+	}
+}
+
+func TestPlanTrust(t *testing.T) {
+	verified := &Config{Source: SourceConfig{Verify: &VerifyConfig{Mode: "head"}}}
+	open := &Config{}
+	cases := []struct {
+		name string
+		cfg  *Config
+		ref  string
+		got  sources.Trust
+		want sources.Trust
+	}{
+		{"configured ref", open, "", "", sources.Trusted},
+		{"another ref, unverified", open, "refs/pull/7/head", "", sources.Untrusted},
+		{"another ref, verified", verified, "refs/heads/next", "", sources.Trusted},
+		{"the source said untrusted", verified, "", sources.Untrusted, sources.Untrusted},
+	}
+	for _, tc := range cases {
+		if got := planTrust(tc.cfg, tc.ref, tc.got); got != tc.want {
+			t.Errorf("%s: trust %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func object(apiVersion, kind, ns, name string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind,
+		"metadata": map[string]any{"name": name}}}
+	if ns != "" {
+		u.SetNamespace(ns)
+	}
+	return u
+}
+
+// TestPreviewReadsOnlyAppNamespaces: a pull request that adds objects in
+// kube-system and cluster-scoped ones gets them compared offline; the
+// cluster is read only in the app's namespace and the Namespaces its last
+// inventory declares.
+func TestPreviewReadsOnlyAppNamespaces(t *testing.T) {
+	objs := []*unstructured.Unstructured{
+		object("v1", "Namespace", "", "app"),
+		object("v1", "Namespace", "", "team-b"),                          // applied before: in the inventory
+		roleDeployment("web", "web", 1, "web:2"),                         // namespace app
+		object("v1", "ConfigMap", "team-b", "settings"),                  // a Namespace of the last inventory
+		object("v1", "ConfigMap", "kube-system", "coredns"),              // someone else's
+		object("rbac.authorization.k8s.io/v1", "ClusterRole", "", "god"), // cluster-scoped
+	}
+	for _, o := range objs[3:] {
+		o.SetAnnotations(map[string]string{render.RoleAnnotation: "web", render.UpgradeOrderAnnotation: "1"})
+	}
+	inv := []render.InventoryEntry{
+		{ObjectRef: render.ObjectRef{APIVersion: "v1", Kind: "Namespace", Name: "team-b"}, Prerequisite: true},
+		{ObjectRef: render.ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: "kube-system", Name: "old"}, Role: "web", UpgradeOrder: 1},
+		{ObjectRef: render.ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: "app", Name: "gone"}, Role: "web", UpgradeOrder: 1},
+	}
+	h := newHarness(objs, func(a *AppConfig) { a.Namespace, a.Prune = "app", true })
+	app := h.agent.cfg.Apps[0]
+	prev := &previous{inventory: inv, history: map[string][]revision.RoleRevision{}}
+	snap := sources.Snapshot{Trust: sources.Untrusted, Revision: sources.Revision{Ref: "pr", Commit: strings.Repeat("p", 40)}}
+	plan, err := h.agent.plan(context.Background(), snap, app, prev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := diffPreview(context.Background(), h.applier, app, plan, prev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads := slices.Compact(slices.Sorted(slices.Values(h.applier.reads)))
+	want := []string{"ConfigMap/app/gone", "ConfigMap/team-b/settings", "Deployment/app/web"}
+	if diff := cmp.Diff(want, reads); diff != "" {
+		t.Errorf("objects read from the cluster (-want +got):\n%s", diff)
+	}
+	got := map[string]string{}
+	for _, s := range rep.Steps {
+		for _, o := range s.Objects {
+			got[o.Object.String()] = string(o.Change) + "|" + o.NotCompared
+		}
+	}
+	wantDiff := map[string]string{
+		"Namespace/app":                 "create|" + OutsideAppNamespaces,
+		"Namespace/team-b":              "update|" + OutsideAppNamespaces,
+		"Deployment/app/web":            "update|",
+		"ConfigMap/team-b/settings":     "update|",
+		"ConfigMap/kube-system/coredns": "create|" + OutsideAppNamespaces,
+		"ClusterRole/god":               "create|" + OutsideAppNamespaces,
+		"ConfigMap/kube-system/old":     "delete|" + OutsideAppNamespaces,
+	}
+	if diff := cmp.Diff(wantDiff, got); diff != "" {
+		t.Errorf("preview diff (-want +got):\n%s", diff)
+	}
+	md := previewMarkdown(Preview{App: app.Name, Ref: "refs/pull/1/head", Commit: snap.Revision.Commit, Plan: &render.Summary{}, Diff: rep})
+	if !strings.Contains(md, "**create** `ConfigMap/kube-system/coredns` (web)\n\nNot compared with the cluster (outside the app's namespaces)") {
+		t.Errorf("the preview does not say coredns was not compared with the cluster:\n%s", md)
+	}
+}
+
+// TestDiffLiveReadsEverything: outside previews (roleout diff, dry runs)
+// the whole plan is compared with the cluster.
+func TestDiffLiveReadsEverything(t *testing.T) {
+	objs := []*unstructured.Unstructured{object("v1", "ConfigMap", "kube-system", "coredns")}
+	plan, err := rolePlanner{}.Plan(objs, render.PlanOptions{App: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeApplier{}
+	rep, err := DiffLive(context.Background(), f, AppConfig{Name: "x", Namespace: "app"}, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := notCompared(rep); n != 0 || !slices.Contains(f.reads, "ConfigMap/kube-system/coredns") {
+		t.Errorf("DiffLive left %d objects uncompared, read %v", n, f.reads)
+	}
+}
+
+// TestPreviewDiffsTheAppsOwnCluster: the preview of an app of another
+// cluster reads that cluster, not the agent's.
+func TestPreviewDiffsTheAppsOwnCluster(t *testing.T) {
+	h := newHarness(threeRoles("decode:1"), func(a *AppConfig) { a.Namespace, a.Kubeconfig = "app", "far.yaml" })
+	far := &fakeApplier{}
+	h.agent.deps.ApplierFor = func(context.Context, AppConfig) (Applier, error) { return far, nil }
+	prCommit := strings.Repeat("p", 40)
+	h.agent.deps.PullRequests = &fakePullRequests{heads: []sources.Head{{Ref: "refs/pull/1/head", Commit: prCommit}},
+		fetchers: map[string]*fakeFetcher{"refs/pull/1/head": {snap: sources.Snapshot{Revision: sources.Revision{Ref: "refs/pull/1/head", Commit: prCommit}}}}}
+	h.agent.cfg.Source.PullRequests = &PullRequestConfig{Refs: []string{"refs/pull/*/head"}}
+	if err := h.agent.previews(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(far.reads) == 0 || len(h.applier.reads) != 0 {
+		t.Errorf("reads: app's cluster %v, agent's cluster %v; want only the app's", far.reads, h.applier.reads)
+	}
+}
