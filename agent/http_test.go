@@ -164,10 +164,10 @@ func TestMaxPollAgeDefaults(t *testing.T) {
 // records when its context was done and whether the loop counted as
 // running, then calls onFetch when set.
 type hangingFetcher struct {
-	stopped  time.Time // when its context was done
-	running  bool
-	live     *liveness
-	onFetch  func()
+	stopped time.Time // when its context was done
+	running bool
+	live    *liveness
+	onFetch func()
 }
 
 func (f *hangingFetcher) Fetch(ctx context.Context) (sources.Snapshot, error) {
