@@ -141,7 +141,11 @@ func (r *Renderer) Build(ctx context.Context, src Source, overlay string, opts O
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		return Result{}, fmt.Errorf("kustomize build %s: directory not found in the repository", overlay)
 	}
-	objs, child, err := r.sandboxed(ctx, src.Root, overlay, opts)
+	root, err := filepath.Abs(src.Root) // the sandbox runs in a directory of its own
+	if err != nil {
+		return Result{}, fmt.Errorf("kustomize build %s: %w", overlay, err)
+	}
+	objs, child, err := r.sandboxed(ctx, root, overlay, opts)
 	if err != nil {
 		return Result{}, fmt.Errorf("kustomize build %s: %w", overlay, err)
 	}

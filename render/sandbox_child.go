@@ -76,15 +76,25 @@ func serveChild(in io.Reader, out io.WriteCloser) int {
 	return 0
 }
 
+// addressSpaceHeadroom is what a child's address-space limit allows
+// beyond Limits.MaxMemory: the Go runtime reserves about 1.5 GiB of
+// address space as it starts (page summaries, arena hints) and the
+// binary maps its own text and data (roleout links Kubernetes); none of
+// it is memory. The address-space limit is the kernel's backstop against
+// one huge allocation; resident memory is held to MaxMemory by the
+// parent.
+const addressSpaceHeadroom = 4 << 30
+
 // limitSelf sets the kernel's limits on this process: its address space
-// (RLIMIT_AS, except under the race detector, whose shadow memory needs
-// terabytes of address space) and its CPU time (RLIMIT_CPU, twice the
-// wall-clock limit). The parent also watches the child's resident memory.
+// (RLIMIT_AS at MaxMemory plus addressSpaceHeadroom, except under the
+// race detector, whose shadow memory needs terabytes of address space)
+// and its CPU time (RLIMIT_CPU, twice the wall-clock limit). The parent
+// holds its resident memory to MaxMemory.
 func limitSelf(l Limits) {
 	if l.MaxMemory > 0 {
 		debug.SetMemoryLimit(l.MaxMemory / 2)
 		if !raceBuild {
-			lim := uint64(l.MaxMemory)
+			lim := uint64(l.MaxMemory + addressSpaceHeadroom)
 			_ = syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: lim, Max: lim})
 		}
 	}

@@ -209,3 +209,15 @@ func TestSandboxEnvironment(t *testing.T) {
 		t.Fatalf("objects %v", res.Objects)
 	}
 }
+
+// TestSandboxRelativeRoot: a root relative to this process's working
+// directory renders, though the sandbox runs in a directory of its own.
+func TestSandboxRelativeRoot(t *testing.T) {
+	dir := t.TempDir()
+	plainOverlay(t, filepath.Join(dir, "repo"), "o")
+	t.Chdir(dir)
+	res, err := (&Renderer{}).Build(context.Background(), Source{Root: "repo"}, "o", DefaultOptions())
+	if err != nil || len(res.Objects) != 1 {
+		t.Fatalf("render of a relative root: %v, %v", res.Objects, err)
+	}
+}
