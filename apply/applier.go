@@ -47,6 +47,8 @@ type Applier struct {
 	// the live objects it replaces.
 	meta   metadata.Interface
 	mapper *restmapper.DeferredDiscoveryRESTMapper
+	// cfg is the configuration the clients were made from (As copies it).
+	cfg *rest.Config
 }
 
 // New returns an Applier for the cluster cfg reaches. Client QPS and
@@ -88,6 +90,7 @@ func New(cfg *rest.Config, opts Options) (*Applier, error) {
 		client: client,
 		meta:   meta,
 		mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc)),
+		cfg:    cfg,
 	}, nil
 }
 
@@ -104,6 +107,18 @@ type ApplyOptions struct {
 	// copy carries the AppliedHashAnnotation of what would be applied now.
 	// Ignored with DryRun, which always asks the server.
 	SkipUnchanged bool
+	// FieldManager, when set, is the field manager this call applies as
+	// instead of Options.FieldManager (an app's own: roleout/<app>).
+	FieldManager string
+	// Migrate names field managers whose apply entries in a live object's
+	// managedFields are handed over to this call's field manager before
+	// it writes (renamed, or merged into its entry), so the fields they
+	// owned neither conflict nor stay behind when they leave git.
+	Migrate []string
+	// Owner refuses, with an OwnershipError and no write, objects that
+	// exist and are not the owner's (see CheckOwners, which checks a whole
+	// rollout before it starts). The zero value checks nothing.
+	Owner Ownership
 }
 
 // Apply server-side applies objs, at most Concurrency at once, and
@@ -164,13 +179,23 @@ func (a *Applier) applyOne(ctx context.Context, in *unstructured.Unstructured, o
 	if err != nil {
 		return res.fail(fmt.Errorf("read: %w", err))
 	}
+	if err := opts.Owner.refusal(before, o); err != nil {
+		res.Action, res.Err = Failed, err
+		return res
+	}
 	if opts.SkipUnchanged && !opts.DryRun && alreadyApplied(before, o) {
 		res.Action = Unchanged
 		return res
 	}
-	applyOpts := metav1.ApplyOptions{FieldManager: a.opts.FieldManager, Force: opts.Force}
-	if opts.DryRun {
+	applyOpts := metav1.ApplyOptions{FieldManager: a.fieldManager(opts), Force: opts.Force}
+	switch {
+	case opts.DryRun:
 		applyOpts.DryRun = []string{metav1.DryRunAll}
+		applyOpts.FieldManager = dryRunManager(before, opts, applyOpts.FieldManager)
+	case before != nil && len(opts.Migrate) > 0:
+		if err := a.migrateManagers(ctx, ri, before, opts, applyOpts.FieldManager); err != nil {
+			return res.fail(err)
+		}
 	}
 	after, err := ri.Apply(ctx, o.GetName(), o, applyOpts)
 	if err != nil && isImmutable(err) && before != nil && o.GetAnnotations()[RecreateAnnotation] == "true" && !opts.DryRun {

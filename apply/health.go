@@ -120,12 +120,13 @@ var negativeConditions = map[string]bool{"ReplicaFailure": true, "Failed": true,
 // withConditions appends to kstatus' message (for a Deployment only
 // counts, "Available: 0/2") the object's own conditions that say what is
 // wrong, "Available=False MinimumReplicasUnavailable: Deployment does not
-// have minimum availability.", skipping any that only repeat msg.
+// have minimum availability.", skipping any that only repeat msg. All of it
+// goes through statusText: controllers may quote credentials.
 func withConditions(msg string, live *unstructured.Unstructured) string {
 	conds, _, _ := unstructured.NestedSlice(live.Object, "status", "conditions")
 	parts := []string{}
 	if msg != "" {
-		parts = append(parts, msg)
+		parts = append(parts, statusText(msg))
 	}
 	for _, c := range conds {
 		m, _ := c.(map[string]any)
@@ -136,7 +137,7 @@ func withConditions(msg string, live *unstructured.Unstructured) string {
 		if text == "" || text == msg || (st == "True") != negativeConditions[typ] {
 			continue
 		}
-		parts = append(parts, strings.TrimSpace(fmt.Sprintf("%s=%s %s", typ, st, reason))+": "+text)
+		parts = append(parts, statusText(strings.TrimSpace(fmt.Sprintf("%s=%s %s", typ, st, reason))+": "+text))
 	}
 	return strings.Join(parts, "; ")
 }

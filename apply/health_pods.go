@@ -67,8 +67,9 @@ func (a *Applier) podHint(ctx context.Context, o *unstructured.Unstructured) str
 }
 
 // podTrouble describes what is wrong with a pod that is not ready: its
-// failing conditions and its containers' waiting or failed states; "" for
-// a pod that is ready or has succeeded.
+// failing conditions and its containers' waiting or failed states, their
+// messages made fit for git by podMessage; "" for a pod that is ready or
+// has succeeded.
 func podTrouble(pod *unstructured.Unstructured) string {
 	if phase, _, _ := unstructured.NestedString(pod.Object, "status", "phase"); phase == "Succeeded" {
 		return ""
@@ -88,7 +89,7 @@ func podTrouble(pod *unstructured.Unstructured) string {
 			if st == nil || reason == "Completed" || (reason == "" && msg == "") {
 				continue
 			}
-			parts = append(parts, strings.TrimSuffix(fmt.Sprintf("container %s %s: %s", name, reason, msg), ": "))
+			parts = append(parts, strings.TrimSuffix(fmt.Sprintf("container %s %s: %s", name, statusText(reason), podMessage(msg)), ": "))
 		}
 	}
 	return strings.Join(parts, "; ")

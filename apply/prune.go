@@ -8,26 +8,65 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 )
 
 // PruneAnnotation set to "false" on a live object protects it from
-// pruning.
+// pruning; set to "true" on a Namespace, CRD or PVC it lets prune delete
+// that object (PruneOptions.Persistent).
 const PruneAnnotation = "roleout.dev/prune"
+
+// persistentKinds are kept by prune unless the app or the object opts
+// in: deleting one deletes what it holds (a Namespace's objects, every
+// custom resource of a CRD, a claim's volume).
+var persistentKinds = map[schema.GroupKind]bool{
+	{Kind: "Namespace"}: true,
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: true,
+	{Kind: "PersistentVolumeClaim"}:                                   true,
+}
 
 // PruneOptions are the choices of Prune.
 type PruneOptions struct {
 	// OwnerLabel and OwnerValue: only objects that carry this label with
 	// this value are deleted (roleout.dev/app=<app>).
 	OwnerLabel, OwnerValue string
+	// Persistent lets prune delete Namespaces, CustomResourceDefinitions
+	// and PersistentVolumeClaims; without it only those annotated
+	// roleout.dev/prune: "true" are.
+	Persistent bool
+	// PersistentField names the user's setting of Persistent
+	// (apps[1].prunePersistent), so that a skip says what to change.
+	PersistentField string
 	// Timeout bounds the wait for each object to be gone (finalizers).
 	Timeout time.Duration
 }
 
+// Keep returns why prune must leave live alone, or "" when it may delete
+// it: live is not the owner's, is annotated roleout.dev/prune: "false",
+// or is of a persistent kind (Namespace, CRD, PVC) nobody opted in to
+// pruning.
+func (opts PruneOptions) Keep(live *unstructured.Unstructured) string {
+	prune := live.GetAnnotations()[PruneAnnotation]
+	switch {
+	case live.GetLabels()[opts.OwnerLabel] != opts.OwnerValue:
+		return fmt.Sprintf("not labelled %s=%s", opts.OwnerLabel, opts.OwnerValue)
+	case prune == "false":
+		return PruneAnnotation + ": \"false\""
+	case persistentKinds[live.GroupVersionKind().GroupKind()] && !opts.Persistent && prune != "true":
+		fix := fmt.Sprintf("annotate it %s: \"true\"", PruneAnnotation)
+		if opts.PersistentField != "" {
+			fix = fmt.Sprintf("set %s: true or %s", opts.PersistentField, fix)
+		}
+		return fmt.Sprintf("a %s is not pruned unless the app opts in (%s); left in the cluster", live.GetKind(), fix)
+	}
+	return ""
+}
+
 // Prune deletes refs in the given order (callers pass reverse apply
 // order), one at a time, waiting for each to be gone. An object that is
-// already gone, that does not carry the owner label, or that is annotated
-// roleout.dev/prune: "false" is skipped with a reason.
+// already gone or that opts.Keep keeps (another owner's, annotated
+// roleout.dev/prune: "false", a persistent kind) is skipped with a reason.
 func (a *Applier) Prune(ctx context.Context, refs []ObjectRef, opts PruneOptions) ([]Result, error) {
 	var results []Result
 	for _, ref := range refs {
@@ -53,11 +92,9 @@ func (a *Applier) pruneOne(ctx context.Context, ref ObjectRef, opts PruneOptions
 		return res
 	case err != nil:
 		return res.fail(fmt.Errorf("read: %w", err))
-	case live.GetLabels()[opts.OwnerLabel] != opts.OwnerValue:
-		res.Action, res.Reason = Skipped, fmt.Sprintf("not labelled %s=%s", opts.OwnerLabel, opts.OwnerValue)
-		return res
-	case live.GetAnnotations()[PruneAnnotation] == "false":
-		res.Action, res.Reason = Skipped, PruneAnnotation+": \"false\""
+	}
+	if reason := opts.Keep(live); reason != "" {
+		res.Action, res.Reason = Skipped, reason
 		return res
 	}
 	if err := a.deleteAndWait(ctx, ri, live, opts.Timeout); err != nil {

@@ -1,0 +1,122 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"golang.org/x/sync/errgroup"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// AdoptAnnotation set to "true" on a rendered object lets its app take
+// over that object when it exists without being the app's (Ownership).
+const AdoptAnnotation = "roleout.dev/adopt"
+
+// Ownership says which existing objects an app may write: those that
+// carry its ownership label, and others only when it adopts them.
+type Ownership struct {
+	// Label and Value are the app's ownership label (roleout.dev/app=<app>).
+	Label, Value string
+	// Adopt lets the app take over objects that carry another value of
+	// Label, or none at all.
+	Adopt bool
+	// AdoptField names the user's setting of Adopt (apps[1].adopt), so
+	// that a refusal says what to change.
+	AdoptField string
+}
+
+// OwnershipError refuses an object that exists and is not the app's: it
+// carries another app's label, or no label (created outside roleout).
+type OwnershipError struct {
+	Object ObjectRef
+	// Label is the ownership label; Owner its live value, "" when absent.
+	Label, Owner string
+	// AdoptField is the setting that would allow the take-over.
+	AdoptField string
+}
+
+func (e *OwnershipError) Error() string {
+	fix := fmt.Sprintf("annotation %s: \"true\" on the object takes it over", AdoptAnnotation)
+	if e.AdoptField != "" {
+		fix = fmt.Sprintf("%s: true or %s", e.AdoptField, fix)
+	}
+	if e.Owner == "" {
+		return fmt.Sprintf("%s: exists without roleout's ownership (no label %s); %s", e.Object, e.Label, fix)
+	}
+	return fmt.Sprintf("%s: owned by app %s (label %s=%s); %s", e.Object, e.Owner, e.Label, e.Owner, fix)
+}
+
+// refusal returns the OwnershipError that keeps o, the object to apply,
+// from replacing live, or nil when it may: live does not exist, is the
+// app's, or is adopted.
+func (own Ownership) refusal(live, o *unstructured.Unstructured) error {
+	if live == nil || own.Label == "" || own.Adopt || o.GetAnnotations()[AdoptAnnotation] == "true" {
+		return nil
+	}
+	owner := live.GetLabels()[own.Label]
+	if owner == own.Value {
+		return nil
+	}
+	return &OwnershipError{Object: RefOf(o), Label: own.Label, Owner: owner, AdoptField: own.AdoptField}
+}
+
+// CheckOwners reads the live metadata of objs (one paged LIST per
+// resource and namespace that holds several of them, else a GET each, at
+// most Concurrency at once) and returns the OwnershipErrors, joined, of
+// those that exist and are not own's to write. Objects of kinds the
+// cluster does not serve yet (a CRD an earlier step installs) do not
+// exist. Call it before applying any of objs: a refusal then writes
+// nothing.
+func (a *Applier) CheckOwners(ctx context.Context, objs []*unstructured.Unstructured, own Ownership) error {
+	if own.Label == "" || own.Adopt {
+		return nil
+	}
+	// One mapping per kind: an unknown kind triggers one rediscovery, not
+	// one per object.
+	served := map[schema.GroupVersionKind]bool{}
+	var check []*unstructured.Unstructured
+	for _, o := range objs {
+		if o.GetAnnotations()[AdoptAnnotation] == "true" {
+			continue
+		}
+		gvk := o.GroupVersionKind()
+		ok, seen := served[gvk]
+		if !seen {
+			_, err := a.mapping(o)
+			if err != nil && !meta.IsNoMatchError(err) {
+				return fmt.Errorf("%s: check owner: %w", RefOf(o), err)
+			}
+			ok = err == nil
+			served[gvk] = ok
+		}
+		if ok {
+			check = append(check, o)
+		}
+	}
+	live := a.prefetch(ctx, check, metadataOnly)
+	errs := make([]error, len(check))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(a.opts.Concurrency)
+	for i, in := range check {
+		g.Go(func() error {
+			o := in.DeepCopy()
+			ri, err := a.resource(o)
+			if err != nil {
+				errs[i] = fmt.Errorf("%s: check owner: %w", RefOf(o), err)
+				return nil
+			}
+			before, err := a.before(gctx, ri, o, live)
+			if err != nil {
+				errs[i] = fmt.Errorf("%s: check owner: read: %w", RefOf(o), err)
+				return nil
+			}
+			errs[i] = own.refusal(before, o)
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return errors.Join(errs...)
+}
