@@ -17,7 +17,8 @@ import (
 )
 
 // diskIndex hashes a directory tree the way git's tree index would
-// identify it: a file by its content, a directory by its listing and its
+// identify it: a symlink by its target (git stores it as a blob of the
+// target), a file by its content, a directory by its listing and its
 // children's hashes. It stands in for sources.TreeHashes.
 type diskIndex map[string]string
 
@@ -29,12 +30,16 @@ func indexTree(t testing.TB, root string) diskIndex {
 	var walk func(rel string) string
 	walk = func(rel string) string {
 		full := filepath.Join(root, filepath.FromSlash(rel))
-		info, err := os.Stat(full)
+		info, err := os.Lstat(full)
 		if err != nil {
 			t.Fatal(err)
 		}
 		sum := sha256.New()
-		if info.IsDir() {
+		switch {
+		case info.Mode()&os.ModeSymlink != 0:
+			target, _ := os.Readlink(full)
+			fmt.Fprintf(sum, "link %s", target)
+		case info.IsDir():
 			entries, _ := os.ReadDir(full)
 			var names []string
 			for _, e := range entries {
@@ -45,7 +50,7 @@ func indexTree(t testing.TB, root string) diskIndex {
 				child := strings.TrimPrefix(rel+"/"+n, "/")
 				fmt.Fprintf(sum, "%s %s\n", n, walk(child))
 			}
-		} else {
+		default:
 			data, _ := os.ReadFile(full)
 			sum.Write(data)
 		}

@@ -1,8 +1,10 @@
 // Package render turns an app's kustomize overlay into rendered objects
-// and plans them. Rendering runs kustomize with every read confined to
-// the repository and plugins off; kustomize's process-global state is
-// only touched under one lock, and a render is bounded by its context
-// and its time limit.
+// and plans them. Every kustomize build runs in a sandbox child process
+// (sandbox.go: the binary run again, served by an init hook in
+// sandbox_child.go) with every read confined to the repository, plugins
+// off, every HTTP fetch gated by fetch.go, and its memory, CPU and wall
+// clock bounded; kustomize's process-global state lives and dies with the
+// child.
 //
 // # Planning rules
 //
@@ -16,7 +18,10 @@
 //  2. Membership. An object's roleout.dev/role annotation names its role.
 //     An object without one joins the config role whose selector (and
 //     kinds, when given) matches it; two matching selectors are an error
-//     naming the object. Anything else joins the role "default".
+//     naming the object. Anything else joins the role "default". A role
+//     name, annotated or configured, is a DNS label short enough that
+//     <app>-<role>-<hash> is an object name (CheckRoleName); any other
+//     is an error naming the object and the value.
 //  3. Order. A role's upgradeOrder comes from the app config, else from
 //     the roleout.dev/upgrade-order annotation of its objects. Objects of
 //     one role that disagree with each other or with the config are an
@@ -37,6 +42,13 @@
 //     later objects of a wave before earlier ones, and the prerequisites
 //     last, also in reverse. A role that loses all its objects leaves the
 //     waves; its objects are pruned.
+//
+// # Destinations
+//
+// CheckDestinations confines an app (docs/design.md, "Safety and trust",
+// Destinations): every object must be in an allowed namespace and of an
+// allowed kind, else the render is refused as a whole. Scope (namespaced
+// or cluster-scoped) comes from the one lookup DefaultNamespace uses.
 //
 // Planning does no I/O. render must not import agent, sources or apply;
 // its subpackage render/revision holds the hashing.

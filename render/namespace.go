@@ -22,6 +22,24 @@ var schemaMu sync.Mutex
 // an unknown kind is taken as namespaced, as kubectl does. It returns an
 // error naming an object that sets a namespace on a cluster-scoped kind.
 func DefaultNamespace(objs []*unstructured.Unstructured, namespace string) error {
+	var errs []error
+	eachScope(objs, func(o *unstructured.Unstructured, namespaced, found bool) {
+		switch {
+		case found && !namespaced && o.GetNamespace() != "":
+			errs = append(errs, fmt.Errorf("%s: a %s is cluster-scoped and cannot name namespace %q", Describe(o), o.GetKind(), o.GetNamespace()))
+		case (namespaced || !found) && o.GetNamespace() == "":
+			o.SetNamespace(namespace)
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// eachScope calls fn for every object of objs, in order, with its scope:
+// namespaced or not, and whether the scope is known at all. Scope comes
+// from Kubernetes' built-in OpenAPI schema, and for custom resources from
+// a CustomResourceDefinition among objs. This is the one scope lookup of
+// roleout: DefaultNamespace and CheckDestinations both use it.
+func eachScope(objs []*unstructured.Unstructured, fn func(o *unstructured.Unstructured, namespaced, found bool)) {
 	crdScope := map[string]bool{} // group/kind → namespaced
 	for _, o := range objs {
 		if o.GetKind() == "CustomResourceDefinition" && strings.HasPrefix(o.GetAPIVersion(), "apiextensions.k8s.io/") {
@@ -33,21 +51,14 @@ func DefaultNamespace(objs []*unstructured.Unstructured, namespace string) error
 	}
 	schemaMu.Lock() // the schema lookup initialises kustomize's global state
 	defer schemaMu.Unlock()
-	var errs []error
 	for _, o := range objs {
 		gvk := o.GroupVersionKind()
 		namespaced, found := crdScope[gvk.Group+"/"+gvk.Kind]
 		if !found {
 			namespaced, found = openapi.IsNamespaceScoped(kyaml.TypeMeta{APIVersion: o.GetAPIVersion(), Kind: o.GetKind()})
 		}
-		switch {
-		case found && !namespaced && o.GetNamespace() != "":
-			errs = append(errs, fmt.Errorf("%s: a %s is cluster-scoped and cannot name namespace %q", Describe(o), gvk.Kind, o.GetNamespace()))
-		case (namespaced || !found) && o.GetNamespace() == "":
-			o.SetNamespace(namespace)
-		}
+		fn(o, namespaced, found)
 	}
-	return errors.Join(errs...)
 }
 
 // Describe names an object as Kind/namespace/name, or Kind/name for a

@@ -137,7 +137,7 @@ func NewPlan(objs []*unstructured.Unstructured, opts PlanOptions) (*Plan, error)
 			rest = append(rest, o)
 		}
 	}
-	roles, err := groupRoles(rest, opts.Roles)
+	roles, err := groupRoles(rest, opts.App, opts.Roles)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +189,8 @@ func IsPrerequisite(o *unstructured.Unstructured) bool {
 // groupRoles assigns every object to a role: its role annotation, else
 // the one config selector that matches it, else the default role. Roles
 // come in declaration order: config roles first, then roles met in objs.
-func groupRoles(objs []*unstructured.Unstructured, specs []RoleSpec) ([]*Role, error) {
+// Every role name, configured or annotated, must pass CheckRoleName.
+func groupRoles(objs []*unstructured.Unstructured, app string, specs []RoleSpec) ([]*Role, error) {
 	var roles []*Role
 	byName := map[string]*Role{}
 	get := func(name string) *Role {
@@ -201,13 +202,21 @@ func groupRoles(objs []*unstructured.Unstructured, specs []RoleSpec) ([]*Role, e
 		roles = append(roles, r)
 		return r
 	}
+	var errs []error
 	for _, s := range specs {
+		if err := CheckRoleName(app, s.Name); err != nil {
+			return nil, fmt.Errorf("app config role: %w", err)
+		}
 		get(s.Name)
 	}
-	var errs []error
 	for _, o := range objs {
 		name := o.GetAnnotations()[RoleAnnotation]
-		if name == "" {
+		if name != "" {
+			if err := CheckRoleName(app, name); err != nil {
+				errs = append(errs, fmt.Errorf("%s: annotation %s: %w", Describe(o), RoleAnnotation, err))
+				continue
+			}
+		} else {
 			var matched []string
 			for _, s := range specs {
 				if s.matches(o) {

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/roleout/roleout/internal/hostile"
 )
 
 // countingServer is a loopback HTTP server that counts the requests it
@@ -114,26 +116,13 @@ func unstructuredString(res Result, fields ...string) (string, bool, error) {
 	return s, ok, nil
 }
 
-// aliasBomb is a YAML file of a few hundred bytes whose aliases expand to
-// 9^10 strings.
-func aliasBomb() string {
-	var b strings.Builder
-	b.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}\ndata:\n")
-	b.WriteString(`  a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]` + "\n")
-	for i := 1; i < 10; i++ {
-		refs := strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*a%d,", i-1), 9), ",")
-		fmt.Fprintf(&b, "  a%d: &a%d [%s]\n", i, i, refs)
-	}
-	return b.String()
-}
-
 // TestSandboxMemoryLimit: an alias bomb is killed at the memory limit
 // (or, on a slow machine, the time limit) with an error naming it, and
 // this process's heap does not grow with it. The next render runs.
 func TestSandboxMemoryLimit(t *testing.T) {
 	root := writeTree(t, map[string]string{
 		"bomb/kustomization.yaml": "resources: [bomb.yaml]\n",
-		"bomb/bomb.yaml":          aliasBomb(),
+		"bomb/bomb.yaml":          hostile.AliasBomb("bomb"),
 	})
 	plainOverlay(t, root, "fast")
 	r := &Renderer{}

@@ -3,7 +3,7 @@ package render
 import "github.com/roleout/roleout/render/revision"
 
 // Summary is the plan as `roleout plan --output json` prints it and as
-// previews record it (DESIGN.md §8).
+// previews record it (docs/design.md, "The user-facing contract").
 type Summary struct {
 	Waves         []WaveSummary `json:"waves"`
 	Prerequisites []ObjectRef   `json:"prerequisites"`

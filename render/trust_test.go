@@ -2,55 +2,10 @@ package render
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 )
-
-// gitIndex hashes a tree as git's index identifies it: a symlink by its
-// target (git stores it as a blob of the target), a file by its content,
-// a directory by its entries.
-func gitIndex(t *testing.T, root string) diskIndex {
-	t.Helper()
-	idx := diskIndex{}
-	var walk func(rel string) string
-	walk = func(rel string) string {
-		full := filepath.Join(root, filepath.FromSlash(rel))
-		info, err := os.Lstat(full)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum := sha256.New()
-		switch {
-		case info.Mode()&os.ModeSymlink != 0:
-			target, _ := os.Readlink(full)
-			fmt.Fprintf(sum, "link %s", target)
-		case info.IsDir():
-			entries, _ := os.ReadDir(full)
-			var names []string
-			for _, e := range entries {
-				names = append(names, e.Name())
-			}
-			sort.Strings(names)
-			for _, n := range names {
-				fmt.Fprintf(sum, "%s %s\n", n, walk(filepath.ToSlash(filepath.Join(rel, n))))
-			}
-		default:
-			data, _ := os.ReadFile(full)
-			sum.Write(data)
-		}
-		h := hex.EncodeToString(sum.Sum(nil))
-		idx[rel] = h
-		return h
-	}
-	walk("")
-	delete(idx, ".")
-	return idx
-}
 
 // overlays writes two overlays, each of one ConfigMap named after it.
 func overlays(t *testing.T) string {
@@ -80,7 +35,7 @@ func TestCacheSymlinks(t *testing.T) {
 	r := &Renderer{}
 	build := func() Result {
 		t.Helper()
-		res, err := r.Build(context.Background(), Source{Root: root, Index: gitIndex(t, root), Domain: "trusted"}, "overlays/prod", DefaultOptions())
+		res, err := r.Build(context.Background(), Source{Root: root, Index: indexTree(t, root), Domain: "trusted"}, "overlays/prod", DefaultOptions())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,7 +72,7 @@ func TestCacheSymlinks(t *testing.T) {
 func TestCacheTrustDomains(t *testing.T) {
 	root := overlays(t)
 	r := &Renderer{}
-	src := Source{Root: root, Index: gitIndex(t, root), Domain: "untrusted"}
+	src := Source{Root: root, Index: indexTree(t, root), Domain: "untrusted"}
 	if _, err := r.Build(context.Background(), src, "overlays/staging", DefaultOptions()); err != nil {
 		t.Fatal(err)
 	}

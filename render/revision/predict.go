@@ -19,7 +19,7 @@ import (
 
 // Prediction is the identity a workload's controller will give the
 // workload's template, computed offline. The fields set depend on the
-// kind (DESIGN.md §8).
+// kind (docs/design.md, "The user-facing contract").
 type Prediction struct {
 	// PodTemplateHash and ReplicaSetName: Deployment.
 	PodTemplateHash string `json:"podTemplateHash,omitempty"`
