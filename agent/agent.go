@@ -34,6 +34,10 @@ type Deps struct {
 	// apps[].kubeconfig or apps[].kubeconfigSecret; nil allows no such
 	// apps.
 	ApplierFor func(ctx context.Context, app AppConfig) (Applier, error)
+	// PreviewApplierFor returns the applier previews of app use: its
+	// cluster, as serviceAccount ("namespace/name"); nil lets previews
+	// read no cluster.
+	PreviewApplierFor func(ctx context.Context, app AppConfig, serviceAccount string) (Applier, error)
 }
 
 func (d Deps) now() time.Time {
@@ -44,7 +48,7 @@ func (d Deps) now() time.Time {
 }
 
 // Agent reconciles the apps of one configuration: poll → fetch → render →
-// plan → apply → report (DESIGN.md §2).
+// plan → apply → report (docs/design.md, "The reconcile cycle").
 type Agent struct {
 	cfg  *Config
 	deps Deps
@@ -92,18 +96,19 @@ func New(cfg *Config, restCfg *rest.Config, log logrus.FieldLogger) (*Agent, err
 	if err != nil {
 		return nil, err
 	}
-	cl, err := newClusters(restCfg, applyOpts)
+	cl, err := newClusters(restCfg, applyOpts, cfg.Clusters)
 	if err != nil {
 		return nil, err
 	}
 	return NewWithDeps(cfg, Deps{
-		ApplierFor:   cl.applierFor,
-		Fetcher:      src,
-		Renderer:     newKustomizeRenderer(cfg.RenderProcesses),
-		Planner:      rolePlanner{},
-		Applier:      applier,
-		Status:       sources.NewStatusBranch(StatusOptions(cfg)),
-		PullRequests: gitPullRequests{src: src},
+		ApplierFor:        cl.applierFor,
+		PreviewApplierFor: previewAppliers(applier, cl.applierFor),
+		Fetcher:           src,
+		Renderer:          newKustomizeRenderer(cfg.RenderProcesses),
+		Planner:           rolePlanner{},
+		Applier:           applier,
+		Status:            sources.NewStatusBranch(StatusOptions(cfg)),
+		PullRequests:      gitPullRequests{src: src},
 	}, log), nil
 }
 
@@ -185,7 +190,7 @@ func (a *Agent) RunOnce(ctx context.Context) error {
 			var untrusted *sources.VerificationError
 			if errors.As(err, &untrusted) {
 				a.recordUntrusted(ctx, err)
-				// Previewed, never applied (DESIGN §5).
+				// Previewed, never applied (docs/design.md, "Safety and trust").
 				return errors.Join(err, a.previews(ctx, a.untrustedHead(ctx, untrusted)...))
 			}
 			// Pull-request heads are still previewed.

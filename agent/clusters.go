@@ -26,6 +26,9 @@ type clusters struct {
 	home      kubernetes.Interface // reads kubeconfig Secrets
 	userAgent string
 	opts      apply.Options
+	// allowUnsafe lets Secrets' kubeconfigs run plugins, read files and
+	// skip TLS verification (clusters.allowUnsafeKubeconfigs).
+	allowUnsafe bool
 
 	mu sync.Mutex
 	// appliers by kubeconfig file, or by the digest of a Secret's
@@ -33,16 +36,17 @@ type clusters struct {
 	appliers map[string]Applier
 }
 
-func newClusters(home *rest.Config, opts apply.Options) (*clusters, error) {
+func newClusters(home *rest.Config, opts apply.Options, cfg ClustersConfig) (*clusters, error) {
 	cs, err := kubernetes.NewForConfig(home)
 	if err != nil {
 		return nil, err
 	}
-	return &clusters{home: cs, userAgent: home.UserAgent, opts: opts, appliers: map[string]Applier{}}, nil
+	return &clusters{home: cs, userAgent: home.UserAgent, opts: opts, allowUnsafe: cfg.AllowUnsafeKubeconfigs, appliers: map[string]Applier{}}, nil
 }
 
 // applierFor returns the applier of app's cluster: its kubeconfig file, or
-// the kubeconfig in its Secret, read from the agent's cluster now.
+// the kubeconfig in its Secret, read from the agent's cluster now and
+// refused when it is unsafe (checkKubeconfig) unless the agent allows it.
 func (c *clusters) applierFor(ctx context.Context, app AppConfig) (Applier, error) {
 	if app.KubeconfigSecret == nil {
 		return c.applier("file:"+app.Kubeconfig, func() (*rest.Config, error) {
@@ -59,12 +63,28 @@ func (c *clusters) applierFor(ctx context.Context, app AppConfig) (Applier, erro
 	}
 	sum := sha256.Sum256(data)
 	return c.applier("secret:"+hex.EncodeToString(sum[:]), func() (*rest.Config, error) {
-		cfg, err := clientcmd.RESTConfigFromKubeConfig(data)
-		if err != nil {
-			return nil, fmt.Errorf("kubeconfig in %s: %w", where, err)
-		}
-		return cfg, nil
+		return c.secretConfig(data, where)
 	})
+}
+
+// secretConfig builds the client configuration of a kubeconfig read from
+// a Secret, checking the raw kubeconfig first so that nothing unsafe in
+// it is ever used.
+func (c *clusters) secretConfig(data []byte, where string) (*rest.Config, error) {
+	raw, err := clientcmd.Load(data)
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig in %s: %w", where, err)
+	}
+	if !c.allowUnsafe {
+		if err := checkKubeconfig(raw); err != nil {
+			return nil, fmt.Errorf("kubeconfigSecret (%s): %w", where, err)
+		}
+	}
+	cfg, err := clientcmd.NewDefaultClientConfig(*raw, &clientcmd.ConfigOverrides{}).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig in %s: %w", where, err)
+	}
+	return cfg, nil
 }
 
 // applier returns the applier cached under key, building it with load the

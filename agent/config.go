@@ -18,8 +18,9 @@ const (
 )
 
 // Config is the agent configuration (`roleout run --config agent.yaml`),
-// the contract of DESIGN.md §8. Parse it with LoadConfig or ParseConfig,
-// which reject unknown fields, fill defaults and validate.
+// part of the user-facing contract (docs/design.md, "The user-facing
+// contract"). Parse it with LoadConfig or ParseConfig, which reject
+// unknown fields, fill defaults and validate.
 type Config struct {
 	APIVersion string         `json:"apiVersion"`
 	Kind       string         `json:"kind"`
@@ -43,10 +44,46 @@ type Config struct {
 	HTTP HTTPConfig `json:"http,omitempty"`
 	// Healthz bounds the liveness /healthz reports.
 	Healthz HealthzConfig `json:"healthz,omitempty"`
-	Apps    []AppConfig   `json:"apps"`
+	// Defaults hold settings for every app that does not set them itself.
+	Defaults DefaultsConfig `json:"defaults,omitempty"`
+	// Clusters sets what the kubeconfigs of apps' clusters may do.
+	Clusters ClustersConfig `json:"clusters,omitempty"`
+	Apps     []AppConfig    `json:"apps"`
 }
 
-// HealthzConfig bounds the agent's liveness (DESIGN.md §5).
+// ClustersConfig sets what the kubeconfigs of apps' clusters may do
+// (docs/design.md, "Safety and trust", Kubeconfigs from Secrets).
+type ClustersConfig struct {
+	// AllowUnsafeKubeconfigs lets a kubeconfig read from a Secret
+	// (apps[].kubeconfigSecret) run exec and auth-provider plugins, read
+	// files (tokenFile, client-certificate, client-key,
+	// certificate-authority) and skip TLS verification. Default false: a
+	// Secret's kubeconfig may only carry inline credentials, so whoever can
+	// write the Secret cannot run programs as the agent or send it the
+	// agent's own token. Kubeconfig files (apps[].kubeconfig) are the
+	// operator's and always trusted.
+	AllowUnsafeKubeconfigs bool `json:"allowUnsafeKubeconfigs,omitempty"`
+}
+
+// DefaultsConfig holds agent-wide defaults of app settings: an app that
+// sets a field itself replaces the default, it does not add to it.
+type DefaultsConfig struct {
+	// AllowedNamespaces is apps[].allowedNamespaces of the apps that set
+	// none (each app's own namespace stays allowed).
+	AllowedNamespaces []string `json:"allowedNamespaces,omitempty"`
+	// AllowedKinds is apps[].allowedKinds of the apps that set none.
+	AllowedKinds []KindConfig `json:"allowedKinds,omitempty"`
+}
+
+// KindConfig allows one kind of an API group, or every kind of it with
+// kind "*". Group "" (or none) is the core group.
+type KindConfig struct {
+	Group string `json:"group,omitempty"`
+	Kind  string `json:"kind"`
+}
+
+// HealthzConfig bounds the agent's liveness (docs/design.md, "Liveness:
+// the poll watchdog and /healthz").
 type HealthzConfig struct {
 	// MaxPollAge is how long the running loop may go without completing
 	// a poll before /healthz answers 503, and how long one poll (fetch,
@@ -114,6 +151,13 @@ type VerifyConfig struct {
 // PullRequestConfig lists the ref globs whose heads get previews.
 type PullRequestConfig struct {
 	Refs []string `json:"refs"`
+	// ServiceAccount ("namespace/name") is the identity previews read the
+	// cluster as: the agent impersonates it on each app's cluster. It
+	// needs get and list in the app's namespaces, and patch and create
+	// for server-side dry runs (every preview request is a dry run); what
+	// it may not read or dry-run is compared offline. Unset, previews
+	// never read the cluster: they diff against the last status in git.
+	ServiceAccount string `json:"serviceAccount,omitempty"`
 }
 
 // StatusConfig is where and as whom status is committed.
@@ -156,7 +200,8 @@ type AppConfig struct {
 	Kubeconfig string `json:"kubeconfig,omitempty"`
 	// KubeconfigSecret, instead of Kubeconfig, reads the app's cluster
 	// from a Secret in the agent's own cluster, each time the app has
-	// something to do, so a rotated credential is picked up.
+	// something to do, so a rotated credential is picked up. It may carry
+	// only inline credentials unless clusters.allowUnsafeKubeconfigs.
 	KubeconfigSecret *SecretKeyRef `json:"kubeconfigSecret,omitempty"`
 	Roles            []RoleConfig  `json:"roles,omitempty"`
 	// UnorderedRoles places roles without an upgradeOrder First (as 0,
@@ -171,6 +216,27 @@ type AppConfig struct {
 	Windows              []WindowConfig  `json:"windows,omitempty"`
 	// Render sets what the app's kustomize build may do and its limits.
 	Render RenderConfig `json:"render,omitempty"`
+	// AllowedNamespaces are the namespaces the app's objects may be in,
+	// and the Namespaces it may declare: names, or a prefix and "*". The
+	// app's namespace (default: default) is always allowed. Unset:
+	// defaults.allowedNamespaces, else the app's namespace and the
+	// Namespaces the app declares in its render.
+	AllowedNamespaces []string `json:"allowedNamespaces,omitempty"`
+	// AllowedKinds are the kinds the app's objects may be, namespaced and
+	// cluster-scoped alike. Unset: defaults.allowedKinds, else every
+	// namespaced kind and, of the cluster-scoped ones, Namespace only.
+	AllowedKinds []KindConfig `json:"allowedKinds,omitempty"`
+	// Adopt lets the app take over objects that exist without being its
+	// own: another app's (label roleout.dev/app) or created outside
+	// roleout. Default false: such an object makes the whole rollout fail
+	// before anything is written, unless the object is annotated
+	// roleout.dev/adopt: "true".
+	Adopt bool `json:"adopt,omitempty"`
+	// PrunePersistent lets prune delete the Namespaces,
+	// CustomResourceDefinitions and PersistentVolumeClaims that left git.
+	// Default false: they stay in the cluster (and leave the inventory)
+	// unless annotated roleout.dev/prune: "true".
+	PrunePersistent bool `json:"prunePersistent,omitempty"`
 }
 
 // SecretKeyRef names one key of a Secret.

@@ -84,6 +84,9 @@ func TestParseConfigErrors(t *testing.T) {
 		{"negative upgradeOrder", func(s string) string {
 			return strings.Replace(s, "path: apps/web}", "path: apps/web, roles: [{name: db, upgradeOrder: -1}]}", 1)
 		}, []string{"apps[0].roles[0].upgradeOrder: must be 0 or more, got -1"}},
+		{"role name that is a path", func(s string) string {
+			return strings.Replace(s, "path: apps/web}", "path: apps/web, roles: [{name: ../other-app/x}]}", 1)
+		}, []string{`apps[0].roles[0].name: "../other-app/x" is not a valid role name`}},
 		{"wrong type", func(s string) string {
 			return strings.Replace(s, "path: apps/web}", "path: apps/web, roles: [{name: db, upgradeOrder: first}]}", 1)
 		}, []string{"upgradeOrder"}},

@@ -12,6 +12,8 @@ import (
 	"github.com/robfig/cron/v3"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/roleout/roleout/render"
 )
 
 var commitRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
@@ -50,6 +52,12 @@ func (c *Config) validate() error {
 	} else if iv := c.Schedule.Interval.Duration; d > 0 && d <= iv {
 		add("healthz.maxPollAge", "must be longer than schedule.interval (%s), or /healthz fails between polls; got %s", iv, d)
 	}
+	if pr := c.Source.PullRequests; pr != nil && pr.ServiceAccount != "" {
+		ns, name, ok := strings.Cut(pr.ServiceAccount, "/")
+		if !ok || len(validation.IsDNS1123Label(ns)) > 0 || len(validation.IsDNS1123Subdomain(name)) > 0 {
+			add("source.pullRequests.serviceAccount", "must be namespace/name of a ServiceAccount, got %q", pr.ServiceAccount)
+		}
+	}
 	if !validBranchName(c.Status.Branch) {
 		add("status.branch", "invalid branch name %q", c.Status.Branch)
 	}
@@ -65,6 +73,7 @@ func (c *Config) validate() error {
 	if len(c.Apps) == 0 {
 		add("apps", "at least one app is required")
 	}
+	validateDestinations("defaults", c.Defaults.AllowedNamespaces, c.Defaults.AllowedKinds, add)
 	seen := map[string]bool{}
 	for i := range c.Apps {
 		a := &c.Apps[i]
@@ -167,13 +176,14 @@ func (a *AppConfig) validate(field string, add func(field, format string, args .
 		add(field+".render", "limits must be positive (0 takes the default)")
 	}
 	if m := a.Render.MaxMemoryBytes; m > 0 && m < 256<<20 {
-		add(field+".render.maxMemoryBytes", "must be at least 268435456 (256 MiB: the sandbox process needs that much address space to start), got %d", m)
+		add(field+".render.maxMemoryBytes", "must be at least 268435456 (256 MiB: the sandbox process needs about 100 MiB to start), got %d", m)
 	}
+	validateDestinations(field, a.AllowedNamespaces, a.AllowedKinds, add)
 	roles := map[string]bool{}
 	for j, r := range a.Roles {
 		rf := fmt.Sprintf("%s.roles[%d]", field, j)
-		if msgs := validation.IsDNS1123Label(r.Name); len(msgs) > 0 {
-			add(rf+".name", "%q is not a valid role name: %s", r.Name, strings.Join(msgs, "; "))
+		if err := render.CheckRoleName(a.Name, r.Name); err != nil {
+			add(rf+".name", "%v", err)
 		}
 		if roles[r.Name] {
 			add(rf+".name", "duplicate role %q", r.Name)
@@ -226,4 +236,36 @@ func validBranchName(b string) bool {
 		}
 	}
 	return true
+}
+
+var kindRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*$`)
+
+// validateDestinations checks allowedNamespaces and allowedKinds of an
+// app or of the defaults (field is apps[1] or defaults).
+func validateDestinations(field string, namespaces []string, kinds []KindConfig, add func(field, format string, args ...any)) {
+	for i, ns := range namespaces {
+		name, glob := strings.CutSuffix(ns, "*")
+		if glob && name == "" {
+			continue // "*": every namespace
+		}
+		if glob {
+			name += "a" // a prefix is valid when some name starts with it
+		}
+		if msgs := validation.IsDNS1123Label(name); len(msgs) > 0 || strings.Contains(strings.TrimSuffix(ns, "*"), "*") {
+			add(fmt.Sprintf("%s.allowedNamespaces[%d]", field, i), "%q is not a namespace name, a prefix followed by \"*\", or \"*\"", ns)
+		}
+	}
+	for i, k := range kinds {
+		kf := fmt.Sprintf("%s.allowedKinds[%d]", field, i)
+		if k.Kind != "*" && !kindRE.MatchString(k.Kind) {
+			add(kf+".kind", "%q is not a kind: name one such as ConfigMap, or \"*\" for every kind of the group", k.Kind)
+		}
+		if k.Group == "*" {
+			add(kf+".group", "must name an API group (\"\" is the core group); \"*\" is only allowed as kind")
+		} else if k.Group != "" {
+			if msgs := validation.IsDNS1123Subdomain(k.Group); len(msgs) > 0 {
+				add(kf+".group", "%q is not an API group: %s", k.Group, strings.Join(msgs, "; "))
+			}
+		}
+	}
 }

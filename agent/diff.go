@@ -158,7 +158,10 @@ func (d liveDiff) report(ctx context.Context) (*DiffReport, error) {
 		}
 	}
 	opts := apply.DiffOptions{
-		ApplyOptions: apply.ApplyOptions{Force: d.app.Force, Labels: map[string]string{AppLabel: d.app.Name}},
+		ApplyOptions: apply.ApplyOptions{
+			Force: d.app.Force, Labels: map[string]string{AppLabel: d.app.Name},
+			FieldManager: fieldManager(d.app), Migrate: []string{apply.FieldManager},
+		},
 		PendingKinds: crdKinds(d.plan.Prerequisites), PendingNamespaces: map[string]bool{},
 	}
 	for _, o := range d.plan.Prerequisites {
@@ -232,7 +235,7 @@ func (d liveDiff) prunes(ctx context.Context) ([]ObjectDiff, error) {
 		if err != nil {
 			return nil, err
 		}
-		if live != nil && live.GetLabels()[AppLabel] == d.app.Name && live.GetAnnotations()[apply.PruneAnnotation] != "false" {
+		if live != nil && pruneOptions(d.app, "").Keep(live) == "" {
 			deletes = append(deletes, ObjectDiff{ObjectDiff: apply.DeleteDiff(live)})
 		}
 	}

@@ -193,6 +193,11 @@ func (f *fakeApplier) CollisionCounts(_ context.Context, objs []*unstructured.Un
 }
 
 // Prune records the names it was asked to delete, in order.
+// CheckOwners finds every object the app's own.
+func (f *fakeApplier) CheckOwners(context.Context, []*unstructured.Unstructured, apply.Ownership) error {
+	return nil
+}
+
 func (f *fakeApplier) Prune(_ context.Context, refs []apply.ObjectRef, _ apply.PruneOptions) ([]apply.Result, error) {
 	var res []apply.Result
 	for _, r := range refs {

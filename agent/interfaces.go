@@ -45,6 +45,9 @@ type Applier interface {
 	// CollisionCounts reads the workloads' live status.collisionCount
 	// (absent when there is none).
 	CollisionCounts(ctx context.Context, objs []*unstructured.Unstructured) map[apply.ObjectRef]*int32
+	// CheckOwners refuses, before anything is written, objects that
+	// exist and are not the owner's to write (apply.OwnershipError).
+	CheckOwners(ctx context.Context, objs []*unstructured.Unstructured, own apply.Ownership) error
 	// Prune deletes objects in the given order, only those carrying the
 	// owner label and not protected.
 	Prune(ctx context.Context, refs []apply.ObjectRef, opts apply.PruneOptions) ([]apply.Result, error)
@@ -101,10 +104,11 @@ func newKustomizeRenderer(processes int) *kustomizeRenderer {
 	return &kustomizeRenderer{b: &render.Renderer{Processes: processes}}
 }
 
-// Render renders in the snapshot's trust domain (DESIGN.md §5): only a
-// snapshot marked sources.Trusted renders with what the app allows; any
-// other (a pull-request head, an unmarked one) renders with exec, helm and
-// remote fetches off, in a cache domain of its own.
+// Render renders in the snapshot's trust domain (docs/design.md, "Safety
+// and trust", Trust domains): only a snapshot marked sources.Trusted
+// renders with what the app allows; any other (a pull-request head, an
+// unmarked one) renders with exec, helm and remote fetches off, in a cache
+// domain of its own.
 func (k *kustomizeRenderer) Render(ctx context.Context, snap sources.Snapshot, app AppConfig) ([]*unstructured.Unstructured, error) {
 	src, opts := renderRequest(snap, app)
 	res, err := k.b.Build(ctx, src, app.Path, opts)

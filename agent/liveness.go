@@ -56,11 +56,11 @@ func longestGap(sched schedule, now time.Time) time.Duration {
 	return gap
 }
 
-// liveness is what /healthz reports (DESIGN.md §5): while the loop runs,
-// it is alive when it has completed a poll within bound, or, before its
-// first poll completes, when it started less than bound ago. A replica
-// whose loop is not running (standing by for the leader lease, or never
-// started) is alive.
+// liveness is what /healthz reports (docs/design.md, "Liveness: the poll
+// watchdog and /healthz"): while the loop runs, it is alive when it has
+// completed a poll within bound, or, before its first poll completes,
+// when it started less than bound ago. A replica whose loop is not running
+// (standing by for the leader lease, or never started) is alive.
 type liveness struct {
 	bound time.Duration
 

@@ -20,9 +20,10 @@ const OutsideAppNamespaces = "outside the app's namespaces"
 type namespaceScope map[string]bool
 
 // previewScope is what a preview of app may read of the cluster
-// (DESIGN.md §5): namespaced objects in the app's namespace and in the
-// Namespaces its last applied inventory declares. What a pull request
-// adds elsewhere, cluster-scoped objects included, is never read.
+// (docs/design.md, "Safety and trust", Previews): namespaced objects in
+// the app's namespace and in the Namespaces its last applied inventory
+// declares. What a pull request adds elsewhere, cluster-scoped objects
+// included, is never read.
 func previewScope(app AppConfig, prev *previous) namespaceScope {
 	ns := app.Namespace
 	if ns == "" {

@@ -3,6 +3,9 @@ package agent
 import (
 	"context"
 	"errors"
+	"github.com/roleout/roleout/apply"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"os"
 	"path/filepath"
 	"slices"
@@ -196,7 +199,12 @@ func TestPreviewReadsOnlyAppNamespaces(t *testing.T) {
 		{ObjectRef: render.ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: "kube-system", Name: "old"}, Role: "web", UpgradeOrder: 1},
 		{ObjectRef: render.ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: "app", Name: "gone"}, Role: "web", UpgradeOrder: 1},
 	}
-	h := newHarness(objs, func(a *AppConfig) { a.Namespace, a.Prune = "app", true })
+	h := newHarness(objs, func(a *AppConfig) {
+		a.Namespace, a.Prune = "app", true
+		// Allowed, so that the preview gets as far as reading the cluster.
+		a.AllowedNamespaces = []string{"team-b", "kube-system"}
+		a.AllowedKinds = []KindConfig{{Kind: "Namespace"}, {Kind: "ConfigMap"}, {Group: "apps", Kind: "*"}, {Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}}
+	})
 	app := h.agent.cfg.Apps[0]
 	prev := &previous{inventory: inv, history: map[string][]revision.RoleRevision{}}
 	snap := sources.Snapshot{Trust: sources.Untrusted, Revision: sources.Revision{Ref: "pr", Commit: strings.Repeat("p", 40)}}
@@ -255,20 +263,87 @@ func TestDiffLiveReadsEverything(t *testing.T) {
 	}
 }
 
-// TestPreviewDiffsTheAppsOwnCluster: the preview of an app of another
-// cluster reads that cluster, not the agent's.
-func TestPreviewDiffsTheAppsOwnCluster(t *testing.T) {
-	h := newHarness(threeRoles("decode:1"), func(a *AppConfig) { a.Namespace, a.Kubeconfig = "app", "far.yaml" })
-	far := &fakeApplier{}
-	h.agent.deps.ApplierFor = func(context.Context, AppConfig) (Applier, error) { return far, nil }
-	prCommit := strings.Repeat("p", 40)
-	h.agent.deps.PullRequests = &fakePullRequests{heads: []sources.Head{{Ref: "refs/pull/1/head", Commit: prCommit}},
-		fetchers: map[string]*fakeFetcher{"refs/pull/1/head": {snap: sources.Snapshot{Revision: sources.Revision{Ref: "refs/pull/1/head", Commit: prCommit}}}}}
-	h.agent.cfg.Source.PullRequests = &PullRequestConfig{Refs: []string{"refs/pull/*/head"}}
-	if err := h.agent.previews(context.Background()); err != nil {
-		t.Fatal(err)
+// forbiddenApplier refuses every read, as the API server refuses an
+// identity RBAC grants nothing.
+type forbiddenApplier struct{ fakeApplier }
+
+func (f *forbiddenApplier) Diff(_ context.Context, objs []*unstructured.Unstructured, _ apply.DiffOptions) ([]apply.ObjectDiff, error) {
+	f.readAll(objs)
+	return nil, apierrors.NewForbidden(schema.GroupResource{Resource: "deployments"}, "x", errors.New("RBAC: access denied"))
+}
+
+func (f *forbiddenApplier) Live(_ context.Context, ref apply.ObjectRef) (*unstructured.Unstructured, error) {
+	f.read(ref)
+	return nil, nil
+}
+
+// TestPreviewIdentity: a preview reads the app's own cluster (another
+// one here) as source.pullRequests.serviceAccount, never as the agent;
+// without one it reads no cluster and every object says why; what the
+// identity may not read is compared offline, not an error.
+func TestPreviewIdentity(t *testing.T) {
+	cases := []struct {
+		name      string
+		sa        string
+		applier   func(far *fakeApplier) Applier
+		wantReads bool
+		wantWhy   string // NotCompared of every object; "" when compared
+	}{
+		{name: "no service account", wantWhy: NoPreviewIdentity},
+		{name: "service account", sa: "roleout/preview", applier: func(far *fakeApplier) Applier { return far }, wantReads: true},
+		{name: "forbidden", sa: "roleout/preview", applier: func(*fakeApplier) Applier { return &forbiddenApplier{} },
+			wantWhy: "the preview identity may not read or dry-run it: "},
+		{name: "unreachable", sa: "roleout/preview", wantWhy: "cannot reach the app's cluster as roleout/preview: no route"},
 	}
-	if len(far.reads) == 0 || len(h.applier.reads) != 0 {
-		t.Errorf("reads: app's cluster %v, agent's cluster %v; want only the app's", far.reads, h.applier.reads)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(threeRoles("decode:1"), func(a *AppConfig) { a.Namespace, a.Kubeconfig = "app", "far.yaml" })
+			far := &fakeApplier{}
+			h.agent.deps.ApplierFor = func(context.Context, AppConfig) (Applier, error) { return far, nil }
+			var asked []string
+			h.agent.deps.PreviewApplierFor = func(_ context.Context, app AppConfig, sa string) (Applier, error) {
+				asked = append(asked, app.Name+" as "+sa)
+				if tc.applier == nil {
+					return nil, errors.New("no route")
+				}
+				return tc.applier(far), nil
+			}
+			prCommit := strings.Repeat("p", 40)
+			h.agent.deps.PullRequests = &fakePullRequests{heads: []sources.Head{{Ref: "refs/pull/1/head", Commit: prCommit}},
+				fetchers: map[string]*fakeFetcher{"refs/pull/1/head": {snap: sources.Snapshot{Revision: sources.Revision{Ref: "refs/pull/1/head", Commit: prCommit}}}}}
+			h.agent.cfg.Source.PullRequests = &PullRequestConfig{Refs: []string{"refs/pull/*/head"}, ServiceAccount: tc.sa}
+			if err := h.agent.previews(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if len(h.applier.reads) != 0 {
+				t.Errorf("the preview read the agent's cluster: %v", h.applier.reads)
+			}
+			if got := len(far.reads) > 0; got != tc.wantReads {
+				t.Errorf("read the app's cluster: %v (%v), want %v", got, far.reads, tc.wantReads)
+			}
+			if tc.sa != "" && (len(asked) != 1 || asked[0] != "llm as roleout/preview") {
+				t.Errorf("preview identity asked for %v", asked)
+			}
+			p, ok := readPreview(h.status.files, "llm", "pull-1-head")
+			if !ok || p.Error != "" || p.Diff == nil {
+				t.Fatalf("preview %+v (found %v)", p, ok)
+			}
+			n, compared := 0, 0
+			for _, st := range p.Diff.Steps {
+				for _, o := range st.Objects {
+					n++
+					switch {
+					case tc.wantWhy == "" && o.NotCompared == "":
+						compared++
+					case tc.wantWhy == "" && o.NotCompared != OutsideAppNamespaces,
+						tc.wantWhy != "" && !strings.HasPrefix(o.NotCompared, tc.wantWhy):
+						t.Errorf("%s: notCompared %q, want %q", o.Object, o.NotCompared, tc.wantWhy)
+					}
+				}
+			}
+			if n == 0 || (tc.wantWhy == "") != (compared > 0) {
+				t.Errorf("%d objects in the preview diff, %d compared with the cluster", n, compared)
+			}
+		})
 	}
 }

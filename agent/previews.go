@@ -89,7 +89,7 @@ func (a *Agent) previewApp(ctx context.Context, app AppConfig, heads []sources.H
 	if err != nil {
 		return err
 	}
-	var pa *Agent // the agent as it serves app, once a head needs it
+	var pa *previewer // the agent as it previews app, once a head needs it
 	files := map[string][]byte{}
 	var changes []string
 	current := map[string]bool{}
@@ -100,7 +100,8 @@ func (a *Agent) previewApp(ctx context.Context, app AppConfig, heads []sources.H
 			continue
 		}
 		if pa == nil {
-			pa = a.previewer(ctx, log, app)
+			v := a.previewerFor(ctx, log, app)
+			pa = &v
 		}
 		p := pa.preview(ctx, app, h, prev)
 		js, err := json.MarshalIndent(p, "", "  ")
@@ -136,25 +137,12 @@ func (a *Agent) previewApp(ctx context.Context, app AppConfig, heads []sources.H
 	return err
 }
 
-// previewer returns the agent as it previews app: with the applier of the
-// app's own cluster, or with none (diffs offline) when that cluster cannot
-// be reached.
-func (a *Agent) previewer(ctx context.Context, log logrus.FieldLogger, app AppConfig) *Agent {
-	pa, err := a.forApp(ctx, app)
-	if err != nil {
-		log.WithError(err).Warn("cannot reach the app's cluster: previews diff against the last status in git")
-		c := *a
-		c.deps.Applier = nil
-		return &c
-	}
-	return pa
-}
-
 // preview plans and diffs one head against what the app has applied.
 // A head is always untrusted, whatever its fetcher says: it renders with
 // exec, helm and remote fetches off, and its diff reads the app's cluster
 // only inside the app's namespaces (diffPreview).
-func (a *Agent) preview(ctx context.Context, app AppConfig, h sources.Head, prev *previous) Preview {
+func (pv previewer) preview(ctx context.Context, app AppConfig, h sources.Head, prev *previous) Preview {
+	a := pv.agent
 	p := Preview{App: app.Name, Ref: h.Ref, Commit: h.Commit, Untrusted: h.Untrusted}
 	snap, err := a.deps.PullRequests.Fetcher(h.Ref).Fetch(ctx)
 	if err != nil {
@@ -170,11 +158,7 @@ func (a *Agent) preview(ctx context.Context, app AppConfig, h sources.Head, prev
 	steps := newRollout(snap.Revision, plan, prev.status)
 	s := plan.Summarize(func(r *render.Role) bool { return steps.apply[r.Name] })
 	p.Plan = &s
-	if a.deps.Applier != nil {
-		p.Diff, err = diffPreview(ctx, a.deps.Applier, app, plan, prev)
-	} else {
-		p.Diff = DiffOffline(app, plan, prev)
-	}
+	p.Diff, err = pv.diff(ctx, app, plan, prev)
 	if err != nil {
 		p.Error = "diff: " + err.Error()
 	}

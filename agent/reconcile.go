@@ -234,12 +234,16 @@ func (a *Agent) isDone(app string, rev sources.Revision) bool {
 	return !a.dryRun && a.done[app] == rev.String()
 }
 
-// plan renders the app's overlay and plans it against the previous
+// plan renders the app's overlay, refuses it whole when an object lies
+// outside the app's destinations, and plans it against the previous
 // status.
 func (a *Agent) plan(ctx context.Context, snap sources.Snapshot, app AppConfig, prev *previous) (*render.Plan, error) {
 	objs, err := a.deps.Renderer.Render(ctx, snap, app)
 	if err != nil {
 		return nil, fmt.Errorf("render %s at %s: %w", app.Path, snap.Revision.Short(), err)
+	}
+	if err := a.checkDestinations(app, objs); err != nil {
+		return nil, fmt.Errorf("render %s at %s refused: %w", app.Path, snap.Revision.Short(), err)
 	}
 	if len(objs) == 0 && !app.AllowEmpty {
 		return nil, fmt.Errorf("render %s at %s: no objects (set allowEmpty: true if that is intended)", app.Path, snap.Revision.Short())
@@ -249,7 +253,8 @@ func (a *Agent) plan(ctx context.Context, snap sources.Snapshot, app AppConfig, 
 		return nil, err
 	}
 	// An untrusted snapshot's objects are read from the cluster only
-	// inside the app's namespaces (DESIGN.md §5).
+	// inside the app's namespaces (docs/design.md, "Safety and trust",
+	// Previews).
 	live := objs
 	if snap.Trust != sources.Trusted {
 		live = previewScope(app, prev).filter(objs)
@@ -274,7 +279,10 @@ func (a *Agent) rollout(ctx context.Context, log logrus.FieldLogger, app AppConf
 	// An object that already carries the hash of what this rollout applies
 	// (a wave interrupted by a crash, an unchanged object of a changed
 	// role) is not written again.
-	opts := apply.ApplyOptions{Force: app.Force, Labels: map[string]string{AppLabel: app.Name}, SkipUnchanged: true}
+	opts := a.applyOptions(app)
+	if err := a.checkOwners(ctx, app, r); err != nil {
+		return err
+	}
 	if r.prereqChanged {
 		if err := a.applyStep(ctx, log.WithField("step", "prerequisites"), r.plan.Prerequisites, opts, app); err != nil {
 			return fmt.Errorf("prerequisites: %w", err)
@@ -321,7 +329,10 @@ func (a *Agent) rollout(ctx context.Context, log logrus.FieldLogger, app AppConf
 
 // prune deletes, after the last wave, the objects that left git: only
 // those in the app's inventory that still carry its label, in reverse
-// apply order, waiting for each to be gone.
+// apply order, waiting for each to be gone. Namespaces, CRDs and PVCs
+// only with prunePersistent or their annotation roleout.dev/prune: "true";
+// a skipped object stays in the cluster and leaves the inventory, as in
+// Flux.
 func (a *Agent) prune(ctx context.Context, log logrus.FieldLogger, app AppConfig, r *rollout) error {
 	plan := r.plan
 	if !app.Prune || len(plan.Prune) == 0 {
@@ -334,7 +345,7 @@ func (a *Agent) prune(ctx context.Context, log logrus.FieldLogger, app AppConfig
 	for i, e := range plan.Prune {
 		refs[i] = apply.ObjectRef(e.ObjectRef)
 	}
-	results, err := a.deps.Applier.Prune(ctx, refs, apply.PruneOptions{OwnerLabel: AppLabel, OwnerValue: app.Name, Timeout: app.Timeout.Duration})
+	results, err := a.deps.Applier.Prune(ctx, refs, pruneOptions(app, a.appField(app, "prunePersistent")))
 	for _, res := range results {
 		plog := log.WithField("object", res.Object.String())
 		if res.Action == apply.Skipped {

@@ -77,7 +77,7 @@ func TestIdlePollMakesOneRequest(t *testing.T) {
 kind: AgentConfig
 source: {url: `+repo.URL()+`, branch: main}
 cacheDir: `+t.TempDir()+`
-apps: [{name: web, path: apps/web}]
+apps: [{name: web, path: apps/web, namespace: web}]
 `), "agent.yaml")
 	if err != nil {
 		t.Fatal(err)

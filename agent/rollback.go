@@ -41,6 +41,9 @@ func (a *Agent) Rollback(ctx context.Context, appName, role string, n int64) err
 		return fmt.Errorf("render %s: %w", app.Path, err)
 	}
 	objs = replaceRole(objs, role, target.UnstructuredObjects())
+	if err := a.checkDestinations(app, objs); err != nil {
+		return fmt.Errorf("roll back %s to revision %d refused: %w", role, n, err)
+	}
 	roles, err := RoleSpecs(app)
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
 	"github.com/roleout/roleout/render"
@@ -37,8 +38,9 @@ const (
 	RolePending   = "Pending"   // not reached: an earlier wave failed, or paused
 )
 
-// AppStatus is an app's status.yaml on the status branch (DESIGN.md §3):
-// what the agent last reconciled and, per role, what is applied.
+// AppStatus is an app's status.yaml on the status branch (docs/design.md,
+// "The status branch"): what the agent last reconciled and, per role,
+// what is applied.
 type AppStatus struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
@@ -118,11 +120,28 @@ func (s *AppStatus) role(name string) *RoleStatus {
 	return nil
 }
 
-// Paths of an app's files on the status branch (DESIGN.md §3).
+// Paths of an app's files on the status branch (docs/design.md, "The
+// status branch").
 func statusPath(app string) string    { return path.Join(app, "status.yaml") }
 func inventoryPath(app string) string { return path.Join(app, "inventory.yaml") }
-func revisionPath(app, role, name string) string {
-	return path.Join(app, "revisions", role, name+".yaml")
+
+// revisionPath returns where revision name of role lives on the status
+// branch: <app>/revisions/<role>/<name>.yaml. Role names come from
+// rendered objects and revision names from the status branch itself, so
+// as a defence beyond render.CheckRoleName every component is checked:
+// app and role must be DNS labels and name (<app>-<role>-<hash>) a DNS
+// subdomain, none of which can hold "/" or "..", so no path leaves the
+// role's directory.
+func revisionPath(app, role, name string) (string, error) {
+	for _, c := range []struct{ what, v string }{{"app", app}, {"role", role}} {
+		if msgs := validation.IsDNS1123Label(c.v); len(msgs) > 0 {
+			return "", fmt.Errorf("refuse a status branch path with %s %q: %s", c.what, c.v, strings.Join(msgs, "; "))
+		}
+	}
+	if msgs := validation.IsDNS1123Subdomain(name); len(msgs) > 0 {
+		return "", fmt.Errorf("refuse a status branch path with revision %q of role %s: %s", name, role, strings.Join(msgs, "; "))
+	}
+	return path.Join(app, "revisions", role, name+".yaml"), nil
 }
 
 // previous is what the status branch records of an app.
@@ -166,7 +185,14 @@ func loadPrevious(ctx context.Context, r StatusReader, app string) (*previous, e
 		if err != nil {
 			return nil, fmt.Errorf("status branch file %s: %w", name, err)
 		}
-		role := path.Base(path.Dir(name))
+		role, _, _ := strings.Cut(strings.TrimPrefix(name, prefix), "/")
+		want, err := revisionPath(app, role, rev.Name)
+		if err != nil {
+			return nil, fmt.Errorf("status branch file %s: %w (fix or delete it on the status branch)", name, err)
+		}
+		if want != name {
+			return nil, fmt.Errorf("status branch file %s holds revision %s, whose file is %s (fix or delete it on the status branch)", name, rev.Name, want)
+		}
 		p.history[role] = append(p.history[role], rev)
 	}
 	for _, h := range p.history {

@@ -61,7 +61,10 @@ func statusFiles(app AppConfig, st *AppStatus, r *rollout, prev *previous, succe
 			if err != nil {
 				return nil, err
 			}
-			p := revisionPath(app.Name, role.Name, rev.Name)
+			p, err := revisionPath(app.Name, role.Name, rev.Name)
+			if err != nil {
+				return nil, err
+			}
 			if files[p], err = yaml.Marshal(cr); err != nil {
 				return nil, err
 			}

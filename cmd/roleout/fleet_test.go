@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -9,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/internal/testcluster"
@@ -96,4 +99,104 @@ func impersonating(t *testing.T, path, user string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// TestFleetUnsafeKubeconfigSecret: a Secret's kubeconfig that would run a
+// program (exec) or skip TLS verification is refused before any client is
+// built: the plugin never runs, nothing is applied, and the app's status
+// names the Secret, the user or cluster and the field. With
+// clusters.allowUnsafeKubeconfigs the insecure one is used.
+func TestFleetUnsafeKubeconfigSecret(t *testing.T) {
+	cs, err := kubernetes.NewForConfig(testcluster.Require(t, cluster).Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	marker := filepath.Join(t.TempDir(), "exec-ran")
+	execConfig := editKubeconfig(t, impersonating(t, cluster.Kubeconfig, "fleet-unsafe"), func(cfg *clientcmdapi.Config) {
+		auth := cfg.AuthInfos[testcluster.AdminUser]
+		auth.Token = ""
+		auth.Exec = &clientcmdapi.ExecConfig{APIVersion: "client.authentication.k8s.io/v1", Command: "/bin/sh",
+			Args: []string{"-c", "touch " + marker}, InteractiveMode: clientcmdapi.NeverExecInteractiveMode}
+	})
+	insecureConfig := editKubeconfig(t, impersonating(t, cluster.Kubeconfig, "fleet-unsafe"), func(cfg *clientcmdapi.Config) {
+		c := cfg.Clusters[cfg.Contexts[cfg.CurrentContext].Cluster]
+		c.InsecureSkipTLSVerify, c.CertificateAuthorityData = true, nil
+	})
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "fleet-unsafe-secrets"}}
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"exec-cluster": execConfig, "insecure-cluster": insecureConfig} {
+		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns.Name}, Data: map[string][]byte{"value": data}}
+		if _, err := cs.CoreV1().Secrets(ns.Name).Create(ctx, s, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	repo, _ := webRepo(t, "fleetunsafe", "fleetunsafe")
+	apps := "- {name: execs, path: apps/web, kubeconfigSecret: {namespace: fleet-unsafe-secrets, name: exec-cluster}}\n" +
+		"- {name: insecure, path: apps/web, kubeconfigSecret: {namespace: fleet-unsafe-secrets, name: insecure-cluster}}\n"
+	code, _, logs := cli("run", "--once", "--config", writeConfig(t, repo.URL(), apps))
+	if code != exitError {
+		t.Errorf("exit %d, want 2:\n%s", code, logs)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the Secret's exec plugin ran")
+	}
+	wants := map[string][]string{
+		"execs": {`kubeconfigSecret (Secret fleet-unsafe-secrets/exec-cluster key "value")`,
+			`user "roleout-admin" (context "roleout-local") uses exec plugin "/bin/sh": kubeconfigs from Secrets may not run programs; set clusters.allowUnsafeKubeconfigs to allow it`},
+		"insecure": {`kubeconfigSecret (Secret fleet-unsafe-secrets/insecure-cluster key "value")`,
+			`cluster "roleout-local" (context "roleout-local") sets insecure-skip-tls-verify`, "clusters.allowUnsafeKubeconfigs"},
+	}
+	for app, want := range wants {
+		st := readStatus(t, repo, app)
+		if st.Phase != agent.PhaseFailed || len(st.Roles) != 0 {
+			t.Errorf("app %s: phase %s, roles %v; want Failed with nothing applied", app, st.Phase, st.Roles)
+		}
+		for _, w := range want {
+			if !strings.Contains(st.Message, w) {
+				t.Errorf("app %s: status message\n%s\ndoes not contain\n%s", app, st.Message, w)
+			}
+		}
+	}
+	writes, err := cluster.Writes("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range writes {
+		if w.Namespace == "fleetunsafe" || w.Name == "fleetunsafe" || w.As == "fleet-unsafe" {
+			t.Errorf("written although refused: %s %s %s/%s as %q", w.Verb, w.Resource, w.Namespace, w.Name, w.As)
+		}
+	}
+
+	allowed := writeConfig(t, repo.URL(), "- {name: insecure, path: apps/web, kubeconfigSecret: {namespace: fleet-unsafe-secrets, name: insecure-cluster}}\n")
+	data, err := os.ReadFile(allowed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(allowed, []byte(strings.Replace(string(data), "\napps:\n", "\nclusters: {allowUnsafeKubeconfigs: true}\napps:\n", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, logs := cli("run", "--once", "--config", allowed); code != exitOK {
+		t.Errorf("with clusters.allowUnsafeKubeconfigs: exit %d, want 0:\n%s", code, logs)
+	}
+	if _, err := cs.AppsV1().Deployments("fleetunsafe").Get(ctx, "worker", metav1.GetOptions{}); err != nil {
+		t.Errorf("with clusters.allowUnsafeKubeconfigs the insecure kubeconfig was not used: %v", err)
+	}
+}
+
+// editKubeconfig returns the kubeconfig data changed by edit.
+func editKubeconfig(t *testing.T, data []byte, edit func(*clientcmdapi.Config)) []byte {
+	t.Helper()
+	cfg, err := clientcmd.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(cfg)
+	out, err := clientcmd.Write(*cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -150,7 +150,7 @@ func TestRunForceTakesOwnership(t *testing.T) {
 				t.Errorf("level = %s, want %s", got, tc.wantLevel)
 			}
 			if tc.force {
-				if diff := cmp.Diff([]string{"roleout"}, levelOwners(cm.ManagedFields)); diff != "" {
+				if diff := cmp.Diff([]string{"roleout/owned"}, levelOwners(cm.ManagedFields)); diff != "" {
 					t.Errorf("managers of .data.level after a forced apply (-want +got):\n%s", diff)
 				}
 			}

@@ -25,6 +25,11 @@ var shopSteps = map[string]string{
 	"deployments/front": "front", "configmaps/front-config": "front", "configmaps/front-legacy": "front",
 }
 
+// shopKinds is the shop app's allowedKinds: it ships a CRD, a
+// cluster-scoped kind, so it lists every kind it uses.
+const shopKinds = `[{group: apiextensions.k8s.io, kind: CustomResourceDefinition}, {group: "", kind: Namespace}, ` +
+	`{group: "", kind: Secret}, {group: "", kind: ConfigMap}, {group: apps, kind: "*"}, {group: example.com, kind: Widget}]`
+
 // roleoutWritesLog returns the writes roleout made that the API server
 // accepted and persisted, oldest first.
 func roleoutWritesLog(t *testing.T) []testcluster.Write {

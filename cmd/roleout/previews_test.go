@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"os"
 	"strings"
 	"testing"
@@ -59,12 +62,9 @@ func TestPullRequestPreviewsAndDryRun(t *testing.T) {
 		return sha
 	}
 	head := openPR("worker:3.0")
+	previewIdentity(t, cs, "roleout-preview", "preview")
 	config := writeConfig(t, repo.URL(), "- {name: webpr, path: apps/web}\n")
-	data, _ := os.ReadFile(config)
-	data = []byte(strings.Replace(string(data), "source: {", "source: {pullRequests: {refs: [\"refs/pull/*/head\"]}, ", 1))
-	if err := os.WriteFile(config, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	setPullRequests(t, config, "roleout-preview/preview")
 	if code, _, logs := cli("run", "--once", "--config", config); code != exitOK {
 		t.Fatalf("run --once exit %d:\n%s", code, logs)
 	}
@@ -85,6 +85,7 @@ func TestPullRequestPreviewsAndDryRun(t *testing.T) {
 	if p.Commit != head || p.Error != "" || p.Diff == nil || p.Diff.Summary.Update != 1 {
 		t.Errorf("preview = commit %s (want %s), error %q, diff %+v", p.Commit, head, p.Error, p.Diff)
 	}
+	checkPreviewIdentity(t, p, "system:serviceaccount:roleout-preview:preview", "webpr")
 	for _, w := range p.Plan.Waves {
 		for _, r := range w.Roles {
 			if r.Changed != (r.Name == "worker") {
@@ -179,4 +180,74 @@ func TestPullRequestPreviewsAndDryRun(t *testing.T) {
 			t.Error("the markdown preview of a closed pull request is still there")
 		}
 	})
+}
+
+// previewIdentity creates the service account previews read the cluster
+// as, allowed to read and dry-run (patch, create) what the web fixture
+// holds. A ClusterRoleBinding keeps the test short; roleout itself keeps
+// previews inside the app's namespaces.
+func previewIdentity(t *testing.T, cs kubernetes.Interface, namespace, name string) {
+	t.Helper()
+	ctx := context.Background()
+	objs := []func() error{
+		func() error {
+			_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}, metav1.CreateOptions{})
+			return err
+		},
+		func() error {
+			_, err := cs.CoreV1().ServiceAccounts(namespace).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+			return err
+		},
+		func() error {
+			_, err := cs.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: namespace + "-" + name},
+				Rules: []rbacv1.PolicyRule{{APIGroups: []string{"", "apps"}, Resources: []string{"*"}, Verbs: []string{"get", "list", "watch", "patch", "create"}}}}, metav1.CreateOptions{})
+			return err
+		},
+		func() error {
+			_, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: namespace + "-" + name},
+				RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: namespace + "-" + name},
+				Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: namespace, Name: name}}}, metav1.CreateOptions{})
+			return err
+		},
+	}
+	for _, create := range objs {
+		if err := create(); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+	}
+}
+
+// checkPreviewIdentity: the preview compared its objects with the
+// cluster, and every dry run that served it was made as user, inside
+// namespace; the preview identity wrote nothing for real.
+func checkPreviewIdentity(t *testing.T, p agent.Preview, user, namespace string) {
+	t.Helper()
+	compared := 0
+	for _, st := range p.Diff.Steps {
+		for _, o := range st.Objects {
+			if o.NotCompared == "" {
+				compared++
+			}
+		}
+	}
+	if compared == 0 {
+		t.Errorf("the preview compared no object with the cluster: %+v", p.Diff)
+	}
+	writes, err := cluster.Writes("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	asUser := 0
+	for _, w := range writes {
+		if w.As != user {
+			continue
+		}
+		asUser++
+		if !w.DryRun || w.Namespace != namespace {
+			t.Errorf("the preview identity made %s %s/%s/%s (dry run %v)", w.Verb, w.Resource, w.Namespace, w.Name, w.DryRun)
+		}
+	}
+	if asUser == 0 {
+		t.Errorf("no dry run was made as %s", user)
+	}
 }

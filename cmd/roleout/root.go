@@ -8,7 +8,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit codes shared by every command (DESIGN.md §8).
+// Exit codes shared by every command (docs/design.md, "The user-facing
+// contract").
 const (
 	exitOK      = 0
 	exitChanges = 1 // roleout diff: the live state differs from git

@@ -1,0 +1,70 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/roleout/roleout/apply"
+)
+
+// fieldManager is the server-side apply field manager of an app's
+// objects: roleout/<app>. Objects applied before as "roleout" are handed
+// over to it on their next write (apply.ApplyOptions.Migrate).
+func fieldManager(app AppConfig) string { return apply.FieldManager + "/" + app.Name }
+
+// appField names a field of app in the configuration (apps[1].adopt),
+// or the bare field when app is not in it.
+func (a *Agent) appField(app AppConfig, field string) string {
+	for i := range a.cfg.Apps {
+		if a.cfg.Apps[i].Name == app.Name {
+			return fmt.Sprintf("apps[%d].%s", i, field)
+		}
+	}
+	return field
+}
+
+// ownership is what app may write among existing objects (docs/design.md,
+// "Safety and trust", Ownership): its own, and others only with adopt.
+func (a *Agent) ownership(app AppConfig) apply.Ownership {
+	return apply.Ownership{Label: AppLabel, Value: app.Name, Adopt: app.Adopt, AdoptField: a.appField(app, "adopt")}
+}
+
+// applyOptions are the options of every apply of app's rollout.
+func (a *Agent) applyOptions(app AppConfig) apply.ApplyOptions {
+	return apply.ApplyOptions{
+		Force: app.Force, Labels: map[string]string{AppLabel: app.Name}, SkipUnchanged: true,
+		FieldManager: fieldManager(app), Migrate: []string{apply.FieldManager}, Owner: a.ownership(app),
+	}
+}
+
+// pruneOptions are the options of app's prunes, and of the diff that
+// predicts them; field names app's prunePersistent in messages.
+func pruneOptions(app AppConfig, field string) apply.PruneOptions {
+	return apply.PruneOptions{
+		OwnerLabel: AppLabel, OwnerValue: app.Name, Timeout: app.Timeout.Duration,
+		Persistent: app.PrunePersistent, PersistentField: field,
+	}
+}
+
+// checkOwners refuses the rollout as a whole, before anything is
+// written, when an object it would apply exists and is not the app's.
+func (a *Agent) checkOwners(ctx context.Context, app AppConfig, r *rollout) error {
+	var objs []*unstructured.Unstructured
+	if r.prereqChanged {
+		objs = append(objs, r.plan.Prerequisites...)
+	}
+	for _, role := range r.plan.Roles() {
+		if r.apply[role.Name] {
+			objs = append(objs, role.Objects...)
+		}
+	}
+	if len(objs) == 0 {
+		return nil
+	}
+	if err := a.deps.Applier.CheckOwners(ctx, objs, a.ownership(app)); err != nil {
+		return fmt.Errorf("refused before applying anything: %w", err)
+	}
+	return nil
+}

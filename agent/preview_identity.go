@@ -1,0 +1,116 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/sirupsen/logrus"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/render"
+)
+
+// NoPreviewIdentity is the ObjectDiff.NotCompared of every object of a
+// preview when previews have no identity to read the cluster as.
+const NoPreviewIdentity = "previews read no cluster without source.pullRequests.serviceAccount"
+
+// impersonator is an Applier that can act as another user
+// (apply.Applier.As).
+type impersonator interface {
+	As(user string) (*apply.Applier, error)
+}
+
+// previewAppliers returns Deps.PreviewApplierFor over the agent's own
+// cluster (home) and the clusters apps name (applierFor): the app's
+// cluster's applier, impersonating the service account. The appliers are
+// made once per cluster and service account.
+func previewAppliers(home Applier, applierFor func(context.Context, AppConfig) (Applier, error)) func(context.Context, AppConfig, string) (Applier, error) {
+	var mu sync.Mutex
+	made := map[Applier]map[string]Applier{}
+	return func(ctx context.Context, app AppConfig, serviceAccount string) (Applier, error) {
+		base := home
+		if app.Kubeconfig != "" || app.KubeconfigSecret != nil {
+			var err error
+			if base, err = applierFor(ctx, app); err != nil {
+				return nil, err
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if ap, ok := made[base][serviceAccount]; ok {
+			return ap, nil
+		}
+		imp, ok := base.(impersonator)
+		if !ok {
+			return nil, fmt.Errorf("the cluster client of app %s cannot impersonate %s", app.Name, serviceAccount)
+		}
+		ns, name, _ := strings.Cut(serviceAccount, "/")
+		ap, err := imp.As(apply.ServiceAccountUser(ns, name))
+		if err != nil {
+			return nil, fmt.Errorf("preview identity %s: %w", serviceAccount, err)
+		}
+		if made[base] == nil {
+			made[base] = map[string]Applier{}
+		}
+		made[base][serviceAccount] = ap
+		return ap, nil
+	}
+}
+
+// previewer is the agent as it previews one app: its applier reaches the
+// app's own cluster as the preview identity (source.pullRequests
+// .serviceAccount), never as the agent; without one, offline says why
+// every object is compared with the last status in git instead.
+type previewer struct {
+	agent   *Agent
+	offline string
+}
+
+// previewerFor returns the previewer of app.
+func (a *Agent) previewerFor(ctx context.Context, log logrus.FieldLogger, app AppConfig) previewer {
+	c := *a
+	c.deps.Applier = nil
+	sa := ""
+	if pr := a.cfg.Source.PullRequests; pr != nil {
+		sa = pr.ServiceAccount
+	}
+	if sa == "" || a.deps.PreviewApplierFor == nil {
+		return previewer{agent: &c, offline: NoPreviewIdentity}
+	}
+	ap, err := a.deps.PreviewApplierFor(ctx, app, sa)
+	if err != nil {
+		log.WithError(err).Warn("cannot reach the app's cluster as the preview identity: previews diff against the last status in git")
+		return previewer{agent: &c, offline: "cannot reach the app's cluster as " + sa + ": " + err.Error()}
+	}
+	c.deps.Applier = ap
+	return previewer{agent: &c}
+}
+
+// diff compares a preview's plan with the app's cluster, as the preview
+// identity and only inside the app's namespaces (diffPreview), or offline
+// with every object saying why it was not compared: there is no identity,
+// or the identity may not read or dry-run what the pull request holds.
+func (p previewer) diff(ctx context.Context, app AppConfig, plan *render.Plan, prev *previous) (*DiffReport, error) {
+	if p.agent.deps.Applier == nil {
+		return markNotCompared(DiffOffline(app, plan, prev), p.offline), nil
+	}
+	rep, err := diffPreview(ctx, p.agent.deps.Applier, app, plan, prev)
+	if apierrors.IsForbidden(err) {
+		return markNotCompared(DiffOffline(app, plan, prev), "the preview identity may not read or dry-run it: "+err.Error()), nil
+	}
+	return rep, err
+}
+
+// markNotCompared marks every object of rep as not compared with the cluster,
+// for reason.
+func markNotCompared(rep *DiffReport, reason string) *DiffReport {
+	for i := range rep.Steps {
+		for j := range rep.Steps[i].Objects {
+			rep.Steps[i].Objects[j].NotCompared = reason
+		}
+	}
+	return rep
+}
