@@ -98,7 +98,7 @@ func (r *Renderer) sandboxed(ctx context.Context, root, overlay string, opts Opt
 	if err != nil {
 		return nil, childResult{}, err
 	}
-	child := &sandboxChild{limits: opts.Limits, maxResult: resultLimit(opts.Limits)}
+	child := &sandboxChild{limits: opts.Limits, maxResult: resultLimit(opts.Limits), offline: len(opts.RemoteHosts) == 0}
 	data, err := child.run(ctx, exe, tmp, req)
 	if err != nil {
 		return nil, childResult{}, err
@@ -128,7 +128,9 @@ func (r *Renderer) sandboxed(ctx context.Context, root, overlay string, opts Opt
 type sandboxChild struct {
 	limits    Limits
 	maxResult int64
-	stderr    tailBuffer
+	// offline runs the child in a network namespace of its own.
+	offline bool
+	stderr  tailBuffer
 }
 
 // run starts exe as a sandbox child in tmp, sends it req and returns what
@@ -139,14 +141,17 @@ func (c *sandboxChild) run(ctx context.Context, exe, tmp string, req []byte) ([]
 		return nil, err
 	}
 	defer resultR.Close()
-	cmd := exec.Command(exe)
-	cmd.Dir = tmp
-	cmd.Env = sandboxEnviron(tmp)
-	cmd.Stdin = bytes.NewReader(req)
-	cmd.Stdout, cmd.Stderr = &c.stderr, &c.stderr
-	cmd.ExtraFiles = []*os.File{resultW}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	cmd, err := startChild(func() *exec.Cmd {
+		cmd := exec.Command(exe)
+		cmd.Dir = tmp
+		cmd.Env = sandboxEnviron(tmp)
+		cmd.Stdin = bytes.NewReader(req)
+		cmd.Stdout, cmd.Stderr = &c.stderr, &c.stderr
+		cmd.ExtraFiles = []*os.File{resultW}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		return cmd
+	}, c.offline)
+	if err != nil {
 		resultW.Close()
 		return nil, fmt.Errorf("start the render sandbox: %w", err)
 	}

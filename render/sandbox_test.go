@@ -210,3 +210,34 @@ func TestSandboxRelativeRoot(t *testing.T) {
 		t.Fatalf("render of a relative root: %v, %v", res.Objects, err)
 	}
 }
+
+// TestSandboxNetworkNamespace: a program a render runs (an exec function
+// here) reaches no network when the app allows no host, not even
+// loopback: the server on this machine gets no request. With an allowed
+// host it does.
+func TestSandboxNetworkNamespace(t *testing.T) {
+	srv, requests := countingServer(t)
+	root := filepath.Join(t.TempDir(), "repo")
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	host, port, _ := strings.Cut(addr, ":")
+	// bash's /dev/tcp opens a connection without any HTTP client; the
+	// generator succeeds either way and says what it saw.
+	execGenerator(t, root, "net", "probe", `if bash -c 'exec 3<>/dev/tcp/`+host+`/`+port+` && printf "GET / HTTP/1.0\r\n\r\n" >&3 && cat <&3 >/dev/null' 2>/dev/null; then echo reached >&2; fi`)
+	if _, err := (&Renderer{}).Build(context.Background(), Source{Root: root}, "net", execOptions()); err != nil {
+		t.Fatal(err)
+	}
+	if !NetworkIsolated() {
+		t.Skip("the kernel allows no network namespace here (no root, no unprivileged user namespaces): renders rely on the HTTP gate alone")
+	}
+	if n := requests.Load(); n != 0 {
+		t.Fatalf("a program run by a render with no allowed host reached the network: %d requests", n)
+	}
+	opts := execOptions()
+	opts.RemoteHosts = []string{host}
+	if _, err := (&Renderer{}).Build(context.Background(), Source{Root: root}, "net", opts); err != nil {
+		t.Fatal(err)
+	}
+	if n := requests.Load(); n != 1 {
+		t.Fatalf("with host %s allowed the program made %d requests, want 1", host, n)
+	}
+}
