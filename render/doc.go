@@ -16,9 +16,13 @@
 //     ClusterRoleBindings go in a prerequisite step before the first wave,
 //     whatever their role.
 //  2. Membership. An object's roleout.dev/role annotation names its role.
-//     An object without one joins the config role whose selector (and
-//     kinds, when given) matches it; two matching selectors are an error
-//     naming the object. Anything else joins the role "default". A role
+//     An object without one joins the config role that claims it: its
+//     selector matches the object's labels and, when the role lists
+//     kinds, the object is of one of them (kinds alone claim every object
+//     of those kinds); two claiming roles are an error naming the object.
+//     Anything else joins the role "default". A config role with a
+//     selector or kinds that claims no object of the render is an error
+//     naming the role (a typo in a selector is never silence). A role
 //     name, annotated or configured, is a DNS label short enough that
 //     <app>-<role>-<hash> is an object name (CheckRoleName); any other
 //     is an error naming the object and the value.

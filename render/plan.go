@@ -3,6 +3,7 @@ package render
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/roleout/roleout/internal/secrets"
 	"github.com/roleout/roleout/render/revision"
 )
 
@@ -68,6 +70,10 @@ type PlanOptions struct {
 	// the render they give custom workloads' schema defaults to
 	// predictions.
 	CRDs []*unstructured.Unstructured
+	// Masker masks Secret values in role revisions and keys them in
+	// template hashes (internal/secrets). Nil: a random key for this plan
+	// only, so its Secrets' hashes and masks match no other plan's.
+	Masker *secrets.Masker
 }
 
 // Role is a named group of rendered objects applied together.
@@ -114,6 +120,9 @@ type Plan struct {
 	// no longer has, in deletion order: later waves first, prerequisites
 	// last.
 	Prune []InventoryEntry
+	// Masker is the masker the plan's records and hashes were made with
+	// (PlanOptions.Masker): diffs of the plan mask Secrets with it.
+	Masker *secrets.Masker
 }
 
 // Roles returns every role of the plan in apply order.
@@ -128,7 +137,10 @@ func (p *Plan) Roles() []*Role {
 // NewPlan groups objs into roles and orders the roles into waves. It is
 // pure; the rules are in the package documentation.
 func NewPlan(objs []*unstructured.Unstructured, opts PlanOptions) (*Plan, error) {
-	p := &Plan{}
+	if opts.Masker == nil {
+		opts.Masker = secrets.Ephemeral()
+	}
+	p := &Plan{Masker: opts.Masker}
 	var rest []*unstructured.Unstructured
 	for _, o := range objs {
 		if IsPrerequisite(o) {
@@ -144,7 +156,7 @@ func NewPlan(objs []*unstructured.Unstructured, opts PlanOptions) (*Plan, error)
 	if err := orderRoles(roles, opts.Roles); err != nil {
 		return nil, err
 	}
-	if p.PrerequisitesHash, err = revision.TemplateHash(p.Prerequisites); err != nil {
+	if p.PrerequisitesHash, err = revision.TemplateHash(p.Prerequisites, opts.Masker); err != nil {
 		return nil, err
 	}
 	crds := append([]*unstructured.Unstructured(nil), opts.CRDs...)
@@ -154,10 +166,10 @@ func NewPlan(objs []*unstructured.Unstructured, opts PlanOptions) (*Plan, error)
 		}
 	}
 	for _, r := range roles {
-		if r.Hash, err = revision.TemplateHash(r.Objects); err != nil {
+		if r.Hash, err = revision.TemplateHash(r.Objects, opts.Masker); err != nil {
 			return nil, fmt.Errorf("role %s: %w", r.Name, err)
 		}
-		r.Decision, r.History, err = revision.Decide(opts.App, r.Name, r.Objects, opts.History[r.Name], opts.Source)
+		r.Decision, r.History, err = revision.Decide(opts.App, r.Name, r.Objects, opts.History[r.Name], opts.Source, opts.Masker)
 		if err != nil {
 			return nil, fmt.Errorf("role %s: %w", r.Name, err)
 		}
@@ -209,7 +221,11 @@ func groupRoles(objs []*unstructured.Unstructured, app string, specs []RoleSpec)
 		}
 		get(s.Name)
 	}
+	claims := map[string]bool{} // config roles whose selector or kinds match some object
 	for _, o := range objs {
+		for _, s := range specs {
+			claims[s.Name] = claims[s.Name] || s.matches(o)
+		}
 		name := o.GetAnnotations()[RoleAnnotation]
 		if name != "" {
 			if err := CheckRoleName(app, name); err != nil {
@@ -237,6 +253,12 @@ func groupRoles(objs []*unstructured.Unstructured, app string, specs []RoleSpec)
 		r := get(name)
 		r.Objects = append(r.Objects, o)
 	}
+	for _, s := range specs {
+		if (s.Selector != nil || len(s.Kinds) > 0) && !claims[s.Name] {
+			errs = append(errs, fmt.Errorf("role %s matches no object: %s matched nothing in the render; fix roles[].selector or roles[].kinds of the app, or remove the role",
+				s.Name, s.describeMatch()))
+		}
+	}
 	var out []*Role
 	for _, r := range roles {
 		if len(r.Objects) > 0 {
@@ -246,20 +268,30 @@ func groupRoles(objs []*unstructured.Unstructured, app string, specs []RoleSpec)
 	return out, errors.Join(errs...)
 }
 
+// matches reports whether the spec claims o: o is of one of its kinds
+// (when it lists any) and its labels match its selector (when it has
+// one). A spec with neither claims nothing: it only orders the objects
+// its role annotation brings.
 func (s RoleSpec) matches(o *unstructured.Unstructured) bool {
-	if s.Selector == nil {
+	if s.Selector == nil && len(s.Kinds) == 0 {
 		return false
 	}
-	if len(s.Kinds) > 0 {
-		found := false
-		for _, k := range s.Kinds {
-			found = found || k == o.GetKind()
-		}
-		if !found {
-			return false
-		}
+	if len(s.Kinds) > 0 && !slices.Contains(s.Kinds, o.GetKind()) {
+		return false
 	}
-	return s.Selector.Matches(labels.Set(o.GetLabels()))
+	return s.Selector == nil || s.Selector.Matches(labels.Set(o.GetLabels()))
+}
+
+// describeMatch says what the spec claims, for errors.
+func (s RoleSpec) describeMatch() string {
+	var parts []string
+	if s.Selector != nil {
+		parts = append(parts, fmt.Sprintf("selector %q", s.Selector.String()))
+	}
+	if len(s.Kinds) > 0 {
+		parts = append(parts, "kinds "+strings.Join(s.Kinds, ", "))
+	}
+	return strings.Join(parts, " with ")
 }
 
 // orderRoles sets each role's upgradeOrder from the config or its

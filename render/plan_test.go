@@ -117,6 +117,16 @@ func TestNewPlanRules(t *testing.T) {
 			return objs{deploy(t, "web", "", "", "tier", "web"), deploy(t, "db", "", "", "tier", "db")}
 		}, opts: PlanOptions{Roles: []RoleSpec{front, {Name: "data", UpgradeOrder: intp(1), Selector: labels.SelectorFromSet(labels.Set{"tier": "db"})}}},
 			want: planShape{Waves: []string{"1: data=update", "3: front=update"}}},
+		{name: "kinds alone claim their objects", objs: func(t *testing.T) objs {
+			return objs{deploy(t, "web", "", ""), obj(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: app}\n")}
+		}, opts: PlanOptions{Roles: []RoleSpec{{Name: "workloads", UpgradeOrder: intp(2), Kinds: []string{"Deployment"}}}},
+			want: planShape{Waves: []string{"0: default=update", "2: workloads=update"}}},
+		{name: "a config role that claims nothing is an error", objs: func(t *testing.T) objs {
+			return objs{deploy(t, "web", "", "", "tier", "web")}
+		}, opts: PlanOptions{Roles: []RoleSpec{{Name: "data", UpgradeOrder: intp(1), Selector: labels.SelectorFromSet(labels.Set{"tier": "db"}), Kinds: []string{"StatefulSet"}}}},
+			wantErr: []string{`role data matches no object: selector "tier=db" with kinds StatefulSet matched nothing in the render`}},
+		{name: "an order-only config role may be empty", objs: func(t *testing.T) objs { return objs{deploy(t, "web", "", "")} },
+			opts: PlanOptions{Roles: []RoleSpec{{Name: "data", UpgradeOrder: intp(1)}}}, want: planShape{Waves: []string{"0: default=update"}}},
 		{name: "annotation beats selector", objs: func(t *testing.T) objs { return objs{deploy(t, "web", "data", "", "tier", "web")} },
 			opts: PlanOptions{Roles: []RoleSpec{front, {Name: "data", UpgradeOrder: intp(1)}}}, want: planShape{Waves: []string{"1: data=update"}}},
 		{name: "CRDs before their CRs, whatever their role", objs: func(t *testing.T) objs {
