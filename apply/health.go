@@ -9,7 +9,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 )
 
@@ -105,7 +104,7 @@ func (a *Applier) check(ctx context.Context, o *unstructured.Unstructured) *NotR
 		return &NotReadyError{Object: ref, Status: string(status.UnknownStatus), Err: err}
 	}
 	if res.Status == status.CurrentStatus {
-		if msg, done := jobComplete(live); !done {
+		if msg, done := ready(live); !done {
 			return &NotReadyError{Object: ref, Status: string(status.InProgressStatus), Message: msg}
 		}
 		return nil
@@ -140,34 +139,4 @@ func withConditions(msg string, live *unstructured.Unstructured) string {
 		parts = append(parts, statusText(strings.TrimSpace(fmt.Sprintf("%s=%s %s", typ, st, reason))+": "+text))
 	}
 	return strings.Join(parts, "; ")
-}
-
-// jobComplete reports whether live, when it is a Job, has completed, and
-// if not, says how far it got. kstatus counts a Job that has started as
-// Current; roleout waits for it to complete, so that a later wave can rely
-// on what the Job did (a migration, a seed). Anything but a Job is
-// complete.
-func jobComplete(live *unstructured.Unstructured) (string, bool) {
-	if live.GroupVersionKind().GroupKind() != (schema.GroupKind{Group: "batch", Kind: "Job"}) {
-		return "", true
-	}
-	conds, _, _ := unstructured.NestedSlice(live.Object, "status", "conditions")
-	for _, c := range conds {
-		m, _ := c.(map[string]any)
-		if m["type"] == "Complete" && m["status"] == "True" {
-			return "", true
-		}
-	}
-	count := func(field ...string) int64 {
-		n, _, _ := unstructured.NestedInt64(live.Object, field...)
-		return n
-	}
-	completions := count("spec", "completions")
-	if completions == 0 {
-		if completions = count("spec", "parallelism"); completions == 0 {
-			completions = 1
-		}
-	}
-	return fmt.Sprintf("Job not complete: %d of %d succeeded, %d active, %d failed",
-		count("status", "succeeded"), completions, count("status", "active"), count("status", "failed")), false
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -91,6 +92,43 @@ spec:
     rollingUpdateConfiguration: {maxUnavailable: 1, maxSurge: 0, partition: 0}`+spec+"\n")
 }
 
+// lwsStarted is set once the lws CRDs are installed and its controller
+// runs in the test cluster.
+var lwsStarted struct {
+	sync.Mutex
+	crds []*unstructured.Unstructured
+}
+
+// startLWS installs the lws CRDs and starts the real lws controller in the
+// test cluster, once for the package's tests, and returns the CRDs.
+func startLWS(t *testing.T, a *Applier) []*unstructured.Unstructured {
+	t.Helper()
+	lwsStarted.Lock()
+	defer lwsStarted.Unlock()
+	if lwsStarted.crds != nil {
+		a.ResetMapper()
+		return lwsStarted.crds
+	}
+	ctx := context.Background()
+	crds := loadCRDs(t, filepath.Join(cluster.BinDir(), "crds", "lws"))
+	if _, err := a.Apply(ctx, crds, ApplyOptions{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.WaitHealthy(ctx, crds, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	a.ResetMapper()
+	config := filepath.Join(t.TempDir(), "lws.yaml")
+	if err := os.WriteFile(config, []byte(lwsConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := cluster.RunController("lws-controller", []string{"--config=" + config, "--kubeconfig=" + cluster.Kubeconfig}, "ENABLE_WEBHOOKS=false"); err != nil {
+		t.Fatal(err)
+	}
+	lwsStarted.crds = crds
+	return crds
+}
+
 // loadCRDs reads the CRD files of dir.
 func loadCRDs(t *testing.T, dir string) []*unstructured.Unstructured {
 	t.Helper()
@@ -119,22 +157,7 @@ func loadCRDs(t *testing.T, dir string) []*unstructured.Unstructured {
 // CRD's schema defaults applied from the CRD and without it.
 func TestPredictionMatchesLeaderWorkerSetController(t *testing.T) {
 	a := newApplier(t)
-	ctx := context.Background()
-	crds := loadCRDs(t, filepath.Join(cluster.BinDir(), "crds", "lws"))
-	if _, err := a.Apply(ctx, crds, ApplyOptions{Force: true}); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.WaitHealthy(ctx, crds, time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	a.ResetMapper()
-	config := filepath.Join(t.TempDir(), "lws.yaml")
-	if err := os.WriteFile(config, []byte(lwsConfig), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := cluster.RunController("lws-controller", []string{"--config=" + config, "--kubeconfig=" + cluster.Kubeconfig}, "ENABLE_WEBHOOKS=false"); err != nil {
-		t.Fatal(err)
-	}
+	crds := startLWS(t, a)
 	applyOrFail(t, a, obj(t, "apiVersion: v1\nkind: Namespace\nmetadata: {name: predict-lws}\n"))
 	for name, spec := range lwsTemplates {
 		t.Run(name, func(t *testing.T) {
