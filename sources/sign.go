@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
+	"github.com/ProtonMail/go-crypto/openpgp/armor"
 	"github.com/go-git/go-git/v5"
 	"github.com/hiddeco/sshsig"
 	"golang.org/x/crypto/ssh"
@@ -30,22 +31,70 @@ func signingOptions(path string, opts *git.CommitOptions) error {
 	if path == "" {
 		return nil
 	}
-	data, err := readConfigFile("status.signingKeyFile", path)
+	pgp, signer, err := readSigningKey(path)
 	if err != nil {
 		return err
+	}
+	if pgp != nil {
+		opts.SignKey = pgp
+		return nil
+	}
+	opts.Signer = sshCommitSigner{signer}
+	return nil
+}
+
+// readSigningKey reads status.signingKeyFile: a PGP entity or an SSH
+// signer, exactly one of them not nil.
+func readSigningKey(path string) (*openpgp.Entity, ssh.Signer, error) {
+	data, err := readConfigFile("status.signingKeyFile", path)
+	if err != nil {
+		return nil, nil, err
 	}
 	if strings.Contains(string(data), "PGP PRIVATE KEY BLOCK") {
 		ring, err := openpgp.ReadArmoredKeyRing(bytes.NewReader(data))
 		if err != nil || len(ring) == 0 {
-			return fmt.Errorf("status.signingKeyFile: not a PGP secret key: %v", err)
+			return nil, nil, fmt.Errorf("status.signingKeyFile: not a PGP secret key: %v", err)
 		}
-		opts.SignKey = ring[0]
-		return nil
+		return ring[0], nil, nil
 	}
 	signer, err := ssh.ParsePrivateKey(data)
 	if err != nil {
-		return fmt.Errorf("status.signingKeyFile: neither an armored PGP secret key nor an OpenSSH private key: %w", err)
+		return nil, nil, fmt.Errorf("status.signingKeyFile: neither an armored PGP secret key nor an OpenSSH private key: %w", err)
 	}
-	opts.Signer = sshCommitSigner{signer}
-	return nil
+	return nil, signer, nil
+}
+
+// statusKeyNames words the refusals of a status branch commit.
+var statusKeyNames = keyNames{
+	noSSH:    "it has an SSH signature and status.signingKeyFile is a PGP key",
+	noPGP:    "it has a PGP signature and status.signingKeyFile is an SSH key",
+	otherSSH: "the SSH key is not the one of status.signingKeyFile",
+}
+
+// statusKeys returns the public half of the status signing key as the
+// only trusted key: on the status branch the agent trusts what it signed
+// itself, nothing else.
+func statusKeys(path string) (trustedKeys, error) {
+	pgp, signer, err := readSigningKey(path)
+	if err != nil {
+		return trustedKeys{}, err
+	}
+	keys := trustedKeys{names: statusKeyNames}
+	if signer != nil {
+		keys.ssh = []allowedSigner{{key: signer.PublicKey(), where: "status.signingKeyFile"}}
+		return keys, nil
+	}
+	var ring bytes.Buffer
+	w, err := armor.Encode(&ring, openpgp.PublicKeyType, nil)
+	if err != nil {
+		return trustedKeys{}, err
+	}
+	if err := pgp.Serialize(w); err != nil {
+		return trustedKeys{}, fmt.Errorf("status.signingKeyFile: export the public key: %w", err)
+	}
+	if err := w.Close(); err != nil {
+		return trustedKeys{}, err
+	}
+	keys.pgpRing = ring.String()
+	return keys, nil
 }

@@ -41,8 +41,13 @@ type StatusOptions struct {
 	// non-fast-forward. Default 10.
 	MaxAttempts int
 	// SigningKeyFile, when set, signs every status commit: an armored PGP
-	// secret key or an OpenSSH private key, without a passphrase.
+	// secret key or an OpenSSH private key, without a passphrase. Reads
+	// then trust only commits it signed (see Read).
 	SigningKeyFile string
+	// SearchDepth bounds how many commits below a refused head a read
+	// searches for one SigningKeyFile signed. Default
+	// DefaultStatusSearchDepth.
+	SearchDepth int
 	// Merge, when set, combines a file another writer changed with this
 	// writer's version of it: on every attempt of Commit, each file
 	// written (content not nil) that exists on the remote head is
@@ -64,21 +69,24 @@ func NewStatusBranch(opts StatusOptions) *StatusBranch {
 	if opts.MaxAttempts == 0 {
 		opts.MaxAttempts = 10
 	}
+	if opts.SearchDepth == 0 {
+		opts.SearchDepth = DefaultStatusSearchDepth
+	}
 	return &StatusBranch{opts: opts}
 }
 
 // ReadFile returns the content of name (a slash-separated path) on the
-// status branch, or os.ErrNotExist when the file or the branch does not
-// exist.
+// status branch, as Read trusts it, or os.ErrNotExist when the file or
+// the branch does not exist.
 func (b *StatusBranch) ReadFile(ctx context.Context, name string) ([]byte, error) {
-	repo, fs, err := b.clone(ctx)
+	co, err := b.checkout(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read %s from status branch %s: %w", name, b.opts.Branch, err)
 	}
-	if repo == nil {
+	if co == nil {
 		return nil, os.ErrNotExist
 	}
-	f, err := fs.Open(name)
+	f, err := co.fs.Open(name)
 	if err != nil {
 		return nil, os.ErrNotExist
 	}
@@ -86,19 +94,30 @@ func (b *StatusBranch) ReadFile(ctx context.Context, name string) ([]byte, error
 	return io.ReadAll(f)
 }
 
-// ReadFiles returns every file under dir (a slash-separated path; "" for
-// the whole branch) on the status branch, by path. A missing branch or
-// directory gives an empty map.
+// ReadFiles returns Read's files.
 func (b *StatusBranch) ReadFiles(ctx context.Context, dir string) (map[string][]byte, error) {
-	repo, fs, err := b.clone(ctx)
+	r, err := b.Read(ctx, dir)
+	return r.Files, err
+}
+
+// Read returns every file under dir (a slash-separated path; "" for the
+// whole branch) on the status branch, by path. A missing branch or
+// directory gives no files.
+//
+// With SigningKeyFile set, the head must be a commit that key signed.
+// Another head (unsigned, or signed by anyone else) is refused: the files
+// come from its newest first-parent ancestor the key signed, at most
+// SearchDepth commits below it, or there are none; Refused says why.
+func (b *StatusBranch) Read(ctx context.Context, dir string) (StatusRead, error) {
+	co, err := b.checkout(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("read %s from status branch %s: %w", dir, b.opts.Branch, err)
+		return StatusRead{}, fmt.Errorf("read %s from status branch %s: %w", dir, b.opts.Branch, err)
 	}
 	out := map[string][]byte{}
-	if repo == nil {
-		return out, nil
+	if co == nil {
+		return StatusRead{Files: out}, nil
 	}
-	err = util.Walk(fs, path.Clean("/"+dir), func(p string, info os.FileInfo, err error) error {
+	err = util.Walk(co.fs, path.Clean("/"+dir), func(p string, info os.FileInfo, err error) error {
 		if err != nil {
 			if os.IsNotExist(err) {
 				return filepath.SkipDir
@@ -108,19 +127,25 @@ func (b *StatusBranch) ReadFiles(ctx context.Context, dir string) (map[string][]
 		if info.IsDir() {
 			return nil
 		}
-		data, err := util.ReadFile(fs, p)
+		data, err := util.ReadFile(co.fs, p)
 		if err != nil {
 			return err
 		}
 		out[strings.TrimPrefix(p, "/")] = data
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return StatusRead{}, fmt.Errorf("read %s from status branch %s: %w", dir, b.opts.Branch, err)
+	}
+	return co.read(out), nil
 }
 
 // Commit writes files (path → content; nil content deletes the path) on
 // top of the status branch as one commit with message msg and pushes it.
-// A push rejected because another writer moved the branch is retried on
+// With SigningKeyFile set and a refused head (see Read), the commit still
+// goes on top of that head, so no one's push is lost and no force-push is
+// needed, but its tree is the trusted one plus files: what was written
+// without the key is dropped, and the message says so. A push rejected because another writer moved the branch is retried on
 // the new head with backoff, so neither writer's records are lost. It
 // returns the new commit's hash, or ErrNoChange when nothing changed.
 func (b *StatusBranch) Commit(ctx context.Context, files map[string][]byte, msg string) (string, error) {
@@ -156,30 +181,31 @@ func backoff(n int) time.Duration {
 }
 
 func (b *StatusBranch) commitOnce(ctx context.Context, files map[string][]byte, msg string) (string, error) {
-	repo, fs, err := b.clone(ctx)
+	co, err := b.checkout(ctx)
 	if err != nil {
 		return "", err
 	}
-	if repo == nil {
-		if repo, fs, err = b.initOrphan(); err != nil {
+	if co == nil {
+		co = &statusCheckout{}
+		if co.repo, co.fs, err = b.initOrphan(); err != nil {
 			return "", err
 		}
 	}
-	wt, err := repo.Worktree()
+	wt, err := co.repo.Worktree()
 	if err != nil {
 		return "", err
 	}
-	if files, err = b.merge(fs, files); err != nil {
+	if files, err = b.merge(co.fs, files); err != nil {
 		return "", err
 	}
-	if err := writeChanges(fs, wt, files); err != nil {
+	if err := writeChanges(co.fs, wt, files); err != nil {
 		return "", err
 	}
 	st, err := wt.Status()
 	if err != nil {
 		return "", err
 	}
-	if st.IsClean() {
+	if st.IsClean() && co.refused == nil {
 		return "", ErrNoChange
 	}
 	sig := &object.Signature{Name: b.opts.AuthorName, Email: b.opts.AuthorEmail, When: time.Now()}
@@ -187,6 +213,7 @@ func (b *StatusBranch) commitOnce(ctx context.Context, files map[string][]byte, 
 	if err := signingOptions(b.opts.SigningKeyFile, opts); err != nil {
 		return "", err
 	}
+	msg = co.restoreCommit(opts, msg)
 	hash, err := wt.Commit(msg, opts)
 	if err != nil {
 		return "", err
@@ -196,7 +223,7 @@ func (b *StatusBranch) commitOnce(ctx context.Context, files map[string][]byte, 
 		return "", err
 	}
 	ref := plumbing.NewBranchReferenceName(b.opts.Branch)
-	err = repo.PushContext(ctx, &git.PushOptions{
+	err = co.repo.PushContext(ctx, &git.PushOptions{
 		RemoteName: "origin",
 		Auth:       auth,
 		RefSpecs:   []gitconfig.RefSpec{gitconfig.RefSpec(fmt.Sprintf("%s:%s", ref, ref))},
@@ -207,9 +234,10 @@ func (b *StatusBranch) commitOnce(ctx context.Context, files map[string][]byte, 
 	return hash.String(), nil
 }
 
-// clone makes a shallow in-memory clone of the status branch. It returns
-// a nil repository when the branch does not exist yet.
-func (b *StatusBranch) clone(ctx context.Context) (*git.Repository, billy.Filesystem, error) {
+// clone makes a shallow in-memory clone of the status branch, depth
+// commits deep. It returns a nil repository when the branch does not
+// exist yet.
+func (b *StatusBranch) clone(ctx context.Context, depth int) (*git.Repository, billy.Filesystem, error) {
 	auth, err := authFor(b.opts.URL, b.opts.Auth)
 	if err != nil {
 		return nil, nil, err
@@ -220,7 +248,7 @@ func (b *StatusBranch) clone(ctx context.Context) (*git.Repository, billy.Filesy
 		Auth:          auth,
 		ReferenceName: plumbing.NewBranchReferenceName(b.opts.Branch),
 		SingleBranch:  true,
-		Depth:         1,
+		Depth:         depth,
 		Tags:          git.NoTags,
 	})
 	if err != nil {

@@ -56,21 +56,37 @@ func verifyObject(what, signature string, payload []byte, when time.Time, keys t
 		return &VerificationError{Object: what, Reason: "it is not signed"}
 	}
 	if strings.HasPrefix(signature, "-----BEGIN SSH SIGNATURE-----") {
-		return verifySSH(what, signature, payload, when, keys.ssh)
+		return verifySSH(what, signature, payload, when, keys)
 	}
-	return verifyPGP(what, signature, payload, keys.pgpRing)
+	return verifyPGP(what, signature, payload, keys)
 }
 
-// trustedKeys are the keys of source.verify, read from their files.
+// trustedKeys are the keys of source.verify, read from their files, or
+// the public half of status.signingKeyFile (statusKeys).
 type trustedKeys struct {
 	pgpRing string // armored public keys, concatenated
 	ssh     []allowedSigner
+	// names words the refusals that depend on where the keys come from.
+	names keyNames
+}
+
+// keyNames are the reasons given when a signature's kind has no trusted
+// key, or its SSH key is not one of them.
+type keyNames struct {
+	noSSH, noPGP, otherSSH string
+}
+
+// sourceKeyNames words the refusals of source.verify.
+var sourceKeyNames = keyNames{
+	noSSH:    "it has an SSH signature and no source.verify.sshKeys are configured",
+	noPGP:    "it has a PGP signature and no source.verify.pgpKeys are configured",
+	otherSSH: "the SSH key is not one of source.verify.sshKeys",
 }
 
 // readTrustedKeys reads every key file of v, so that an unreadable file
 // is an error whatever the revision's signature.
 func readTrustedKeys(v *VerifyOptions) (trustedKeys, error) {
-	var keys trustedKeys
+	keys := trustedKeys{names: sourceKeyNames}
 	var ring strings.Builder
 	for _, f := range v.PGPKeyFiles {
 		data, err := readConfigFile("source.verify.pgpKeys", f)
@@ -99,9 +115,10 @@ func readTrustedKeys(v *VerifyOptions) (trustedKeys, error) {
 }
 
 // verifySSH checks an SSH signature (git's gpg.format=ssh) against the
-// allowed signers of keyFiles; see allowedSigner for what of that form
-// is honoured.
-func verifySSH(what, signature string, payload []byte, when time.Time, signers []allowedSigner) error {
+// allowed signers of keys; see allowedSigner for what of that form is
+// honoured.
+func verifySSH(what, signature string, payload []byte, when time.Time, keys trustedKeys) error {
+	signers := keys.ssh
 	sig, err := sshsig.Unarmor([]byte(signature))
 	if err != nil {
 		return &VerificationError{Object: what, Reason: "its SSH signature does not parse: " + err.Error()}
@@ -112,7 +129,7 @@ func verifySSH(what, signature string, payload []byte, when time.Time, signers [
 			Reason: fmt.Sprintf("its SSH signature is for namespace %q; git signs in namespace %q", sig.Namespace, sshNamespace)}
 	}
 	if len(signers) == 0 {
-		return &VerificationError{Object: what, Signer: signer, Reason: "it has an SSH signature and no source.verify.sshKeys are configured"}
+		return &VerificationError{Object: what, Signer: signer, Reason: keys.names.noSSH}
 	}
 	refusal := ""
 	for _, a := range signers {
@@ -135,15 +152,15 @@ func verifySSH(what, signature string, payload []byte, when time.Time, signers [
 	if refusal != "" {
 		return &VerificationError{Object: what, Signer: signer, Reason: refusal}
 	}
-	return &VerificationError{Object: what, Signer: signer, Reason: "the SSH key is not one of source.verify.sshKeys"}
+	return &VerificationError{Object: what, Signer: signer, Reason: keys.names.otherSSH}
 }
 
-func verifyPGP(what, signature string, payload []byte, ring string) error {
+func verifyPGP(what, signature string, payload []byte, keys trustedKeys) error {
 	signer := pgpIssuer(signature)
-	if ring == "" {
-		return &VerificationError{Object: what, Signer: signer, Reason: "it has a PGP signature and no source.verify.pgpKeys are configured"}
+	if keys.pgpRing == "" {
+		return &VerificationError{Object: what, Signer: signer, Reason: keys.names.noPGP}
 	}
-	if err := verifyPGPPayload(ring, signature, payload); err != nil {
+	if err := verifyPGPPayload(keys.pgpRing, signature, payload); err != nil {
 		return &VerificationError{Object: what, Signer: signer, Reason: "the PGP signature is not from a trusted key: " + err.Error()}
 	}
 	return nil
