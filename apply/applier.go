@@ -17,6 +17,8 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+
+	"github.com/roleout/roleout/internal/secrets"
 )
 
 // FieldManager is the server-side apply field manager roleout writes as.
@@ -30,6 +32,10 @@ type Options struct {
 	Concurrency int
 	// PollInterval is how often health waits read the objects.
 	PollInterval time.Duration
+	// Masker masks Secret values in diffs and keys the applied hash of
+	// Secrets (internal/secrets). Nil: diffs show placeholders and
+	// Secrets carry no applied hash, so they are written on every apply.
+	Masker *secrets.Masker
 }
 
 // DefaultOptions returns field manager roleout, 16 objects at once and a
@@ -168,7 +174,7 @@ func (a *Applier) applyOne(ctx context.Context, in *unstructured.Unstructured, o
 		}
 		o.SetLabels(l)
 	}
-	if err := stamp(o); err != nil {
+	if err := stamp(o, a.opts.Masker); err != nil {
 		return res.fail(fmt.Errorf("hash: %w", err))
 	}
 	ri, err := a.resource(o)

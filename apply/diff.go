@@ -66,7 +66,7 @@ func (a *Applier) Diff(ctx context.Context, objs []*unstructured.Unstructured, o
 		if opts.PendingKinds[o.GroupVersionKind().GroupKind()] {
 			if _, err := a.resource(o.DeepCopy()); meta.IsNoMatchError(unwrapMapping(err)) {
 				out[i].Change = CreatePending
-				out[i].Diff = unified(nil, o)
+				out[i].Diff = unified(nil, o, a.opts.Masker)
 				continue
 			}
 		}
@@ -80,7 +80,7 @@ func (a *Applier) Diff(ctx context.Context, objs []*unstructured.Unstructured, o
 		i := index[j]
 		if r.Err != nil {
 			if apierrors.IsNotFound(r.Err) && opts.PendingNamespaces[run[j].GetNamespace()] {
-				out[i].Change, out[i].Diff = CreateInPendingNamespace, unified(nil, run[j])
+				out[i].Change, out[i].Diff = CreateInPendingNamespace, unified(nil, run[j], a.opts.Masker)
 				continue
 			}
 			errs = append(errs, r.Err)
@@ -88,9 +88,9 @@ func (a *Applier) Diff(ctx context.Context, objs []*unstructured.Unstructured, o
 		}
 		switch {
 		case r.Live == nil:
-			out[i].Change, out[i].Diff = Create, unified(nil, r.Merged)
+			out[i].Change, out[i].Diff = Create, unified(nil, r.Merged, a.opts.Masker)
 		default:
-			d := unified(r.Live, r.Merged)
+			d := unified(r.Live, r.Merged, a.opts.Masker)
 			out[i].Change, out[i].Diff = Update, d
 			if d == "" {
 				out[i].Change = NoChange
@@ -117,8 +117,17 @@ func unwrapMapping(err error) error {
 
 // DiffNormalize returns a copy of o without what the server owns
 // (metadata uid, resourceVersion, generation, timestamps, managedFields,
-// status), with Secret values masked.
-func DiffNormalize(o *unstructured.Unstructured) map[string]any {
+// status) and roleout's applied hash, with Secret values masked by m.
+func DiffNormalize(o *unstructured.Unstructured, m *secrets.Masker) map[string]any {
+	c := diffNormalize(o)
+	if c != nil && secrets.IsSecret(o.GetAPIVersion(), o.GetKind()) {
+		m.Mask(c, o.GetNamespace()+"/"+o.GetName())
+	}
+	return c
+}
+
+// diffNormalize is DiffNormalize without masking.
+func diffNormalize(o *unstructured.Unstructured) map[string]any {
 	if o == nil {
 		return nil
 	}
@@ -136,22 +145,25 @@ func DiffNormalize(o *unstructured.Unstructured) map[string]any {
 			}
 		}
 	}
-	if secrets.IsSecret(o.GetAPIVersion(), o.GetKind()) {
-		secrets.Mask(c, o.GetNamespace()+"/"+o.GetName())
-	}
 	return c
 }
 
 // unified returns the unified diff of the normalised YAML of live and
 // desired ("" when they are equal); a nil live diffs against nothing.
-func unified(live, desired *unstructured.Unstructured) string {
+// Secret values are masked by m as a pair (secrets.Masker.MaskPair): in
+// change-marker mode each desired value reads changed or unchanged.
+func unified(live, desired *unstructured.Unstructured, m *secrets.Masker) string {
 	var ref ObjectRef
 	if desired != nil {
 		ref = RefOf(desired)
 	} else {
 		ref = RefOf(live)
 	}
-	return UnifiedDiff(ref, DiffNormalize(live), DiffNormalize(desired))
+	l, d := diffNormalize(live), diffNormalize(desired)
+	if secrets.IsSecret(ref.APIVersion, ref.Kind) {
+		m.MaskPair(l, d, ref.Namespace+"/"+ref.Name)
+	}
+	return UnifiedDiff(ref, l, d)
 }
 
 // UnifiedDiff returns the unified diff of two object maps as YAML ("" when
@@ -191,7 +203,7 @@ func toYAML(m map[string]any) string {
 	return string(data)
 }
 
-// DeleteDiff returns the diff of deleting live.
-func DeleteDiff(live *unstructured.Unstructured) ObjectDiff {
-	return ObjectDiff{Object: RefOf(live), Change: Delete, Diff: unified(live, nil)}
+// DeleteDiff returns the diff of deleting live, Secret values masked by m.
+func DeleteDiff(live *unstructured.Unstructured, m *secrets.Masker) ObjectDiff {
+	return ObjectDiff{Object: RefOf(live), Change: Delete, Diff: unified(live, nil, m)}
 }

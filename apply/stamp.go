@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/roleout/roleout/internal/secrets"
 )
 
 // AppliedHashAnnotation is set by Apply on every object it writes: a hash
@@ -14,10 +16,19 @@ import (
 // carries the same hash is not written again: a rollout resumed after a
 // crash, or a role in which only some objects changed, writes only what
 // differs from what roleout last applied.
+//
+// A Secret's hash is keyed (an HMAC under the Masker's key, see
+// internal/secrets): whoever may read its metadata cannot test guesses of
+// its values against it. Without a Masker a Secret carries no hash and is
+// written on every apply.
 const AppliedHashAnnotation = "roleout.dev/applied-hash"
 
-// stamp sets o's AppliedHashAnnotation to the hash of o's content.
-func stamp(o *unstructured.Unstructured) error {
+// appliedHashPurpose separates applied hashes from other keyed digests.
+const appliedHashPurpose = "roleout.dev/applied-hash"
+
+// stamp sets o's AppliedHashAnnotation to the hash of o's content, keyed
+// with m for a Secret.
+func stamp(o *unstructured.Unstructured, m *secrets.Masker) error {
 	ann := o.GetAnnotations()
 	delete(ann, AppliedHashAnnotation)
 	if len(ann) == 0 {
@@ -31,10 +42,16 @@ func stamp(o *unstructured.Unstructured) error {
 		return err
 	}
 	sum := sha256.Sum256(data)
+	h := hex.EncodeToString(sum[:10])
+	if secrets.IsSecret(o.GetAPIVersion(), o.GetKind()) {
+		if h = m.Sum(appliedHashPurpose, data); h == "" {
+			return nil
+		}
+	}
 	if ann == nil {
 		ann = map[string]string{}
 	}
-	ann[AppliedHashAnnotation] = hex.EncodeToString(sum[:10])
+	ann[AppliedHashAnnotation] = h
 	o.SetAnnotations(ann)
 	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/kubernetes/pkg/controller/history"
+
+	"github.com/roleout/roleout/internal/secrets"
 )
 
 // serverOwnedMetadata are the metadata fields the API server sets; they
@@ -31,20 +33,12 @@ const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 // line, and the collision count is 0. Normalising drops status,
 // server-owned metadata and kubectl's last-applied annotation, so the hash
 // depends on the objects' meaning only: not on key order, YAML style,
-// comments or the order objs come in. objs are not modified.
-func TemplateHash(objs []*unstructured.Unstructured) (string, error) {
-	return hashNormalized(normalizeAll(objs), 0)
-}
-
-// normalizeAll returns the normalised objects sorted by group, kind,
-// namespace and name.
-func normalizeAll(objs []*unstructured.Unstructured) []map[string]any {
-	norm := make([]map[string]any, 0, len(objs))
-	for _, o := range objs {
-		norm = append(norm, Normalize(o))
-	}
-	sortObjects(norm)
-	return norm
+// comments or the order objs come in. A Secret's values count by their
+// keyed digest under m (internal/secrets), never in plaintext: the hash is
+// stable for one install's key and differs across installs. A nil m counts
+// no Secret value at all. objs are not modified.
+func TemplateHash(objs []*unstructured.Unstructured, m *secrets.Masker) (string, error) {
+	return hashNormalized(identityAll(objs, m), 0)
 }
 
 // sortObjects sorts objects by group, kind, namespace and name.

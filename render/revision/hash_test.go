@@ -24,7 +24,7 @@ func parse(t *testing.T, docs ...string) []*unstructured.Unstructured {
 
 func hash(t *testing.T, objs []*unstructured.Unstructured) string {
 	t.Helper()
-	h, err := TemplateHash(objs)
+	h, err := TemplateHash(objs, testMasker)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/roleout/roleout/internal/secrets"
 )
 
 // Labels and annotations of role ControllerRevisions.
@@ -65,21 +67,30 @@ type Decision struct {
 // <app>-<role>-<hash>. A name already taken by a different template (a
 // collision of the 32-bit hash) is resolved as the StatefulSet controller
 // resolves one: the collision count goes up by one and the template is
-// hashed again with it (see TemplateHash), until the name is free. It
+// hashed again with it (see TemplateHash), until the name is free. Secrets
+// are recorded and hashed through m (see Record and TemplateHash). It
 // returns the decision and the new history, sorted by revision number. It
 // is pure.
-func Decide(app, role string, objs []*unstructured.Unstructured, history []RoleRevision, source string) (Decision, []RoleRevision, error) {
-	rec := recordAll(objs)
-	norm := normalizeAll(objs)
+func Decide(app, role string, objs []*unstructured.Unstructured, history []RoleRevision, source string, m *secrets.Masker) (Decision, []RoleRevision, error) {
+	rec := recordAll(objs, m)
+	norm := identityAll(objs, m)
 	hist := append([]RoleRevision(nil), history...)
 	sort.Slice(hist, func(i, j int) bool { return hist[i].Revision < hist[j].Revision })
 	var latest int64
 	if n := len(hist); n > 0 {
 		latest = hist[n-1].Revision
 	}
+	// Change-marker records hold no trace of Secret values: the hash,
+	// keyed, tells a changed value apart.
+	byHash := m.Mode() != secrets.MaskHMAC && hasSecret(objs)
 	for i := range hist {
 		if !sameObjects(hist[i].Objects, rec) {
 			continue
+		}
+		if byHash {
+			if same, err := sameHash(hist[i], norm, len(hist)); err != nil || !same {
+				continue
+			}
 		}
 		if hist[i].Revision == latest {
 			return Decision{Action: Unchanged, Revision: hist[i], Previous: latest}, hist, nil
@@ -101,6 +112,21 @@ func Decide(app, role string, objs []*unstructured.Unstructured, history []RoleR
 		r := RoleRevision{Name: name, Hash: h, Revision: latest + 1, Objects: rec, Source: source}
 		return Decision{Action: Update, Revision: r, Previous: latest}, append(hist, r), nil
 	}
+}
+
+// sameHash reports whether r's hash is the hash of norm with a collision
+// count of at most maxCollisions.
+func sameHash(r RoleRevision, norm []map[string]any, maxCollisions int) (bool, error) {
+	for c := int32(0); c <= int32(maxCollisions); c++ {
+		h, err := hashNormalized(norm, c)
+		if err != nil {
+			return false, err
+		}
+		if h == r.Hash {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 func taken(hist []RoleRevision, name string) bool {

@@ -29,7 +29,7 @@ func decideAll(t *testing.T, images ...string) ([]Decision, []RoleRevision) {
 	var hist []RoleRevision
 	var out []Decision
 	for i, img := range images {
-		d, h, err := Decide("llm", "decode", tmpl(t, img), hist, fmt.Sprintf("main@sha1:%d", i))
+		d, h, err := Decide("llm", "decode", tmpl(t, img), hist, fmt.Sprintf("main@sha1:%d", i), testMasker)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +89,7 @@ func TestDecide(t *testing.T) {
 // count as decimal text, rand.SafeEncodeString of the decimal sum.
 func TestDecideCollision(t *testing.T) {
 	objs := tmpl(t, "a")
-	data, err := canonicalData(normalizeAll(objs))
+	data, err := canonicalData(identityAll(objs, testMasker))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestDecideCollision(t *testing.T) {
 	if h := hash(t, objs); "llm-decode-"+h != statefulSetName(0) {
 		t.Errorf("TemplateHash %s is not the StatefulSet controller's hash at collision count 0 (%s)", h, statefulSetName(0))
 	}
-	other := normalizeAll(tmpl(t, "other"))
+	other := identityAll(tmpl(t, "other"), testMasker)
 	for _, clashes := range []int32{1, 2} {
 		t.Run(fmt.Sprintf("%d names taken", clashes), func(t *testing.T) {
 			var hist []RoleRevision
@@ -124,17 +124,17 @@ func TestDecideCollision(t *testing.T) {
 				name := statefulSetName(c)
 				hist = append(hist, RoleRevision{Name: name, Hash: strings.TrimPrefix(name, "llm-decode-"), Revision: int64(c) + 1, Objects: other})
 			}
-			d, got, err := Decide("llm", "decode", objs, hist, "main@sha1:1")
+			d, got, err := Decide("llm", "decode", objs, hist, "main@sha1:1", testMasker)
 			if err != nil {
 				t.Fatal(err)
 			}
 			want := Decision{Action: Update, Previous: int64(clashes), Revision: RoleRevision{
 				Name: statefulSetName(clashes), Hash: strings.TrimPrefix(statefulSetName(clashes), "llm-decode-"),
-				Revision: int64(clashes) + 1, Objects: recordAll(objs), Source: "main@sha1:1"}}
+				Revision: int64(clashes) + 1, Objects: recordAll(objs, testMasker), Source: "main@sha1:1"}}
 			if diff := cmp.Diff(want, d); diff != "" {
 				t.Errorf("decision (-want +got):\n%s", diff)
 			}
-			again, _, err := Decide("llm", "decode", objs, got, "main@sha1:2")
+			again, _, err := Decide("llm", "decode", objs, got, "main@sha1:2", testMasker)
 			if err != nil || again.Action != Unchanged || again.Revision.Name != want.Revision.Name {
 				t.Errorf("re-render after the collision: %+v %v", again, err)
 			}
@@ -177,7 +177,7 @@ func TestControllerRevisionRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, _, err := Decide("llm", "decode", back.UnstructuredObjects(), []RoleRevision{back}, "x")
+	d, _, err := Decide("llm", "decode", back.UnstructuredObjects(), []RoleRevision{back}, "x", testMasker)
 	if err != nil || d.Action != Unchanged {
 		t.Errorf("a revision read back does not match its own objects: %+v %v", d, err)
 	}
@@ -188,7 +188,7 @@ func TestDecideMasksSecrets(t *testing.T) {
 		return parse(t, "apiVersion: v1\nkind: Secret\nmetadata: {name: creds, namespace: web}\nstringData: {password: "+value+"}\ndata: {token: "+
 			"aHVudGVyMg==}\n")
 	}
-	d1, hist, err := Decide("web", "db", secret("s3cret-one"), nil, "r1")
+	d1, hist, err := Decide("web", "db", secret("s3cret-one"), nil, "r1", testMasker)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,8 +204,8 @@ func TestDecideMasksSecrets(t *testing.T) {
 	if !strings.Contains(string(cr.Data.Raw), MaskPrefix) {
 		t.Errorf("no masked values in %s", cr.Data.Raw)
 	}
-	same, _, _ := Decide("web", "db", secret("s3cret-one"), hist, "r2")
-	changed, _, _ := Decide("web", "db", secret("s3cret-two"), hist, "r2")
+	same, _, _ := Decide("web", "db", secret("s3cret-one"), hist, "r2", testMasker)
+	changed, _, _ := Decide("web", "db", secret("s3cret-two"), hist, "r2", testMasker)
 	if same.Action != Unchanged || changed.Action != Update {
 		t.Errorf("same value: %s (want unchanged); new value: %s (want update)", same.Action, changed.Action)
 	}

@@ -6,7 +6,7 @@ import (
 	"github.com/roleout/roleout/internal/secrets"
 )
 
-// MaskPrefix starts every masked Secret value.
+// MaskPrefix starts every masked Secret value, of every format.
 const MaskPrefix = secrets.Prefix
 
 // IsSecret reports whether o is a core v1 Secret.
@@ -15,24 +15,57 @@ func IsSecret(o *unstructured.Unstructured) bool {
 }
 
 // Record returns o as a role revision records it: normalised, and for a
-// Secret with every data and stringData value replaced by a digest that
-// changes when the value changes but does not reveal it. Secret values
-// never reach the status branch.
-func Record(o *unstructured.Unstructured) map[string]any {
-	m := Normalize(o)
+// Secret with every data and stringData value replaced by what m shows of
+// it (a keyed digest, or a change-marker placeholder; see
+// internal/secrets). Secret values, and unkeyed digests of them, never
+// reach the status branch.
+func Record(o *unstructured.Unstructured, m *secrets.Masker) map[string]any {
+	n := Normalize(o)
 	if IsSecret(o) {
-		secrets.Mask(m, o.GetNamespace()+"/"+o.GetName())
+		m.Mask(n, o.GetNamespace()+"/"+o.GetName())
 	}
-	return m
+	return n
+}
+
+// identity returns o as template hashes see it: normalised, and for a
+// Secret with every value replaced by its keyed digest under m, whatever
+// m's mode. It equals Record in MaskHMAC mode.
+func identity(o *unstructured.Unstructured, m *secrets.Masker) map[string]any {
+	n := Normalize(o)
+	if IsSecret(o) {
+		m.Keyed(n, o.GetNamespace()+"/"+o.GetName())
+	}
+	return n
 }
 
 // recordAll returns the records of objs sorted by group, kind,
 // namespace and name.
-func recordAll(objs []*unstructured.Unstructured) []map[string]any {
+func recordAll(objs []*unstructured.Unstructured, m *secrets.Masker) []map[string]any {
 	out := make([]map[string]any, 0, len(objs))
 	for _, o := range objs {
-		out = append(out, Record(o))
+		out = append(out, Record(o, m))
 	}
 	sortObjects(out)
 	return out
+}
+
+// identityAll returns the identity forms of objs sorted by group, kind,
+// namespace and name.
+func identityAll(objs []*unstructured.Unstructured, m *secrets.Masker) []map[string]any {
+	out := make([]map[string]any, 0, len(objs))
+	for _, o := range objs {
+		out = append(out, identity(o, m))
+	}
+	sortObjects(out)
+	return out
+}
+
+// hasSecret reports whether objs hold a Secret.
+func hasSecret(objs []*unstructured.Unstructured) bool {
+	for _, o := range objs {
+		if IsSecret(o) {
+			return true
+		}
+	}
+	return false
 }
