@@ -10,9 +10,11 @@ import (
 
 	"github.com/sirupsen/logrus"
 	"golang.org/x/sync/errgroup"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/internal/secrets"
 	"github.com/roleout/roleout/sources"
 )
 
@@ -38,6 +40,10 @@ type Deps struct {
 	// cluster, as serviceAccount ("namespace/name"); nil lets previews
 	// read no cluster.
 	PreviewApplierFor func(ctx context.Context, app AppConfig, serviceAccount string) (Applier, error)
+	// Masker masks Secret values in plans, records and diffs; nil is a
+	// random key for this Agent value only (internal/secrets.Ephemeral),
+	// fit for commands that write no git.
+	Masker *secrets.Masker
 }
 
 func (d Deps) now() time.Time {
@@ -82,13 +88,24 @@ func (a *Agent) DryRun() { a.dryRun = true }
 
 // New returns an Agent for cfg that applies to the cluster restCfg
 // reaches, with the git source, kustomize renderer, role planner,
-// server-side applier and status branch wired in.
-func New(cfg *Config, restCfg *rest.Config, log logrus.FieldLogger) (*Agent, error) {
+// server-side applier and status branch wired in. It reads the install's
+// mask key (masks.keyFile, or the key Secret it creates once in its
+// namespace).
+func New(ctx context.Context, cfg *Config, restCfg *rest.Config, log logrus.FieldLogger) (*Agent, error) {
 	src, err := sources.NewGitSource(sourceOptions(cfg))
 	if err != nil {
 		return nil, err
 	}
+	kube, err := kubernetes.NewForConfig(restCfg)
+	if err != nil {
+		return nil, err
+	}
+	masker, err := loadMasker(ctx, cfg.Masks, kube, cfg.Status.ClusterRevisions.namespace())
+	if err != nil {
+		return nil, err
+	}
 	applyOpts := apply.DefaultOptions()
+	applyOpts.Masker = masker
 	if cfg.Apply.Concurrency > 0 {
 		applyOpts.Concurrency = cfg.Apply.Concurrency
 	}
@@ -109,6 +126,7 @@ func New(cfg *Config, restCfg *rest.Config, log logrus.FieldLogger) (*Agent, err
 		Applier:           applier,
 		Status:            sources.NewStatusBranch(StatusOptions(cfg)),
 		PullRequests:      gitPullRequests{src: src},
+		Masker:            masker,
 	}, log), nil
 }
 
@@ -170,6 +188,9 @@ func StatusOptions(cfg *Config) sources.StatusOptions {
 
 // NewWithDeps returns an Agent for cfg driving deps.
 func NewWithDeps(cfg *Config, deps Deps, log logrus.FieldLogger) *Agent {
+	if deps.Masker == nil {
+		deps.Masker = secrets.Ephemeral()
+	}
 	return &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), mu: &sync.Mutex{}, results: map[string]*AppStatus{}, done: map[string]string{}, synced: map[string][32]byte{}, trigger: make(chan struct{}, 1), metrics: newMetrics(),
 		live: &liveness{bound: maxPollAge(cfg, deps.now())}}
 }
@@ -249,7 +270,7 @@ func (a *Agent) recordUntrusted(ctx context.Context, cause error) {
 	for _, app := range a.cfg.Apps {
 		log := a.log.WithField("app", app.Name)
 		log.WithError(cause).Error("source revision refused: nothing applied")
-		prev, err := loadPrevious(ctx, a.deps.Status, app.Name)
+		prev, err := a.readPrevious(ctx, log, app.Name)
 		if err != nil {
 			continue
 		}
@@ -257,7 +278,7 @@ func (a *Agent) recordUntrusted(ctx context.Context, cause error) {
 		if prev.status != nil {
 			st = *prev.status
 		}
-		st.Phase, st.Message = PhaseFailed, cause.Error()
+		st.Phase, st.Message, st.StatusBranch = PhaseFailed, cause.Error(), prev.refused
 		_ = a.report(ctx, log, app, &st, nil, prev, fmt.Sprintf("roleout: %s refused an untrusted revision", app.Name))
 	}
 }

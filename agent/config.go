@@ -48,7 +48,10 @@ type Config struct {
 	Defaults DefaultsConfig `json:"defaults,omitempty"`
 	// Clusters sets what the kubeconfigs of apps' clusters may do.
 	Clusters ClustersConfig `json:"clusters,omitempty"`
-	Apps     []AppConfig    `json:"apps"`
+	// Masks chooses how Secret values are masked and where the mask key
+	// is kept.
+	Masks MasksConfig `json:"masks,omitempty"`
+	Apps  []AppConfig `json:"apps"`
 }
 
 // ClustersConfig sets what the kubeconfigs of apps' clusters may do

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/internal/secrets"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/revision"
 )
@@ -236,7 +237,7 @@ func (d liveDiff) prunes(ctx context.Context) ([]ObjectDiff, error) {
 			return nil, err
 		}
 		if live != nil && pruneOptions(d.app, "").Keep(live) == "" {
-			deletes = append(deletes, ObjectDiff{ObjectDiff: apply.DeleteDiff(live)})
+			deletes = append(deletes, ObjectDiff{ObjectDiff: apply.DeleteDiff(live, d.plan.Masker)})
 		}
 	}
 	return deletes, nil
@@ -298,8 +299,8 @@ func DiffOffline(app AppConfig, plan *render.Plan, prev *previous) *DiffReport {
 		step := StepDiff{Role: role.Name, UpgradeOrder: role.UpgradeOrder}
 		seen := map[string]bool{}
 		for _, o := range role.Objects {
-			seen[key(revision.Record(o))] = true
-			step.Objects = append(step.Objects, ObjectDiff{ObjectDiff: offlineDiff(o, recorded)})
+			seen[key(revision.Record(o, plan.Masker))] = true
+			step.Objects = append(step.Objects, ObjectDiff{ObjectDiff: offlineDiff(o, recorded, plan.Masker)})
 		}
 		step.Workloads = restarts(role, nil, nil)
 		for k, m := range recorded {
@@ -333,9 +334,10 @@ func recordedObjects(prev *previous, role string) map[string]map[string]any {
 	return recorded
 }
 
-// offlineDiff compares a rendered object with its recorded version.
-func offlineDiff(o *unstructured.Unstructured, recorded map[string]map[string]any) apply.ObjectDiff {
-	want := revision.Record(o)
+// offlineDiff compares a rendered object, recorded with m, with its
+// recorded version.
+func offlineDiff(o *unstructured.Unstructured, recorded map[string]map[string]any, m *secrets.Masker) apply.ObjectDiff {
+	want := revision.Record(o, m)
 	d := apply.ObjectDiff{Object: apply.RefOf(o), Change: apply.Create}
 	if have, ok := recorded[key(want)]; ok {
 		d.Change = apply.NoChange

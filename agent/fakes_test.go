@@ -234,9 +234,12 @@ type fakeStatus struct {
 	mu      sync.Mutex
 	files   map[string][]byte
 	commits []string
+	// refused, when set, is reported with every read: the head was
+	// refused and files are those of an older, trusted commit.
+	refused *sources.VerificationError
 }
 
-func (f *fakeStatus) ReadFiles(_ context.Context, dir string) (map[string][]byte, error) {
+func (f *fakeStatus) Read(_ context.Context, dir string) (sources.StatusRead, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	out := map[string][]byte{}
@@ -245,7 +248,11 @@ func (f *fakeStatus) ReadFiles(_ context.Context, dir string) (map[string][]byte
 			out[name] = data
 		}
 	}
-	return out, nil
+	r := sources.StatusRead{Files: out, Head: "f0f0f0f0f0", Commit: "c0ffee", Refused: f.refused}
+	if f.refused == nil {
+		r.Head = r.Commit
+	}
+	return r, nil
 }
 
 func (f *fakeStatus) Commit(_ context.Context, files map[string][]byte, msg string) (string, error) {

@@ -192,5 +192,7 @@ func History(ctx context.Context, cfg *Config, appName string) (*HistoryReport, 
 		}
 		prev.history[role] = hist
 	}
+	// A refused head is reported: the records shown are older ones.
+	prev.status.StatusBranch = prev.refused
 	return &HistoryReport{Status: prev.status, Revisions: prev.history, Rollouts: records}, nil
 }

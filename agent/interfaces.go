@@ -64,9 +64,9 @@ type Applier interface {
 
 // StatusReader reads the status branch.
 type StatusReader interface {
-	// ReadFiles returns every file under dir, by path; none is an empty
-	// map.
-	ReadFiles(ctx context.Context, dir string) (map[string][]byte, error)
+	// Read returns every file under dir, by path (none is an empty map),
+	// from the newest commit it trusts, and whether it refused the head.
+	Read(ctx context.Context, dir string) (sources.StatusRead, error)
 }
 
 // StatusWriter commits files (nil content deletes) to the status branch

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/roleout/roleout/internal/secrets"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
 )
@@ -27,9 +28,15 @@ func (c *Config) App(name string) (AppConfig, error) {
 // PlanFromGit renders and plans app from the source at ref (a branch, tag,
 // full ref name or commit; empty: the configured one) against the app's
 // status on the status branch, without touching the cluster. It returns
-// the plan and the revision planned.
+// the plan and the revision planned. Secrets are masked as ReadMasker
+// says with no cluster: with masks.keyFile as the install masks them,
+// otherwise with a random key for this call.
 func PlanFromGit(ctx context.Context, cfg *Config, appName, ref string) (*render.Plan, sources.Revision, error) {
-	plan, rev, _, err := planFromGit(ctx, cfg, appName, ref, nil)
+	masker, err := ReadMasker(ctx, cfg, nil)
+	if err != nil {
+		return nil, sources.Revision{}, err
+	}
+	plan, rev, _, err := planFromGit(ctx, cfg, appName, ref, nil, masker)
 	return plan, rev, err
 }
 
@@ -43,6 +50,9 @@ type DiffOptions struct {
 	Offline bool
 	// Applier reaches the cluster for a live diff.
 	Applier Applier
+	// Masker masks Secrets in the plan and its diffs (see ReadMasker);
+	// the Applier's must be the same. Nil: a random key for this call.
+	Masker *secrets.Masker
 }
 
 // Diff renders and plans app from git and compares the plan with the
@@ -53,7 +63,7 @@ func Diff(ctx context.Context, cfg *Config, appName string, opts DiffOptions) (*
 	if !opts.Offline {
 		applier = opts.Applier
 	}
-	plan, rev, prev, err := planFromGit(ctx, cfg, appName, opts.Ref, applier)
+	plan, rev, prev, err := planFromGit(ctx, cfg, appName, opts.Ref, applier, opts.Masker)
 	if err != nil {
 		return nil, err
 	}
@@ -69,8 +79,9 @@ func Diff(ctx context.Context, cfg *Config, appName string, opts DiffOptions) (*
 }
 
 // planFromGit fetches the source at ref, reads the app's previous status
-// and plans; with an applier, predictions use live collision counts.
-func planFromGit(ctx context.Context, cfg *Config, appName, ref string, applier Applier) (*render.Plan, sources.Revision, *previous, error) {
+// and plans with masker; with an applier, predictions use live collision
+// counts.
+func planFromGit(ctx context.Context, cfg *Config, appName, ref string, applier Applier, masker *secrets.Masker) (*render.Plan, sources.Revision, *previous, error) {
 	app, err := cfg.App(appName)
 	if err != nil {
 		return nil, sources.Revision{}, nil, err
@@ -95,7 +106,7 @@ func planFromGit(ctx context.Context, cfg *Config, appName, ref string, applier 
 	if err != nil {
 		return nil, snap.Revision, nil, err
 	}
-	a := NewWithDeps(cfg, Deps{Renderer: newKustomizeRenderer(cfg.RenderProcesses), Planner: rolePlanner{}, Applier: applier}, nil)
+	a := NewWithDeps(cfg, Deps{Renderer: newKustomizeRenderer(cfg.RenderProcesses), Planner: rolePlanner{}, Applier: applier, Masker: masker}, nil)
 	plan, err := a.plan(ctx, snap, app, prev)
 	if err != nil {
 		return nil, snap.Revision, nil, fmt.Errorf("app %s: %w", app.Name, err)

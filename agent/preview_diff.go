@@ -76,7 +76,7 @@ func diffPreview(ctx context.Context, applier Applier, app AppConfig, plan *rend
 func (d liveDiff) offlineStep(role string) func(*unstructured.Unstructured) apply.ObjectDiff {
 	if role != "" {
 		recorded := recordedObjects(d.prev, role)
-		return func(o *unstructured.Unstructured) apply.ObjectDiff { return offlineDiff(o, recorded) }
+		return func(o *unstructured.Unstructured) apply.ObjectDiff { return offlineDiff(o, recorded, d.plan.Masker) }
 	}
 	unchanged := d.prev != nil && d.prev.status != nil && d.prev.status.Prerequisites != nil &&
 		d.prev.status.Prerequisites.Hash == d.plan.PrerequisitesHash
@@ -92,9 +92,9 @@ func (d liveDiff) offlineStep(role string) func(*unstructured.Unstructured) appl
 		case unchanged:
 			return apply.ObjectDiff{Object: ref, Change: apply.NoChange}
 		case applied[refKey(render.RefOf(o))]:
-			return apply.ObjectDiff{Object: ref, Change: apply.Update, Diff: apply.UnifiedDiff(ref, nil, revision.Record(o))}
+			return apply.ObjectDiff{Object: ref, Change: apply.Update, Diff: apply.UnifiedDiff(ref, nil, revision.Record(o, d.plan.Masker))}
 		default:
-			return apply.ObjectDiff{Object: ref, Change: apply.Create, Diff: apply.UnifiedDiff(ref, nil, revision.Record(o))}
+			return apply.ObjectDiff{Object: ref, Change: apply.Create, Diff: apply.UnifiedDiff(ref, nil, revision.Record(o, d.plan.Masker))}
 		}
 	}
 }

@@ -85,7 +85,7 @@ func (a *Agent) previews(ctx context.Context, extra ...sources.Head) error {
 
 func (a *Agent) previewApp(ctx context.Context, app AppConfig, heads []sources.Head) error {
 	log := a.log.WithField("app", app.Name)
-	prev, err := loadPrevious(ctx, a.deps.Status, app.Name)
+	prev, err := a.readPrevious(ctx, log, app.Name)
 	if err != nil {
 		return err
 	}

@@ -28,12 +28,16 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 		log.Debug("already reconciled at this revision")
 		return nil
 	}
-	prev, err := loadPrevious(ctx, a.deps.Status, app.Name)
+	prev, err := a.readPrevious(ctx, log, app.Name)
 	if err != nil {
 		log.WithError(err).Error("cannot read the app's status: nothing applied")
 		return err
 	}
-	if s := prev.status; s != nil && s.Revision == snap.Revision.String() && s.Phase == PhaseSucceeded {
+	// Only a status the agent signed (or any, without a signing key) can
+	// say this revision is done; after a refused head the app is
+	// reconciled in full, which records the refusal and restores the
+	// branch.
+	if s := prev.status; prev.refused == nil && s != nil && s.Revision == snap.Revision.String() && s.Phase == PhaseSucceeded {
 		log.Debug("already reconciled at this revision")
 		a.mu.Lock()
 		a.results[app.Name] = s
@@ -45,6 +49,7 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 		APIVersion: ConfigAPIVersion, Kind: StatusKind, App: app.Name,
 		Source: a.sourceURL, Path: app.Path, Revision: snap.Revision.String(),
 		HistoryRewritten: a.rewritten(ctx, log, prev.status, snap.Revision),
+		StatusBranch:     prev.refused,
 	}
 	home := a
 	if a, err = a.forApp(ctx, app); err != nil {
@@ -262,7 +267,7 @@ func (a *Agent) plan(ctx context.Context, snap sources.Snapshot, app AppConfig, 
 	plan, err := a.deps.Planner.Plan(objs, render.PlanOptions{
 		App: app.Name, Roles: roles, UnorderedRoles: render.UnorderedPolicy(app.UnorderedRoles),
 		History: prev.history, Inventory: prev.inventory, Source: snap.Revision.String(),
-		CollisionCounts: a.collisionCounts(ctx, live), CRDs: a.liveCRDs(ctx, live),
+		CollisionCounts: a.collisionCounts(ctx, live), CRDs: a.liveCRDs(ctx, live), Masker: a.deps.Masker,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("plan %s at %s: %w", app.Path, snap.Revision.Short(), err)

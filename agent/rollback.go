@@ -24,7 +24,7 @@ func (a *Agent) Rollback(ctx context.Context, appName, role string, n int64) err
 		return err
 	}
 	log := a.log.WithFields(logrus.Fields{"app": app.Name, "role": role})
-	prev, err := loadPrevious(ctx, a.deps.Status, app.Name)
+	prev, err := a.readPrevious(ctx, log, app.Name)
 	if err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func (a *Agent) Rollback(ctx context.Context, appName, role string, n int64) err
 	plan, err := a.deps.Planner.Plan(objs, render.PlanOptions{
 		App: app.Name, Roles: roles, UnorderedRoles: render.UnorderedPolicy(app.UnorderedRoles),
 		History: prev.history, Inventory: prev.inventory, Source: target.Source,
-		CollisionCounts: a.collisionCounts(ctx, objs), CRDs: a.liveCRDs(ctx, objs),
+		CollisionCounts: a.collisionCounts(ctx, objs), CRDs: a.liveCRDs(ctx, objs), Masker: a.deps.Masker,
 	})
 	if err != nil {
 		return fmt.Errorf("plan the rollback: %w", err)
@@ -63,7 +63,7 @@ func (a *Agent) Rollback(ctx context.Context, appName, role string, n int64) err
 	}
 	steps.logSequence(log)
 	st := &AppStatus{APIVersion: ConfigAPIVersion, Kind: StatusKind, App: app.Name, Source: a.sourceURL, Path: app.Path,
-		Revision: prev.status.Revision, Phase: PhaseSucceeded}
+		Revision: prev.status.Revision, Phase: PhaseSucceeded, StatusBranch: prev.refused}
 	app.Prune = false // a rollback applies one role; it never deletes
 	err = a.rollout(ctx, log, app, steps, nil)
 	st.Prerequisites, st.Roles = steps.prereq, steps.roles

@@ -7,12 +7,14 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sirupsen/logrus"
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/revision"
+	"github.com/roleout/roleout/sources"
 )
 
 // Status file kinds and the phases of an app.
@@ -59,6 +61,46 @@ type AppStatus struct {
 	HistoryRewritten *Rewrite      `json:"historyRewritten,omitempty"`
 	Prerequisites    *StepStatus   `json:"prerequisites,omitempty"`
 	Roles            []*RoleStatus `json:"roles,omitempty"`
+	// StatusBranch is set when this reconcile refused the status branch
+	// head: it was not signed by status.signingKeyFile.
+	StatusBranch *StatusBranchCondition `json:"statusBranch,omitempty"`
+}
+
+// StatusBranchCondition reports a status branch head the agent refused
+// because its status signing key did not sign it (docs/design.md, "The
+// status branch"). The agent read its records from ReadFrom instead, the
+// newest ancestor it signed, or, with none, acted as on a fresh install
+// (plans everything, prunes nothing); its next commit goes on top of the
+// refused head with the trusted records.
+type StatusBranchCondition struct {
+	// Head is the refused commit, Signer who signed it ("" unsigned) and
+	// Reason why it is refused.
+	Head   string `json:"head"`
+	Signer string `json:"signer,omitempty"`
+	Reason string `json:"reason"`
+	// ReadFrom is the commit whose records were read; "" for none.
+	ReadFrom string `json:"readFrom,omitempty"`
+	Message  string `json:"message"`
+}
+
+// statusBranchCondition returns the condition of a read that refused the
+// head, or nil.
+func statusBranchCondition(r sources.StatusRead) *StatusBranchCondition {
+	if r.Refused == nil {
+		return nil
+	}
+	c := &StatusBranchCondition{Head: r.Head, Signer: r.Refused.Signer, Reason: r.Refused.Reason, ReadFrom: r.Commit}
+	by := "unsigned"
+	if c.Signer != "" {
+		by = "signed by " + c.Signer
+	}
+	c.Message = fmt.Sprintf("status branch head %s (%s) is not signed by status.signingKeyFile: %s; refused", short(c.Head), by, c.Reason)
+	if c.ReadFrom != "" {
+		c.Message += fmt.Sprintf(", records read from %s, the newest commit the agent signed", short(c.ReadFrom))
+	} else {
+		c.Message += "; no recent commit is signed by the agent, so it acts as on a fresh install: plans everything, prunes nothing"
+	}
+	return c
 }
 
 // Rewrite is a force-push seen on the followed branch.
@@ -151,17 +193,23 @@ type previous struct {
 	inventory []render.InventoryEntry
 	// files are the app's files as read, to tell which to delete.
 	files map[string][]byte
+	// refused is set when the status branch head was refused and the
+	// records come from an older commit, or from none.
+	refused *StatusBranchCondition
 }
 
 // loadPrevious reads an app's status, inventory and role revisions from
-// the status branch. A file that does not parse is an error that names it
-// and says how to fix it; nothing is applied until it is fixed.
+// the status branch, as far as the reader trusts it (a head the status
+// signing key did not sign is never read). A file that does not parse is
+// an error that names it and says how to fix it; nothing is applied until
+// it is fixed.
 func loadPrevious(ctx context.Context, r StatusReader, app string) (*previous, error) {
-	files, err := r.ReadFiles(ctx, app)
+	read, err := r.Read(ctx, app)
 	if err != nil {
 		return nil, err
 	}
-	p := &previous{history: map[string][]revision.RoleRevision{}, files: files}
+	files := read.Files
+	p := &previous{history: map[string][]revision.RoleRevision{}, files: files, refused: statusBranchCondition(read)}
 	if data, ok := files[statusPath(app)]; ok {
 		if p.status, err = parseStatus(data, statusPath(app)); err != nil {
 			return nil, err
@@ -199,6 +247,17 @@ func loadPrevious(ctx context.Context, r StatusReader, app string) (*previous, e
 		sort.Slice(h, func(i, j int) bool { return h[i].Revision < h[j].Revision })
 	}
 	return p, nil
+}
+
+// readPrevious is loadPrevious from the agent's status branch, with a
+// refused head logged: the message names the commit and who signed it.
+func (a *Agent) readPrevious(ctx context.Context, log logrus.FieldLogger, app string) (*previous, error) {
+	prev, err := loadPrevious(ctx, a.deps.Status, app)
+	if err == nil && prev.refused != nil {
+		c := prev.refused
+		log.WithFields(logrus.Fields{"statusHead": short(c.Head), "signer": c.Signer, "readFrom": short(c.ReadFrom)}).Error(c.Message)
+	}
+	return prev, err
 }
 
 // parseStatus decodes a status.yaml strictly.

@@ -37,9 +37,10 @@
 //     one wave. Ties keep declaration order: config roles in config order,
 //     then roles in the order their first object was rendered.
 //  6. Hashes. Every role and the prerequisite step carry a template hash
-//     (render/revision.TemplateHash) over their objects. A role whose
-//     objects changed in any way, losing one included, gets a new hash
-//     and is applied.
+//     (render/revision.TemplateHash) over their objects, Secret values
+//     by their keyed mask (PlanOptions.Masker), never in plaintext. A role
+//     whose objects changed in any way, losing one included, gets a new
+//     hash and is applied.
 //  7. Prune. Objects of the previous inventory (what the app applied
 //     last) that the render no longer has are deleted after the last
 //     wave, in reverse apply order: the highest upgradeOrder first,

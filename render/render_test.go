@@ -60,7 +60,7 @@ func TestBuildOverlay(t *testing.T) {
 	}
 	// Rendered objects must hold JSON types only, so that they can be
 	// copied and hashed.
-	if _, err := revision.TemplateHash(objs); err != nil {
+	if _, err := revision.TemplateHash(objs, nil); err != nil {
 		t.Errorf("hash rendered objects: %v", err)
 	}
 }

@@ -26,8 +26,15 @@ import (
 // by step, each healthy before the next.
 func applyDeployManifests(t *testing.T, c *testcluster.Cluster) {
 	t.Helper()
+	applyManifests(t, c, "examples/deploy")
+}
+
+// applyManifests applies the kustomization at dir (relative to the
+// repository root) to the test cluster, as applyDeployManifests does.
+func applyManifests(t *testing.T, c *testcluster.Cluster, dir string) {
+	t.Helper()
 	ctx := context.Background()
-	res, err := (&render.Renderer{}).Build(ctx, render.Source{Root: "../.."}, "examples/deploy", render.DefaultOptions())
+	res, err := (&render.Renderer{}).Build(ctx, render.Source{Root: "../.."}, dir, render.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,12 +3,19 @@ package main
 import (
 	"errors"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
 
 	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/internal/secrets"
 )
+
+// offlineKeyTimeout bounds diff --offline's attempt to read the mask key
+// from the cluster.
+const offlineKeyTimeout = 5 * time.Second
 
 // diffOptions are the flags of `roleout diff`.
 type diffOptions struct {
@@ -68,14 +75,32 @@ func (o *diffOptions) run(cmd *cobra.Command, args []string) (*agent.DiffReport,
 			return nil, err
 		}
 		opts := agent.DiffOptions{Ref: o.ref, Offline: o.offline}
-		if !o.offline {
-			kubeconfig := cfg.Kubeconfig
-			if o.kubeconfig != "" {
-				kubeconfig = o.kubeconfig
+		kubeconfig := cfg.Kubeconfig
+		if o.kubeconfig != "" {
+			kubeconfig = o.kubeconfig
+		}
+		restCfg, err := clusterConfig(kubeconfig)
+		if o.offline {
+			// No cluster is needed: the key Secret is read when one
+			// answers, else the masks use a random key.
+			if err != nil {
+				restCfg = nil
+			} else {
+				restCfg.Timeout = offlineKeyTimeout
 			}
-			if opts.Applier, err = newApplier(kubeconfig); err != nil {
+			if opts.Masker, err = agent.ReadMasker(ctx, cfg, restCfg); err != nil {
 				return nil, err
 			}
+			return agent.Diff(ctx, cfg, o.app, opts)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if opts.Masker, err = agent.ReadMasker(ctx, cfg, restCfg); err != nil {
+			return nil, err
+		}
+		if opts.Applier, err = newApplier(restCfg, opts.Masker); err != nil {
+			return nil, err
 		}
 		return agent.Diff(ctx, cfg, o.app, opts)
 	}
@@ -86,22 +111,24 @@ func (o *diffOptions) run(cmd *cobra.Command, args []string) (*agent.DiffReport,
 	if err != nil {
 		return nil, err
 	}
-	applier, err := newApplier(o.kubeconfig)
+	restCfg, err := clusterConfig(o.kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	applier, err := newApplier(restCfg, plan.Masker)
 	if err != nil {
 		return nil, err
 	}
 	return agent.DiffLive(ctx, applier, agent.AppConfig{Name: o.appName(args[0])}, plan)
 }
 
-// newApplier returns an applier for the cluster of kubeconfig ($KUBECONFIG
-// when empty, then in-cluster).
-func newApplier(kubeconfig string) (*apply.Applier, error) {
-	cfg, err := clusterConfig(kubeconfig)
-	if err != nil {
-		return nil, err
-	}
+// newApplier returns an applier for the cluster of cfg that masks Secrets
+// with masker.
+func newApplier(cfg *rest.Config, masker *secrets.Masker) (*apply.Applier, error) {
 	cfg.UserAgent = "roleout/" + version
-	return apply.New(cfg, apply.DefaultOptions())
+	opts := apply.DefaultOptions()
+	opts.Masker = masker
+	return apply.New(cfg, opts)
 }
 
 // printRestarts lists, per role, the workloads whose pods the change

@@ -146,7 +146,7 @@ func TestLifecycle(t *testing.T) {
 		})
 		for _, offline := range [][]string{nil, {"--offline"}} {
 			out := diff(t, exitChanges, offline...)
-			for _, want := range []string{"update Secret/shop/db-creds", "password: masked:sha256:"} {
+			for _, want := range []string{"update Secret/shop/db-creds", "password: masked:hmac-sha256:"} {
 				if !strings.Contains(out, want) {
 					t.Errorf("diff %v lacks %q:\n%s", offline, want, out)
 				}
@@ -249,7 +249,7 @@ func TestLifecycle(t *testing.T) {
 				}
 			}
 		}
-		if hits, _ := repo.Grep("roleout/status", "masked:sha256:"); len(hits) == 0 {
+		if hits, _ := repo.Grep("roleout/status", "masked:hmac-sha256:"); len(hits) == 0 {
 			t.Error("the recorded revisions hold no masked Secret values at all: is the Secret recorded?")
 		}
 	})

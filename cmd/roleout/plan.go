@@ -64,7 +64,14 @@ func newPlanCommand(global *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plan [DIR | --config F --app NAME [--ref REF]]",
 		Short: "Show waves, roles, revisions and what changed, without a cluster",
-		Args:  cobra.MaximumNArgs(1),
+		Long: `plan renders and plans without a cluster and writes nothing to git.
+
+Secret values are masked with a keyed HMAC. With no cluster the install's
+key is not at hand, so a local DIR (and --config without masks.keyFile) is
+masked with a random key for this run only: the masks, and the template
+hashes and revision names of roles holding Secrets, differ on every run and
+from the agent's; against the status in git such a role shows as changed.`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			plan, header, err := f.plan(cmd.Context(), args)
 			if err != nil {

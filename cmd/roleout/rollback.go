@@ -39,7 +39,7 @@ keep the rollback, revert the change in git or pause the app.`,
 			if err != nil {
 				return err
 			}
-			a, err := agent.New(cfg, restCfg, log)
+			a, err := agent.New(cmd.Context(), cfg, restCfg, log)
 			if err != nil {
 				return err
 			}

@@ -86,6 +86,9 @@ func runAgent(ctx context.Context, cmd *cobra.Command, o *runOptions) error {
 		}
 		log.WithFields(logrus.Fields{"shard": o.shard, "apps": len(cfg.Apps)}).Info("serving one shard of the apps")
 	}
+	if cfg.Status.SigningKeyFile == "" {
+		log.WithField("branch", cfg.Status.Branch).Warn("status branch trusted unverified: set status.signingKeyFile so that the agent signs its status commits and refuses any it did not sign")
+	}
 	for _, field := range cfg.NotActedOn() {
 		log.WithField("field", field).Warn("configuration field is not acted on by this version yet")
 	}
@@ -105,7 +108,7 @@ func runAgent(ctx context.Context, cmd *cobra.Command, o *runOptions) error {
 		// The API server's audit log then tells which replica wrote.
 		restCfg.UserAgent += " " + le.Identity
 	}
-	a, err := agent.New(cfg, restCfg, log)
+	a, err := agent.New(ctx, cfg, restCfg, log)
 	if err != nil {
 		return err
 	}

@@ -198,10 +198,10 @@ type timedStatus struct {
 	clk *phases
 }
 
-// ReadFiles times the wrapped ReadFiles as phase "status".
-func (s timedStatus) ReadFiles(ctx context.Context, dir string) (map[string][]byte, error) {
+// Read times the wrapped Read as phase "status".
+func (s timedStatus) Read(ctx context.Context, dir string) (sources.StatusRead, error) {
 	defer s.clk.since("status", time.Now())
-	return s.StatusStore.ReadFiles(ctx, dir)
+	return s.StatusStore.Read(ctx, dir)
 }
 
 // Commit times the wrapped Commit as phase "status".

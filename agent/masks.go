@@ -1,0 +1,161 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/roleout/roleout/internal/secrets"
+)
+
+// Mask key defaults.
+const (
+	// DefaultMaskKeySecret names the Secret the agent keeps its mask key
+	// in, in its own namespace on its home cluster.
+	DefaultMaskKeySecret = "roleout-mask-key"
+	// maskKeyField is the key Secret's data key.
+	maskKeyField = "key"
+)
+
+// MasksConfig chooses how Secret values are masked wherever roleout
+// records or shows them: the status branch, ControllerRevisions, diffs,
+// previews, template hashes and applied hashes (docs/design.md, "Safety
+// and trust", Secret values). The key never enters git.
+type MasksConfig struct {
+	// Mode is "hmac" (default): a masked value is a keyed digest,
+	// masked:hmac-sha256:<24 hex>, which changes when the value changes;
+	// or "changeMarkers": records hold masked:value and diffs say
+	// masked:changed or masked:unchanged, with no digest at all. Both
+	// modes key template hashes and revision names with the key.
+	Mode secrets.Mode `json:"mode,omitempty"`
+	// KeyFile, when set, holds the key (at least 16 bytes; a trailing
+	// newline is dropped), and no key Secret is made.
+	KeyFile string `json:"keyFile,omitempty"`
+	// KeySecret names the Secret that holds the key when KeyFile is
+	// unset, in the agent's namespace (status.clusterRevisions.namespace,
+	// else the namespace the agent runs in, else default) on its home
+	// cluster. The agent creates it with a random 32-byte key when absent.
+	// Default roleout-mask-key.
+	KeySecret string `json:"keySecret,omitempty"`
+}
+
+// validate checks the mode and the key Secret's name.
+func (c MasksConfig) validate(add func(field, format string, args ...any)) {
+	if c.Mode != "" && c.Mode != secrets.MaskHMAC && c.Mode != secrets.MaskChangeMarkers {
+		add("masks.mode", "must be %s or %s, got %q", secrets.MaskHMAC, secrets.MaskChangeMarkers, c.Mode)
+	}
+	if c.KeySecret != "" && len(validation.IsDNS1123Subdomain(c.KeySecret)) > 0 {
+		add("masks.keySecret", "must be a Secret name, got %q", c.KeySecret)
+	}
+	if c.KeySecret != "" && c.KeyFile != "" {
+		add("masks", "set keyFile or keySecret, not both")
+	}
+}
+
+// keySecret returns the name of the key Secret.
+func (c MasksConfig) keySecret() string {
+	if c.KeySecret != "" {
+		return c.KeySecret
+	}
+	return DefaultMaskKeySecret
+}
+
+// loadMasker returns the install's Masker: its key from masks.keyFile, or
+// from the key Secret in namespace, created when absent.
+func loadMasker(ctx context.Context, cfg MasksConfig, kube kubernetes.Interface, namespace string) (*secrets.Masker, error) {
+	var key []byte
+	if cfg.KeyFile != "" {
+		data, err := os.ReadFile(cfg.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("masks.keyFile: read the mask key: %w", err)
+		}
+		key = bytes.TrimRight(data, "\r\n")
+	} else {
+		var err error
+		if key, err = ensureMaskKey(ctx, kube, namespace, cfg.keySecret()); err != nil {
+			return nil, err
+		}
+	}
+	m, err := secrets.NewMasker(key, cfg.Mode)
+	if err != nil {
+		return nil, fmt.Errorf("masks: %w", err)
+	}
+	return m, nil
+}
+
+// ReadMasker returns the install's Masker for a command that writes no git
+// (roleout plan, roleout diff): its key from masks.keyFile, else from the
+// key Secret when restCfg is not nil and the Secret exists (it is never
+// created), else a random key for this command only, whose masks match no
+// status branch (a role holding Secrets then shows as changed against the
+// status in git).
+func ReadMasker(ctx context.Context, cfg *Config, restCfg *rest.Config) (*secrets.Masker, error) {
+	if cfg.Masks.KeyFile != "" {
+		return loadMasker(ctx, cfg.Masks, nil, "")
+	}
+	if restCfg == nil {
+		return ephemeralMasker(cfg.Masks.Mode)
+	}
+	kube, err := kubernetes.NewForConfig(restCfg)
+	if err != nil {
+		return nil, err
+	}
+	ns, name := cfg.Status.ClusterRevisions.namespace(), cfg.Masks.keySecret()
+	s, err := kube.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil || len(s.Data[maskKeyField]) == 0 {
+		return ephemeralMasker(cfg.Masks.Mode)
+	}
+	m, err := secrets.NewMasker(s.Data[maskKeyField], cfg.Masks.Mode)
+	if err != nil {
+		return nil, fmt.Errorf("masks: Secret/%s/%s: %w", ns, name, err)
+	}
+	return m, nil
+}
+
+// ephemeralMasker returns a Masker in mode with a random key.
+func ephemeralMasker(mode secrets.Mode) (*secrets.Masker, error) {
+	key, err := secrets.NewKey()
+	if err != nil {
+		return nil, err
+	}
+	return secrets.NewMasker(key, mode)
+}
+
+// ensureMaskKey returns the key in Secret namespace/name, creating the
+// Secret with a new random key when it does not exist. Replicas that race
+// to create it all end with the key of the one that won: a create that
+// finds the Secret already there reads it.
+func ensureMaskKey(ctx context.Context, kube kubernetes.Interface, namespace, name string) ([]byte, error) {
+	where := "Secret/" + namespace + "/" + name
+	s, err := kube.CoreV1().Secrets(namespace).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		var key []byte
+		if key, err = secrets.NewKey(); err != nil {
+			return nil, err
+		}
+		s, err = kube.CoreV1().Secrets(namespace).Create(ctx, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: map[string]string{"app.kubernetes.io/managed-by": "roleout"}},
+			Type:       corev1.SecretTypeOpaque,
+			Data:       map[string][]byte{maskKeyField: key},
+		}, metav1.CreateOptions{FieldManager: "roleout"})
+		if apierrors.IsAlreadyExists(err) {
+			s, err = kube.CoreV1().Secrets(namespace).Get(ctx, name, metav1.GetOptions{})
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: read or create the mask key (the agent needs get and create on Secrets in its namespace, or set masks.keyFile): %w", where, err)
+	}
+	key := s.Data[maskKeyField]
+	if len(key) == 0 {
+		return nil, fmt.Errorf("%s: no data key %q: put a key of 32 random bytes there, or delete the Secret to have a new one made (existing masks then change)", where, maskKeyField)
+	}
+	return key, nil
+}
