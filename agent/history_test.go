@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -357,5 +358,28 @@ func TestBrokenAppDoesNotBlockOthers(t *testing.T) {
 	}
 	if got := h.appStatus(t); got.Phase != PhaseSucceeded {
 		t.Errorf("good app's phase %s", got.Phase)
+	}
+}
+
+// TestRollbackUsesTheAppsCluster: an app of another cluster is rolled
+// back there, not on the agent's own cluster.
+func TestRollbackUsesTheAppsCluster(t *testing.T) {
+	h := newHarness(threeRoles("decode:1"), func(a *AppConfig) { a.Kubeconfig = "far.yaml" })
+	far := &fakeApplier{}
+	h.agent.deps.ApplierFor = func(context.Context, AppConfig) (Applier, error) { return far, nil }
+	ctx := context.Background()
+	if err := h.agent.RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.newCommit('b', threeRoles("decode:2"))
+	if err := h.agent.RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	far.applied, h.applier.applied = nil, nil
+	if err := h.agent.Rollback(ctx, "llm", "decode", 1); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.applier.applied) != 0 || !slices.Equal(far.applied, []string{"decode"}) {
+		t.Errorf("rollback applied %v on the agent's cluster and %v on the app's; want only decode on the app's", h.applier.applied, far.applied)
 	}
 }

@@ -3,9 +3,11 @@ package agent
 import (
 	"context"
 	"fmt"
+	"k8s.io/client-go/rest"
 	"regexp"
 	"strings"
 
+	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/internal/secrets"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
@@ -53,6 +55,22 @@ type DiffOptions struct {
 	// Masker masks Secrets in the plan and its diffs (see ReadMasker);
 	// the Applier's must be the same. Nil: a random key for this call.
 	Masker *secrets.Masker
+	// Home is the agent's own cluster: an app that names another
+	// (apps[].kubeconfig, kubeconfigSecret) is compared with that one,
+	// its Secret read from Home, as roleout run does.
+	Home *rest.Config
+}
+
+// appApplier returns the applier of app's own cluster, reached as roleout
+// run reaches it (clusters.applierFor: unsafe kubeconfigs refused).
+func appApplier(ctx context.Context, cfg *Config, app AppConfig, home *rest.Config, masker *secrets.Masker) (Applier, error) {
+	opts := apply.DefaultOptions()
+	opts.Masker = masker
+	cl, err := newClusters(home, opts, cfg.Clusters)
+	if err != nil {
+		return nil, err
+	}
+	return cl.applierFor(ctx, app)
 }
 
 // Diff renders and plans app from git and compares the plan with the
@@ -62,6 +80,15 @@ func Diff(ctx context.Context, cfg *Config, appName string, opts DiffOptions) (*
 	var applier Applier
 	if !opts.Offline {
 		applier = opts.Applier
+		app, err := cfg.App(appName)
+		if err != nil {
+			return nil, err
+		}
+		if (app.Kubeconfig != "" || app.KubeconfigSecret != nil) && opts.Home != nil {
+			if applier, err = appApplier(ctx, cfg, app, opts.Home, opts.Masker); err != nil {
+				return nil, fmt.Errorf("cluster of app %s: %w", app.Name, err)
+			}
+		}
 	}
 	plan, rev, prev, err := planFromGit(ctx, cfg, appName, opts.Ref, applier, opts.Masker)
 	if err != nil {

@@ -23,6 +23,9 @@ func (a *Agent) Rollback(ctx context.Context, appName, role string, n int64) err
 	if err != nil {
 		return err
 	}
+	if a, err = a.forApp(ctx, app); err != nil { // the app's own cluster
+		return err
+	}
 	log := a.log.WithFields(logrus.Fields{"app": app.Name, "role": role})
 	prev, err := a.readPrevious(ctx, log, app.Name)
 	if err != nil {

@@ -13,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
@@ -93,14 +92,7 @@ func TestAgentWithNamespacedRBAC(t *testing.T) {
 		t.Errorf("namespace rbac-outside: %v, want it never created", err)
 	}
 
-	restCfg, err := clientcmd.BuildConfigFromFlags("", sa)
-	if err != nil {
-		t.Fatal(err)
-	}
-	as, err := kubernetes.NewForConfig(restCfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	as := clientFor(t, sa)
 	cm := func(ns string) *corev1.ConfigMap {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x", Namespace: ns}}
 	}
@@ -111,7 +103,7 @@ func TestAgentWithNamespacedRBAC(t *testing.T) {
 	_, refused["list Secrets cluster-wide"] = as.CoreV1().Secrets("").List(ctx, metav1.ListOptions{})
 	_, refused["create a Namespace"] = as.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "rbac-new"}}, metav1.CreateOptions{})
 	_, refused["patch Namespace default"] = as.CoreV1().Namespaces().Patch(ctx, "default", types.MergePatchType, []byte(`{"metadata":{"labels":{"x":"y"}}}`), metav1.PatchOptions{})
-	_, refused["delete a CRD"] = as.RESTClient().Delete().AbsPath("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com").DoRaw(ctx)
+	_, refused["delete a CRD"] = as.Discovery().RESTClient().Delete().AbsPath("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com").DoRaw(ctx)
 	_, refused["create a DaemonSet in kube-system"] = as.AppsV1().DaemonSets("kube-system").Create(ctx, &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "x"}}, metav1.CreateOptions{})
 	_, refused["create a ClusterRoleBinding"] = as.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "escalate"}, RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "cluster-admin"},

@@ -92,6 +92,21 @@ func TestDeployManifests(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
+// clientFor returns a client of the cluster as the kubeconfig at path
+// reaches it.
+func clientFor(t *testing.T, path string) kubernetes.Interface {
+	t.Helper()
+	restCfg, err := clientcmd.BuildConfigFromFlags("", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(restCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
 // asServiceAccount returns the kubeconfig at path made to act as the
 // service account ns/name, with only the groups every service account
 // has: its requests get exactly that account's permissions.
@@ -160,14 +175,7 @@ func TestAgentWithDeployRBAC(t *testing.T) {
 	if err != nil || len(crs.Items) == 0 {
 		t.Errorf("role revisions in roleout-system: %v, %d", err, len(crs.Items))
 	}
-	restCfg, err := clientcmd.BuildConfigFromFlags("", sa)
-	if err != nil {
-		t.Fatal(err)
-	}
-	as, err := kubernetes.NewForConfig(restCfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	as := clientFor(t, sa)
 	refused := map[string]error{}
 	_, refused["create a ClusterRoleBinding"] = as.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "escalate"}, RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "cluster-admin"},

@@ -102,6 +102,7 @@ func (o *diffOptions) run(cmd *cobra.Command, args []string) (*agent.DiffReport,
 		if opts.Applier, err = newApplier(restCfg, opts.Masker); err != nil {
 			return nil, err
 		}
+		opts.Home = restCfg
 		return agent.Diff(ctx, cfg, o.app, opts)
 	}
 	if o.offline {

@@ -77,6 +77,30 @@ func TestFleetKubeconfigSecret(t *testing.T) {
 	if len(st.Roles) != 0 {
 		t.Errorf("app lost records roles %v; nothing was applied", st.Roles)
 	}
+
+	t.Run("diff --config compares with the app's cluster", func(t *testing.T) {
+		before := len(writes)
+		code, out, logs := cli("diff", "--config", config, "--app", "far")
+		if code != exitOK {
+			t.Fatalf("diff exit %d, want 0 (no changes):\n%s\n%s", code, out, logs)
+		}
+		after, err := cluster.Writes("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dryRuns := 0
+		for _, w := range after[before:] {
+			if w.DryRun && w.Namespace == "fleetsecret" {
+				dryRuns++
+				if w.As != "fleet-far" {
+					t.Errorf("diff dry-ran %s/%s as %q, want the app's cluster identity fleet-far", w.Resource, w.Name, w.As)
+				}
+			}
+		}
+		if dryRuns == 0 {
+			t.Error("diff made no dry run in the app's namespace")
+		}
+	})
 }
 
 // impersonating returns the kubeconfig file at path with its user made to
