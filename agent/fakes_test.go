@@ -108,6 +108,9 @@ type fakeApplier struct {
 	// reads are the objects Diff, Live, ObserveAll, CollisionCounts and
 	// CRDFor were asked about, as "Kind/namespace/name".
 	reads []string
+	// liveFromApplied makes Live answer, with its labels, an object that
+	// was applied (by name); otherwise Live finds nothing.
+	liveFromApplied bool
 }
 
 func (f *fakeApplier) read(refs ...apply.ObjectRef) {
@@ -219,7 +222,22 @@ func (f *fakeApplier) Diff(_ context.Context, objs []*unstructured.Unstructured,
 
 func (f *fakeApplier) Live(_ context.Context, ref apply.ObjectRef) (*unstructured.Unstructured, error) {
 	f.read(ref)
-	return nil, nil
+	if !f.liveFromApplied {
+		return nil, nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	l, ok := f.labels[ref.Name]
+	if !ok {
+		return nil, nil
+	}
+	o := &unstructured.Unstructured{}
+	o.SetAPIVersion(ref.APIVersion)
+	o.SetKind(ref.Kind)
+	o.SetNamespace(ref.Namespace)
+	o.SetName(ref.Name)
+	o.SetLabels(l)
+	return o, nil
 }
 
 func (f *fakeApplier) CRDFor(_ context.Context, o *unstructured.Unstructured) (*unstructured.Unstructured, error) {

@@ -383,3 +383,45 @@ func TestRollbackUsesTheAppsCluster(t *testing.T) {
 		t.Errorf("rollback applied %v on the agent's cluster and %v on the app's; want only decode on the app's", h.applier.applied, far.applied)
 	}
 }
+
+// TestUnchangedRoleCrossChecked: a role the status branch says is at the
+// planned revision is applied again when the agent's record in the
+// cluster (its ControllerRevisions) has no such revision, and left alone
+// when it has.
+func TestUnchangedRoleCrossChecked(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		forget bool // the cluster loses the ControllerRevisions
+		want   []string
+	}{
+		{name: "recorded in the cluster", want: []string{"decode"}},
+		{name: "missing from the cluster", forget: true, want: []string{"prefill", "decode", "router"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(threeRoles("decode:1"), nil)
+			h.agent.cfg.Status.ClusterRevisions = &ClusterRevisionsConfig{Namespace: "roleout-system"}
+			h.applier.liveFromApplied = true
+			ctx := context.Background()
+			if err := h.agent.RunOnce(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if tc.forget {
+				h.applier.labels = map[string]map[string]string{}
+			}
+			h.newCommit('b', threeRoles("decode:2"))
+			h.applier.applied = nil
+			if err := h.agent.RunOnce(ctx); err != nil {
+				t.Fatal(err)
+			}
+			var roles []string
+			for _, name := range h.applier.applied {
+				if !strings.HasPrefix(name, "llm-") { // the ControllerRevisions themselves
+					roles = append(roles, name)
+				}
+			}
+			if diff := cmp.Diff(tc.want, roles); diff != "" {
+				t.Errorf("applied (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -67,6 +67,7 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 		return a.failEarly(ctx, log, app, st, prev, err, fmt.Sprintf("roleout: %s render failed (%s)", app.Name, snap.Revision.Short()))
 	}
 	steps := newRollout(snap.Revision, plan, prev.status)
+	a.crossCheckUnchanged(ctx, log, app, steps)
 	steps.logSequence(log)
 	if a.dryRun {
 		return a.dryRunApp(ctx, log, app, plan)

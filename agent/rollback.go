@@ -35,6 +35,9 @@ func (a *Agent) Rollback(ctx context.Context, appName, role string, n int64) err
 	if err != nil {
 		return err
 	}
+	if err := a.checkClusterRecord(ctx, app, target); err != nil {
+		return fmt.Errorf("roll back %s to revision %d refused: %w", role, n, err)
+	}
 	snap, err := a.fetchFollowed(ctx)
 	if err != nil {
 		return fmt.Errorf("poll source: %w", err)
