@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/secrets"
 )
 
@@ -115,9 +116,9 @@ func unwrapMapping(err error) error {
 	return nil
 }
 
-// DiffNormalize returns a copy of o without what the server owns
-// (metadata uid, resourceVersion, generation, timestamps, managedFields,
-// status) and roleout's applied hash, with Secret values masked by m.
+// DiffNormalize returns a copy of o as object.Normalize sees it (no
+// status, server-owned metadata or bookkeeping annotations), with Secret
+// values masked by m.
 func DiffNormalize(o *unstructured.Unstructured, m *secrets.Masker) map[string]any {
 	c := diffNormalize(o)
 	if c != nil && secrets.IsSecret(o.GetAPIVersion(), o.GetKind()) {
@@ -126,27 +127,10 @@ func DiffNormalize(o *unstructured.Unstructured, m *secrets.Masker) map[string]a
 	return c
 }
 
-// diffNormalize is DiffNormalize without masking.
-func diffNormalize(o *unstructured.Unstructured) map[string]any {
-	if o == nil {
-		return nil
-	}
-	c := o.DeepCopy().Object
-	delete(c, "status")
-	if md, ok := c["metadata"].(map[string]any); ok {
-		for _, f := range []string{"uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "selfLink", "deletionTimestamp"} {
-			delete(md, f)
-		}
-		// roleout's own bookkeeping, not a change anyone asked for.
-		if ann, ok := md["annotations"].(map[string]any); ok {
-			delete(ann, AppliedHashAnnotation)
-			if len(ann) == 0 {
-				delete(md, "annotations")
-			}
-		}
-	}
-	return c
-}
+// diffNormalize is DiffNormalize without masking: object.Normalize, the
+// normaliser of template hashes and records too, so that the live and the
+// offline diff agree on what is a change.
+func diffNormalize(o *unstructured.Unstructured) map[string]any { return object.Normalize(o) }
 
 // unified returns the unified diff of the normalised YAML of live and
 // desired ("" when they are equal); a nil live diffs against nothing.

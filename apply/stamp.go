@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/secrets"
 )
 
@@ -21,7 +22,7 @@ import (
 // internal/secrets): whoever may read its metadata cannot test guesses of
 // its values against it. Without a Masker a Secret carries no hash and is
 // written on every apply.
-const AppliedHashAnnotation = "roleout.dev/applied-hash"
+const AppliedHashAnnotation = object.AppliedHashAnnotation
 
 // appliedHashPurpose separates applied hashes from other keyed digests.
 const appliedHashPurpose = "roleout.dev/applied-hash"

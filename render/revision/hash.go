@@ -11,18 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/kubernetes/pkg/controller/history"
 
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/secrets"
 )
-
-// serverOwnedMetadata are the metadata fields the API server sets; they
-// never count towards a template hash.
-var serverOwnedMetadata = []string{
-	"uid", "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp",
-	"deletionGracePeriodSeconds", "managedFields", "selfLink",
-}
-
-// lastAppliedAnnotation is kubectl's client-side-apply record.
-const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 
 // TemplateHash returns the template hash of a role's objects: the hash
 // the StatefulSet controller gives a ControllerRevision
@@ -78,28 +69,11 @@ func canonicalData(norm []map[string]any) ([]byte, error) {
 	return data.Bytes(), nil
 }
 
-// Normalize returns a deep copy of o's content without status,
-// server-owned metadata and kubectl's last-applied annotation; empty
-// labels and annotations maps are dropped.
-func Normalize(o *unstructured.Unstructured) map[string]any {
-	c := o.DeepCopy().Object
-	delete(c, "status")
-	if md, ok := c["metadata"].(map[string]any); ok {
-		for _, f := range serverOwnedMetadata {
-			delete(md, f)
-		}
-		if ann, ok := md["annotations"].(map[string]any); ok {
-			delete(ann, lastAppliedAnnotation)
-			if len(ann) == 0 {
-				delete(md, "annotations")
-			}
-		}
-		if l, ok := md["labels"].(map[string]any); ok && len(l) == 0 {
-			delete(md, "labels")
-		}
-	}
-	return c
-}
+// Normalize returns a deep copy of o's content as every template hash,
+// record and diff sees it (object.Normalize: no status, no server-owned
+// metadata, no kubectl or roleout bookkeeping annotations, no empty
+// labels or annotations maps).
+func Normalize(o *unstructured.Unstructured) map[string]any { return object.Normalize(o) }
 
 func sortKey(m map[string]any) string {
 	u := unstructured.Unstructured{Object: m}
