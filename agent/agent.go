@@ -70,6 +70,10 @@ type Agent struct {
 	trigger chan struct{}
 	metrics *metrics
 	dryRun  bool
+	// backoffRetries makes retries of a failed commit wait (AppStatus
+	// .RetryAfter); Run sets it, as the loop it starts is the agent's
+	// life. RunOnce alone retries at once.
+	backoffRetries bool
 	// home is the applier of the agent's own cluster while the agent
 	// serves an app of another cluster (forApp); nil otherwise.
 	home Applier
@@ -328,6 +332,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	a.backoffRetries = true
 	a.live.begin(a.deps.now())
 	defer a.live.end()
 	failures := 0

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sirupsen/logrus"
@@ -423,5 +424,55 @@ func TestUnchangedRoleCrossChecked(t *testing.T) {
 				t.Errorf("applied (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestRetriesBackOff: the running loop retries a commit whose wave failed
+// only after a backoff that doubles, says so in the status, and applies
+// nothing meanwhile; once it succeeds the count is gone.
+func TestRetriesBackOff(t *testing.T) {
+	h := newHarness(threeRoles("decode:1"), nil)
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	h.agent.deps.Clock = func() time.Time { return now }
+	h.agent.backoffRetries = true // as Run sets it
+	h.applier.failHealth = "decode"
+	ctx := context.Background()
+	poll := func(wantApplied bool, wantAttempts int, wantRetry time.Duration) {
+		t.Helper()
+		h.applier.applied = nil
+		commits := len(h.status.commits)
+		_ = h.agent.RunOnce(ctx)
+		if applied := len(h.applier.applied) > 0; applied != wantApplied {
+			t.Errorf("at %s: applied %v, want %v", now.Format(time.TimeOnly), h.applier.applied, wantApplied)
+		}
+		if !wantApplied && len(h.status.commits) != commits {
+			t.Errorf("at %s: a waiting retry committed status", now.Format(time.TimeOnly))
+		}
+		st := h.appStatus(t)
+		var retry time.Duration
+		if st.RetryAfter != nil {
+			retry = st.RetryAfter.Sub(now)
+		}
+		if wantApplied && (st.Attempts != wantAttempts || retry != wantRetry) {
+			t.Errorf("at %s: attempts %d, retry in %s; want %d, %s", now.Format(time.TimeOnly), st.Attempts, retry, wantAttempts, wantRetry)
+		}
+	}
+	poll(true, 1, time.Minute)
+	for _, r := range h.appStatus(t).Roles {
+		if r.Name == "decode" && (r.Revision != 0 || r.FailedRevision != 1 || r.FailedRevisionName == "") {
+			t.Errorf("failed role decode: revision %d, failed revision %d %q; want none succeeded, 1 failed", r.Revision, r.FailedRevision, r.FailedRevisionName)
+		}
+	}
+	now = now.Add(30 * time.Second)
+	poll(false, 0, 0)
+	now = now.Add(31 * time.Second)
+	poll(true, 2, 2*time.Minute)
+	now = now.Add(time.Minute)
+	poll(false, 0, 0)
+	now = now.Add(61 * time.Second)
+	h.applier.failHealth = ""
+	poll(true, 0, 0)
+	if st := h.appStatus(t); st.Phase != PhaseSucceeded {
+		t.Errorf("after the fix: %s %s", st.Phase, st.Message)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/apply"
@@ -45,11 +46,25 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 		a.mu.Unlock()
 		return nil
 	}
+	attempt, wait := a.retry(prev, snap.Revision)
+	if wait {
+		s := prev.status
+		log.WithField("attempts", s.Attempts).Infof("commit %s failed %d time(s) in a row; retrying at %s; still waiting for: %s",
+			snap.Revision.Short(), s.Attempts, s.RetryAfter.UTC().Format(time.RFC3339), s.Message)
+		a.mu.Lock()
+		a.results[app.Name] = s
+		a.mu.Unlock()
+		return nil
+	}
+	if attempt > 1 {
+		log.WithField("attempt", attempt).Infof("retrying commit %s (attempt %d); last time: %s", snap.Revision.Short(), attempt, prev.status.Message)
+	}
 	st := &AppStatus{
 		APIVersion: ConfigAPIVersion, Kind: StatusKind, App: app.Name,
 		Source: a.sourceURL, Path: app.Path, Revision: snap.Revision.String(),
 		HistoryRewritten: a.rewritten(ctx, log, prev.status, snap.Revision),
 		StatusBranch:     prev.refused,
+		Attempts:         attempt,
 	}
 	home := a
 	if a, err = a.forApp(ctx, app); err != nil {
@@ -407,6 +422,12 @@ func (a *Agent) report(ctx context.Context, log logrus.FieldLogger, app AppConfi
 		a.done[app.Name] = st.Revision
 	}
 	a.mu.Unlock()
+	if st.Phase == PhaseFailed && a.backoffRetries {
+		at := metav1.NewTime(a.deps.now().Add(retryBackoff(st.Attempts)).Truncate(time.Second))
+		st.RetryAfter = &at
+	} else {
+		st.Attempts, st.RetryAfter = 0, nil
+	}
 	files, err := statusFiles(app, st, r, prev, st.Phase == PhaseSucceeded)
 	if err != nil {
 		return err
@@ -440,4 +461,27 @@ func withLabel(objs []*unstructured.Unstructured, key, value string) []*unstruct
 		out[i] = c
 	}
 	return out
+}
+
+// retry returns which attempt at rev this reconcile is (1 unless the
+// previous status failed at rev) and whether it must wait: the running
+// loop (backoffRetries) retries a failed commit only after its
+// RetryAfter. roleout run --once never waits.
+func (a *Agent) retry(prev *previous, rev sources.Revision) (attempt int, wait bool) {
+	s := prev.status
+	if s == nil || prev.refused != nil || s.Revision != rev.String() || s.Phase != PhaseFailed {
+		return 1, false
+	}
+	attempt = max(s.Attempts, 1) + 1
+	return attempt, a.backoffRetries && s.RetryAfter != nil && a.deps.now().Before(s.RetryAfter.Time)
+}
+
+// retryBackoff is the wait after failed attempt n (1, 2, …) at one commit:
+// 1m, doubling, at most 30m.
+func retryBackoff(n int) time.Duration {
+	d := time.Minute
+	for i := 1; i < n && d < 30*time.Minute; i++ {
+		d *= 2
+	}
+	return min(d, 30*time.Minute)
 }

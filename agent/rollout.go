@@ -122,6 +122,7 @@ func (r *rollout) markWaveApplied(i int) {
 		st, d := r.status(role.Name), role.Decision.Revision
 		st.Hash, st.Revision, st.RevisionName, st.AppliedRevision = d.Hash, d.Revision, d.Name, r.revision.String()
 		st.Result, st.Message = RoleApplied, ""
+		st.FailedRevision, st.FailedRevisionName = 0, ""
 	}
 }
 
@@ -129,8 +130,9 @@ func (r *rollout) markWaveApplied(i int) {
 func (r *rollout) markWaveFailed(i int, err error) {
 	for _, role := range r.plan.Waves[i].Roles {
 		if r.apply[role.Name] {
-			st := r.status(role.Name)
+			st, d := r.status(role.Name), role.Decision.Revision
 			st.Result, st.Message = RoleFailed, err.Error()
+			st.FailedRevision, st.FailedRevisionName = d.Revision, d.Name
 		}
 	}
 }

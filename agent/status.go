@@ -9,6 +9,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
@@ -64,6 +65,13 @@ type AppStatus struct {
 	// StatusBranch is set when this reconcile refused the status branch
 	// head: it was not signed by status.signingKeyFile.
 	StatusBranch *StatusBranchCondition `json:"statusBranch,omitempty"`
+	// Attempts counts the failed attempts at Revision in a row, and
+	// RetryAfter is when the running agent tries it again: retries of one
+	// commit back off (1m, 2m, 4m, … at most 30m) instead of waiting out
+	// the same wave's timeout at every poll. roleout run --once retries at
+	// once.
+	Attempts   int          `json:"attempts,omitempty"`
+	RetryAfter *metav1.Time `json:"retryAfter,omitempty"`
 }
 
 // StatusBranchCondition reports a status branch head the agent refused
@@ -126,7 +134,12 @@ type RoleStatus struct {
 	RevisionName string `json:"revisionName,omitempty"`
 	// AppliedRevision is the source revision Hash was applied from.
 	AppliedRevision string `json:"appliedRevision,omitempty"`
-	Objects         int    `json:"objects"`
+	// FailedRevision and FailedRevisionName are the role revision the
+	// last rollout tried and failed to make healthy, beside the one
+	// above that last succeeded (0 and "" when none).
+	FailedRevision     int64  `json:"failedRevision,omitempty"`
+	FailedRevisionName string `json:"failedRevisionName,omitempty"`
+	Objects            int    `json:"objects"`
 	// Result is what the last reconcile did to the role.
 	Result  string `json:"result"`
 	Message string `json:"message,omitempty"`

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"sort"
 	"strconv"
@@ -119,8 +120,15 @@ func printHistory(w io.Writer, rep *agent.HistoryReport) error {
 func printRoles(p *printer, rep *agent.HistoryReport) {
 	p.f("ROLE\tORDER\tREV\tREVISION NAME\tLAST RESULT\tWORKLOAD\tPREDICTED\tOBSERVED\n")
 	for _, r := range rep.Status.Roles {
+		rev, name, result := fmt.Sprint(r.Revision), r.RevisionName, r.Result
+		if r.Revision == 0 {
+			rev, name = "-", "(none succeeded)"
+		}
+		if r.FailedRevision > 0 {
+			result = fmt.Sprintf("%s (rev %d %s)", r.Result, r.FailedRevision, r.FailedRevisionName)
+		}
 		if len(r.Workloads) == 0 {
-			p.f("%s\t%d\t%d\t%s\t%s\t\t\t\n", r.Name, r.UpgradeOrder, r.Revision, r.RevisionName, r.Result)
+			p.f("%s\t%d\t%s\t%s\t%s\t\t\t\n", r.Name, r.UpgradeOrder, rev, name, result)
 		}
 		for i, wl := range r.Workloads {
 			observed := "-"
@@ -131,7 +139,7 @@ func printRoles(p *printer, rep *agent.HistoryReport) {
 				}
 			}
 			if i == 0 {
-				p.f("%s\t%d\t%d\t%s\t%s\t", r.Name, r.UpgradeOrder, r.Revision, r.RevisionName, r.Result)
+				p.f("%s\t%d\t%s\t%s\t%s\t", r.Name, r.UpgradeOrder, rev, name, result)
 			} else {
 				p.f("\t\t\t\t\t")
 			}
