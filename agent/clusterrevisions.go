@@ -68,7 +68,7 @@ func (a *Agent) syncClusterRevisions(ctx context.Context, log logrus.FieldLogger
 		}
 		sums[p] = sum
 		if data == nil {
-			gone = append(gone, apply.ObjectRef{APIVersion: "apps/v1", Kind: "ControllerRevision", Namespace: ns, Name: strings.TrimSuffix(path.Base(p), ".yaml")})
+			gone = append(gone, clusterRevisionRef(ns, strings.TrimSuffix(path.Base(p), ".yaml")))
 			continue
 		}
 		o := &unstructured.Unstructured{}
@@ -80,10 +80,7 @@ func (a *Agent) syncClusterRevisions(ctx context.Context, log logrus.FieldLogger
 		objs = append(objs, o)
 	}
 	a.mu.Unlock()
-	applier := a.home
-	if applier == nil {
-		applier = a.deps.Applier
-	}
+	applier := a.homeApplier()
 	if len(objs) > 0 {
 		opts := apply.ApplyOptions{Labels: map[string]string{AppLabel: app.Name}, SkipUnchanged: true, Force: true}
 		if _, err := applier.Apply(ctx, objs, opts); err != nil {
@@ -106,4 +103,18 @@ func (a *Agent) syncClusterRevisions(ctx context.Context, log logrus.FieldLogger
 		}
 	}
 	a.mu.Unlock()
+}
+
+// homeApplier is the applier of the agent's own cluster, which holds the
+// role revisions whichever cluster the app is on.
+func (a *Agent) homeApplier() Applier {
+	if a.home != nil {
+		return a.home
+	}
+	return a.deps.Applier
+}
+
+// clusterRevisionRef names the ControllerRevision name in namespace ns.
+func clusterRevisionRef(ns, name string) apply.ObjectRef {
+	return apply.ObjectRef{APIVersion: "apps/v1", Kind: "ControllerRevision", Namespace: ns, Name: name}
 }

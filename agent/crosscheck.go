@@ -8,9 +8,9 @@ import (
 	"reflect"
 
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/render/revision"
 )
 
@@ -27,17 +27,12 @@ func (a *Agent) checkClusterRecord(ctx context.Context, app AppConfig, rev revis
 	if !conf.enabled() {
 		return nil
 	}
-	home := a.home
-	if home == nil {
-		home = a.deps.Applier
-	}
 	ns := conf.namespace()
-	ref := apply.ObjectRef{APIVersion: "apps/v1", Kind: "ControllerRevision", Namespace: ns, Name: rev.Name}
-	live, err := home.Live(ctx, ref)
+	live, err := a.recordedRevision(ctx, app, rev.Name)
 	if err != nil {
 		return fmt.Errorf("read the cluster's record of revision %s (ControllerRevision %s/%s): %w", rev.Name, ns, rev.Name, err)
 	}
-	if live == nil || live.GetLabels()[AppLabel] != app.Name {
+	if live == nil {
 		return fmt.Errorf("revision %s is on the status branch but not in the agent's record in the cluster (ControllerRevision %s/%s of app %s): "+
 			"the agent never made it; roll back in git instead", rev.Name, ns, rev.Name, app.Name)
 	}
@@ -68,18 +63,13 @@ func (a *Agent) crossCheckUnchanged(ctx context.Context, log logrus.FieldLogger,
 	if !conf.enabled() {
 		return
 	}
-	home := a.home
-	if home == nil {
-		home = a.deps.Applier
-	}
 	ns := conf.namespace()
 	for i, role := range steps.plan.Roles() {
 		if steps.apply[role.Name] {
 			continue
 		}
 		name := role.Decision.Revision.Name
-		live, err := home.Live(ctx, apply.ObjectRef{APIVersion: "apps/v1", Kind: "ControllerRevision", Namespace: ns, Name: name})
-		if err != nil || (live != nil && live.GetLabels()[AppLabel] == app.Name) {
+		if live, err := a.recordedRevision(ctx, app, name); err != nil || live != nil {
 			continue
 		}
 		log.WithField("role", role.Name).Warnf("the status branch says role %s is at revision %s, but the agent's record in the cluster (ControllerRevisions in %s) has no such revision: applying it again",
@@ -89,4 +79,15 @@ func (a *Agent) crossCheckUnchanged(ctx context.Context, log logrus.FieldLogger,
 			steps.roles[i].Result = RolePending
 		}
 	}
+}
+
+// recordedRevision reads the agent's record in its cluster of app's role
+// revision name: its ControllerRevision, nil when the cluster has none of
+// this app's.
+func (a *Agent) recordedRevision(ctx context.Context, app AppConfig, name string) (*unstructured.Unstructured, error) {
+	live, err := a.homeApplier().Live(ctx, clusterRevisionRef(a.cfg.Status.ClusterRevisions.namespace(), name))
+	if err != nil || live == nil || live.GetLabels()[AppLabel] != app.Name {
+		return nil, err
+	}
+	return live, nil
 }

@@ -264,12 +264,16 @@ func observeWorkloadsOf(ctx context.Context, applier Applier, roles []*render.Ro
 // firstObject returns the plan's first object in apply order that scope
 // reads, nil when it has none.
 func firstObject(plan *render.Plan, scope namespaceScope) *unstructured.Unstructured {
-	objs := plan.Prerequisites
+	steps := [][]*unstructured.Unstructured{plan.Prerequisites}
 	for _, r := range plan.Roles() {
-		objs = append(objs[:len(objs):len(objs)], r.Objects...)
+		steps = append(steps, r.Objects)
 	}
-	if live := scope.filter(objs); len(live) > 0 {
-		return live[0]
+	for _, objs := range steps {
+		for _, o := range objs {
+			if scope.reads(o.GetNamespace()) {
+				return o
+			}
+		}
 	}
 	return nil
 }

@@ -210,13 +210,7 @@ func TestReconcilePrunesOnlyWhenAllWell(t *testing.T) {
 func TestRollbackRole(t *testing.T) {
 	h := newHarness(threeRoles("decode:1"), nil)
 	ctx := context.Background()
-	if err := h.agent.RunOnce(ctx); err != nil {
-		t.Fatal(err)
-	}
-	h.newCommit('b', threeRoles("decode:2"))
-	if err := h.agent.RunOnce(ctx); err != nil {
-		t.Fatal(err)
-	}
+	h.twoDecodeRevisions(t)
 	h.applier.applied = nil
 	if err := h.agent.Rollback(ctx, "llm", "decode", 1); err != nil {
 		t.Fatal(err)
@@ -369,13 +363,7 @@ func TestRollbackUsesTheAppsCluster(t *testing.T) {
 	far := &fakeApplier{}
 	h.agent.deps.ApplierFor = func(context.Context, AppConfig) (Applier, error) { return far, nil }
 	ctx := context.Background()
-	if err := h.agent.RunOnce(ctx); err != nil {
-		t.Fatal(err)
-	}
-	h.newCommit('b', threeRoles("decode:2"))
-	if err := h.agent.RunOnce(ctx); err != nil {
-		t.Fatal(err)
-	}
+	h.twoDecodeRevisions(t)
 	far.applied, h.applier.applied = nil, nil
 	if err := h.agent.Rollback(ctx, "llm", "decode", 1); err != nil {
 		t.Fatal(err)
@@ -474,5 +462,18 @@ func TestRetriesBackOff(t *testing.T) {
 	poll(true, 0, 0)
 	if st := h.appStatus(t); st.Phase != PhaseSucceeded {
 		t.Errorf("after the fix: %s %s", st.Phase, st.Message)
+	}
+}
+
+// twoDecodeRevisions rolls out decode:1, then decode:2, so that role
+// decode has revisions 1 and 2.
+func (h *harness) twoDecodeRevisions(t *testing.T) {
+	t.Helper()
+	if err := h.agent.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h.newCommit('b', threeRoles("decode:2"))
+	if err := h.agent.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -111,32 +111,28 @@ func (l *liveness) progressed() {
 // that says so, until the returned stop is called. It reads the real
 // clock: it bounds real waiting.
 func (l *liveness) watch(cancel context.CancelCauseFunc) (stop func()) {
-	l.mu.Lock()
-	l.progressAt = time.Now()
-	l.mu.Unlock()
-	var t *time.Timer
-	var mu sync.Mutex
-	var fire func()
-	fire = func() {
-		l.mu.Lock()
-		idle := time.Since(l.progressAt)
-		l.mu.Unlock()
-		if idle >= l.bound {
-			cancel(&errPollStalled{bound: l.bound})
-			return
+	l.progressed()
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTimer(l.bound)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				l.mu.Lock()
+				idle := time.Since(l.progressAt)
+				l.mu.Unlock()
+				if idle >= l.bound {
+					cancel(&errPollStalled{bound: l.bound})
+					return
+				}
+				t.Reset(l.bound - idle)
+			}
 		}
-		mu.Lock()
-		t.Reset(l.bound - idle)
-		mu.Unlock()
-	}
-	mu.Lock()
-	t = time.AfterFunc(l.bound, fire)
-	mu.Unlock()
-	return func() {
-		mu.Lock()
-		defer mu.Unlock()
-		t.Stop()
-	}
+	}()
+	return func() { close(done) }
 }
 
 // errPollStalled is the cause of a poll the watchdog stopped.

@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"sync/atomic"
 	"time"
+
+	"github.com/roleout/roleout/internal/secrets"
 )
 
 // fetchTimeout bounds one HTTP fetch a render makes, headers and body.
@@ -49,7 +50,7 @@ func (g *fetchGate) used() bool { return g.fetched.Load() }
 func (g *fetchGate) RoundTrip(req *http.Request) (*http.Response, error) {
 	host := req.URL.Hostname()
 	if req.URL.Scheme != "http" && req.URL.Scheme != "https" || !hostAllowed(host, g.allowed) {
-		return nil, &errFetchRefused{url: redactURL(req.URL.String()), host: host}
+		return nil, &errFetchRefused{url: secrets.RedactURL(req.URL.String()), host: host}
 	}
 	g.fetched.Store(true)
 	ctx, cancel := context.WithTimeout(req.Context(), fetchTimeout)
@@ -58,61 +59,32 @@ func (g *fetchGate) RoundTrip(req *http.Request) (*http.Response, error) {
 		cancel()
 		return nil, err
 	}
-	left := g.maxBytes
-	if left <= 0 {
-		left = noLimit
-	}
-	resp.Body = &boundedBody{r: resp.Body, left: left, url: redactURL(req.URL.String()), cancel: cancel}
+	resp.Body = &boundedBody{r: resp.Body, limit: g.maxBytes, url: secrets.RedactURL(req.URL.String()), cancel: cancel}
 	return resp, nil
 }
 
-// boundedBody fails a read past its byte limit and ends the request's
-// deadline when closed.
+// boundedBody fails a read past its byte limit (none when it is 0 or
+// less) and ends the request's deadline when closed.
 type boundedBody struct {
 	r      io.ReadCloser
-	left   int64 // bytes still allowed; no limit when the gate has none
+	limit  int64
+	read   int64
 	url    string
 	cancel context.CancelFunc
 }
 
 func (b *boundedBody) Read(p []byte) (int, error) {
-	if b.left <= 0 && b.left != noLimit {
-		return 0, b.tooLarge()
-	}
-	if b.left != noLimit && int64(len(p)) > b.left+1 {
-		p = p[:b.left+1] // one byte past the limit tells that there is more
+	if b.limit > 0 && int64(len(p)) > b.limit-b.read+1 {
+		p = p[:b.limit-b.read+1] // one byte past the limit tells that there is more
 	}
 	n, err := b.r.Read(p)
-	if b.left != noLimit {
-		if b.left -= int64(n); b.left < 0 {
-			return 0, b.tooLarge()
-		}
+	if b.read += int64(n); b.limit > 0 && b.read > b.limit {
+		return 0, fmt.Errorf("fetch of %s: the response is larger than the limit of bytes per file (limit maxFileBytes)", b.url)
 	}
 	return n, err
 }
 
-func (b *boundedBody) tooLarge() error {
-	return fmt.Errorf("fetch of %s: the response is larger than the limit of bytes per file (limit maxFileBytes)", b.url)
-}
-
-// noLimit marks a body without a byte limit.
-const noLimit = -1 << 62
-
 func (b *boundedBody) Close() error {
 	b.cancel()
 	return b.r.Close()
-}
-
-// redactURL drops a URL's user information and query, which may carry
-// credentials, from what an error shows.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "a URL that does not parse"
-	}
-	u.User = nil
-	if u.RawQuery != "" {
-		u.RawQuery = "…"
-	}
-	return u.String()
 }

@@ -3,32 +3,13 @@ package sources
 import (
 	"net/url"
 	"strings"
+
+	"github.com/roleout/roleout/internal/secrets"
 )
 
-// RedactURL returns rawURL with any password or token in its user info
-// replaced by "redacted", for logs, errors and status: an HTTP(S) user
-// name without a password counts as a token; an SSH user name is kept. A URL that does not
-// parse is returned with everything between "://" and "@" redacted.
-func RedactURL(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		scheme, rest, ok := strings.Cut(rawURL, "://")
-		if at := strings.LastIndex(rest, "@"); ok && at >= 0 {
-			return scheme + "://redacted@" + rest[at+1:]
-		}
-		return rawURL
-	}
-	if u.User == nil {
-		return rawURL
-	}
-	if _, has := u.User.Password(); has {
-		u.User = url.UserPassword(u.User.Username(), "redacted")
-	} else if u.Scheme == "http" || u.Scheme == "https" {
-		// A lone user name over HTTP(S) is usually a token.
-		u.User = url.User("redacted")
-	}
-	return u.String()
-}
+// RedactURL returns rawURL with its credentials redacted
+// (secrets.RedactURL), for logs, errors and status.
+func RedactURL(rawURL string) string { return secrets.RedactURL(rawURL) }
 
 // redactError returns err with every occurrence of rawURL replaced by its
 // redacted form, keeping the error chain for errors.Is.
