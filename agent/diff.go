@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/roleout/roleout/apply"
-	"github.com/roleout/roleout/internal/secrets"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/revision"
 )
@@ -21,15 +20,28 @@ type DiffReport struct {
 	Offline  bool       `json:"offline"`
 	Steps    []StepDiff `json:"steps"`
 	Summary  DiffCounts `json:"summary"`
+	// Changed says a merge would change something: an object to create,
+	// update or delete, or (offline) a role the render adds or removes.
+	// roleout diff exits 1 when it is set.
+	Changed bool `json:"changed"`
 }
 
 // StepDiff is one step of a DiffReport.
 type StepDiff struct {
 	// Role is the role's name, or "(prerequisites)" or "(prune)".
-	Role         string       `json:"role"`
-	UpgradeOrder int          `json:"upgradeOrder"`
-	Objects      []ObjectDiff `json:"objects"`
-	Counts       DiffCounts   `json:"counts"`
+	Role         string `json:"role"`
+	UpgradeOrder int    `json:"upgradeOrder"`
+	// Change is set, offline, on the step of a role the last status in
+	// git does not have (RoleAdded) or of one it has that the render no
+	// longer has (RoleRemoved); either is a change even when no object
+	// of the step is.
+	Change string `json:"change,omitempty"`
+	// Note says, for a person, what the step's objects mean beyond their
+	// changes (offline: what the status does not record, that prune is
+	// off).
+	Note    string       `json:"note,omitempty"`
+	Objects []ObjectDiff `json:"objects"`
+	Counts  DiffCounts   `json:"counts"`
 	// Workloads are the role's workloads whose pods the change would
 	// restart or create, with the identity their controller will give the
 	// new template.
@@ -121,10 +133,20 @@ const (
 	PruneStep         = "(prune)"
 )
 
+// Step changes of a DiffReport (StepDiff.Change).
+const (
+	RoleAdded   = "added"
+	RoleRemoved = "removed"
+)
+
+// addStep counts s's changes into s and r and appends s to r.
 func (r *DiffReport) addStep(s StepDiff) {
 	for _, o := range s.Objects {
 		s.Counts.add(o.Change)
 		r.Summary.add(o.Change)
+	}
+	if s.Counts.Changed() || s.Change != "" {
+		r.Changed = true
 	}
 	r.Steps = append(r.Steps, s)
 }
@@ -290,71 +312,4 @@ func crdKinds(objs []*unstructured.Unstructured) map[schema.GroupKind]bool {
 		out[schema.GroupKind{Group: group, Kind: kind}] = true
 	}
 	return out
-}
-
-// DiffOffline compares plan with the last status in git, without a
-// cluster: each role's rendered objects against the objects recorded in
-// the revision the status says is applied (as rendered, before roleout's
-// labels). Secret values are compared by their masks.
-func DiffOffline(app AppConfig, plan *render.Plan, prev *previous) *DiffReport {
-	rep := &DiffReport{App: app.Name, Offline: true}
-	for _, role := range plan.Roles() {
-		recorded := recordedObjects(prev, role.Name)
-		step := StepDiff{Role: role.Name, UpgradeOrder: role.UpgradeOrder}
-		seen := map[string]bool{}
-		for _, o := range role.Objects {
-			seen[key(revision.Record(o, plan.Masker))] = true
-			step.Objects = append(step.Objects, ObjectDiff{ObjectDiff: offlineDiff(o, recorded, plan.Masker)})
-		}
-		step.Workloads = restarts(role, nil, nil)
-		for k, m := range recorded {
-			if !seen[k] {
-				u := &unstructured.Unstructured{Object: m}
-				step.Objects = append(step.Objects, ObjectDiff{ObjectDiff: apply.ObjectDiff{Object: apply.RefOf(u), Change: apply.Delete,
-					Diff: apply.UnifiedDiff(apply.RefOf(u), m, nil)}})
-			}
-		}
-		rep.addStep(step)
-	}
-	return rep
-}
-
-// recordedObjects returns, by key, the objects recorded in the revision
-// the status says role has applied; none for a new role.
-func recordedObjects(prev *previous, role string) map[string]map[string]any {
-	recorded := map[string]map[string]any{}
-	if prev == nil {
-		return recorded
-	}
-	if st := prev.status.role(role); st != nil {
-		for _, h := range prev.history[role] {
-			if h.Name == st.RevisionName {
-				for _, m := range h.Objects {
-					recorded[key(m)] = m
-				}
-			}
-		}
-	}
-	return recorded
-}
-
-// offlineDiff compares a rendered object, recorded with m, with its
-// recorded version.
-func offlineDiff(o *unstructured.Unstructured, recorded map[string]map[string]any, m *secrets.Masker) apply.ObjectDiff {
-	want := revision.Record(o, m)
-	d := apply.ObjectDiff{Object: apply.RefOf(o), Change: apply.Create}
-	if have, ok := recorded[key(want)]; ok {
-		d.Change = apply.NoChange
-		if d.Diff = apply.UnifiedDiff(d.Object, have, want); d.Diff != "" {
-			d.Change = apply.Update
-		}
-	} else {
-		d.Diff = apply.UnifiedDiff(d.Object, nil, want)
-	}
-	return d
-}
-
-func key(m map[string]any) string {
-	u := unstructured.Unstructured{Object: m}
-	return u.GroupVersionKind().GroupKind().String() + "/" + u.GetNamespace() + "/" + u.GetName()
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/render"
-	"github.com/roleout/roleout/render/revision"
 )
 
 // OutsideAppNamespaces is the ObjectDiff.NotCompared of an object a
@@ -72,42 +71,20 @@ func diffPreview(ctx context.Context, applier Applier, app AppConfig, plan *rend
 // the prerequisite step) that the diff may not read is compared with the
 // last status in git: a role's object with the role's applied revision, as
 // DiffOffline does; a prerequisite, whose content the status does not
-// record, by the step's hash and the inventory.
+// record, by the step's hash and the inventory (prerequisiteDiff).
 func (d liveDiff) offlineStep(role string) func(*unstructured.Unstructured) apply.ObjectDiff {
 	if role != "" {
 		recorded := recordedObjects(d.prev, role)
 		return func(o *unstructured.Unstructured) apply.ObjectDiff { return offlineDiff(o, recorded, d.plan.Masker) }
 	}
-	unchanged := d.prev != nil && d.prev.status != nil && d.prev.status.Prerequisites != nil &&
-		d.prev.status.Prerequisites.Hash == d.plan.PrerequisitesHash
-	applied := map[string]bool{}
-	if d.prev != nil {
-		for _, e := range d.prev.inventory {
-			applied[refKey(e.ObjectRef)] = true
-		}
-	}
-	return func(o *unstructured.Unstructured) apply.ObjectDiff {
-		ref := apply.RefOf(o)
-		switch {
-		case unchanged:
-			return apply.ObjectDiff{Object: ref, Change: apply.NoChange}
-		case applied[refKey(render.RefOf(o))]:
-			return apply.ObjectDiff{Object: ref, Change: apply.Update, Diff: apply.UnifiedDiff(ref, nil, revision.Record(o, d.plan.Masker))}
-		default:
-			return apply.ObjectDiff{Object: ref, Change: apply.Create, Diff: apply.UnifiedDiff(ref, nil, revision.Record(o, d.plan.Masker))}
-		}
-	}
+	diff, _ := prerequisiteDiff(d.plan, d.prev)
+	return diff
 }
 
 // offlineDelete is the deletion of an inventory entry that left git, with
 // the content its role's applied revision records.
 func (d liveDiff) offlineDelete(e render.InventoryEntry) apply.ObjectDiff {
-	ref := apply.ObjectRef(e.ObjectRef)
-	out := apply.ObjectDiff{Object: ref, Change: apply.Delete}
-	if m, ok := recordedObjects(d.prev, e.Role)[refKey(e.ObjectRef)]; ok {
-		out.Diff = apply.UnifiedDiff(ref, m, nil)
-	}
-	return out
+	return deleteDiff(apply.ObjectRef(e.ObjectRef), recordedObjects(d.prev, e.Role)[refKey(e.ObjectRef)])
 }
 
 // refKey is the key (group, kind, namespace, name) of the object ref

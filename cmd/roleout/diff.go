@@ -32,7 +32,9 @@ func newDiffCommand(global *globalOptions) *cobra.Command {
 		Long: `diff renders and plans like plan, then asks the API server to dry-run every
 object (nothing is written) and shows a unified diff per object, Secret
 values masked, and a summary per role. With --offline it compares with the
-last status in git instead and needs no cluster.
+last status in git instead and needs no cluster: the prerequisite step by
+the hash the status records, each role by its applied revision, and roles
+the render adds or removes as such.
 
 Exit codes: 0 no changes, 1 changes, 2 error.`,
 		Args: cobra.MaximumNArgs(1),
@@ -49,7 +51,7 @@ Exit codes: 0 no changes, 1 changes, 2 error.`,
 			if err != nil {
 				return err
 			}
-			if rep.Summary.Changed() {
+			if rep.Changed || rep.Summary.Changed() {
 				return &exitCodeError{code: exitChanges}
 			}
 			return nil
@@ -163,6 +165,15 @@ func printDiff(w io.Writer, rep *agent.DiffReport) error {
 	}
 	p.f("diff of app %s at %s against %s\n", rep.App, rep.Revision, where)
 	for _, s := range rep.Steps {
+		switch s.Change {
+		case agent.RoleAdded:
+			p.f("%s added: the last status in git does not have it\n", stepLabel(s.Role))
+		case agent.RoleRemoved:
+			p.f("%s removed: the render no longer has it\n", stepLabel(s.Role))
+		}
+		if s.Note != "" {
+			p.f("%s: %s\n", stepLabel(s.Role), s.Note)
+		}
 		for _, o := range s.Objects {
 			if o.Change == apply.NoChange {
 				continue
@@ -176,15 +187,19 @@ func printDiff(w io.Writer, rep *agent.DiffReport) error {
 	printRestarts(p, rep)
 	p.f("\nsummary:\n")
 	for _, s := range rep.Steps {
-		if len(s.Objects) == 0 {
+		if len(s.Objects) == 0 && s.Change == "" {
 			continue
 		}
+		label := stepLabel(s.Role)
+		if s.Change != "" {
+			label += " (" + s.Change + ")"
+		}
 		c := s.Counts
-		p.f("  %-20s %d create, %d update, %d delete, %d unchanged\n", stepLabel(s.Role), c.Create, c.Update, c.Delete, c.Unchanged)
+		p.f("  %-20s %d create, %d update, %d delete, %d unchanged\n", label, c.Create, c.Update, c.Delete, c.Unchanged)
 	}
 	c := rep.Summary
 	p.f("  %-20s %d create, %d update, %d delete, %d unchanged\n", "total", c.Create, c.Update, c.Delete, c.Unchanged)
-	if !c.Changed() {
+	if !rep.Changed && !c.Changed() {
 		p.f("no changes\n")
 	}
 	return p.err

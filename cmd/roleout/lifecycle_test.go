@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -101,6 +102,52 @@ func TestLifecycle(t *testing.T) {
 		}
 		if out := diff(t, exitOK, "--offline"); !strings.Contains(out, "no changes") {
 			t.Errorf("offline diff right after the rollout:\n%s", out)
+		}
+	})
+
+	t.Run("offline diff sees prerequisite and role changes", func(t *testing.T) {
+		// Nothing is reconciled here: each commit is diffed against the
+		// status of the install, and the last one puts the shop back.
+		commit(t, "label the namespace", map[string]string{
+			"apps/shop/namespace.yaml": shopFile(t, "namespace.yaml") + "  labels: {team: shop}\n",
+		})
+		out := diff(t, exitChanges, "--offline")
+		for _, want := range []string{"update Namespace/shop (prerequisites)", "update CustomResourceDefinition/widgets.example.com (prerequisites)",
+			"prerequisites: the status records only this step's hash"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("offline diff of a labelled namespace lacks %q:\n%s", want, out)
+			}
+		}
+		cache := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cache\n  annotations: {roleout.dev/role: cache, roleout.dev/upgrade-order: \"4\"}\ndata: {size: \"1\"}\n"
+		kustomization := strings.Replace(shopFile(t, "kustomization.yaml"), "- front.yaml\n", "- cache.yaml\n", 1)
+		commit(t, "no front, a cache role", map[string]string{
+			"apps/shop/namespace.yaml": shopFile(t, "namespace.yaml"), "apps/shop/kustomization.yaml": kustomization, "apps/shop/cache.yaml": cache,
+		})
+		out = diff(t, exitChanges, "--offline")
+		for _, want := range []string{"role front removed", "delete Deployment/shop/front (role front)", "delete ConfigMap/shop/front-config (role front)",
+			"role cache added", "create ConfigMap/shop/cache (role cache)", "role front (removed)", "role cache (added)"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("offline diff without front, with cache lacks %q:\n%s", want, out)
+			}
+		}
+		if strings.Contains(out, "(prerequisites)") {
+			t.Errorf("offline diff shows the unchanged prerequisites as changed:\n%s", out)
+		}
+		out = diff(t, exitChanges, "--offline", "--output", "json")
+		var rep agent.DiffReport
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("offline diff --output json: %v\n%s", err, out)
+		}
+		steps := map[string]agent.StepDiff{}
+		for _, s := range rep.Steps {
+			steps[s.Role] = s
+		}
+		if !rep.Changed || steps["front"].Change != agent.RoleRemoved || steps["front"].Counts.Delete != 3 || steps["cache"].Change != agent.RoleAdded {
+			t.Errorf("offline diff JSON: changed %v, front %+v, cache %+v", rep.Changed, steps["front"], steps["cache"])
+		}
+		commit(t, "the shop as installed", map[string]string{"apps/shop/kustomization.yaml": shopFile(t, "kustomization.yaml")})
+		if out := diff(t, exitOK, "--offline"); !strings.Contains(out, "no changes") {
+			t.Errorf("offline diff of the installed shop again:\n%s", out)
 		}
 	})
 
