@@ -170,7 +170,7 @@ func TestRollbackRefusesOutsideDestinations(t *testing.T) {
 	}
 	h.agent.cfg.Apps[0].AllowedNamespaces = []string{"other"}
 	h.applier.applied = nil
-	err := h.agent.Rollback(ctx, "llm", "decode", 1)
+	_, err := h.agent.Rollback(ctx, "llm", "decode", 1)
 	want := "Deployment/app/decode: namespace app is not allowed for app llm (apps[0].allowedNamespaces: [other], and the app's namespace default)"
 	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "roll back decode to revision 1 refused") {
 		t.Errorf("rollback: %v, want an error containing %q", err, want)

@@ -212,8 +212,13 @@ func TestRollbackRole(t *testing.T) {
 	ctx := context.Background()
 	h.twoDecodeRevisions(t)
 	h.applier.applied = nil
-	if err := h.agent.Rollback(ctx, "llm", "decode", 1); err != nil {
+	res, err := h.agent.Rollback(ctx, "llm", "decode", 1)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if res == nil || res.App != "llm" || res.Role != "decode" || res.ToRevision != 1 || res.Revision != 3 || res.RevisionName == "" ||
+		res.Phase != PhaseSucceeded || res.Result != RoleApplied || res.StatusCommit != "c0ffee" {
+		t.Errorf("rollback result = %+v, want llm decode from rev 1 to rev 3, Succeeded, Applied, commit c0ffee", res)
 	}
 	if diff := cmp.Diff([]string{"decode"}, h.applier.applied); diff != "" {
 		t.Errorf("rollback applied (-want +got):\n%s", diff)
@@ -234,7 +239,7 @@ func TestRollbackRole(t *testing.T) {
 		{"decode", 3, "already at revision 3"},
 		{"nope", 1, "role nope of app llm has no revision 1"},
 	} {
-		if err := h.agent.Rollback(ctx, "llm", tc.role, tc.rev); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+		if _, err := h.agent.Rollback(ctx, "llm", tc.role, tc.rev); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 			t.Errorf("rollback %s to %d: %v, want %q", tc.role, tc.rev, err, tc.wantErr)
 		}
 	}
@@ -365,7 +370,7 @@ func TestRollbackUsesTheAppsCluster(t *testing.T) {
 	ctx := context.Background()
 	h.twoDecodeRevisions(t)
 	far.applied, h.applier.applied = nil, nil
-	if err := h.agent.Rollback(ctx, "llm", "decode", 1); err != nil {
+	if _, err := h.agent.Rollback(ctx, "llm", "decode", 1); err != nil {
 		t.Fatal(err)
 	}
 	if len(h.applier.applied) != 0 || !slices.Equal(far.applied, []string{"decode"}) {

@@ -27,8 +27,10 @@ const (
 
 // Handler returns the agent's HTTP endpoints: /healthz (503 with the
 // reason while the running loop has not completed a poll within
-// healthz.maxPollAge), /readyz, /metrics (Prometheus) and, with a secret,
-// POST /hook, which triggers a poll when its HMAC signature is good.
+// healthz.maxPollAge; a standby replica, whose loop does not run, is
+// healthy), /readyz (see readiness), /metrics (Prometheus) and, with a
+// secret, POST /hook, which triggers a poll when its HMAC signature is
+// good.
 func (a *Agent) Handler(hookSecret []byte) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -39,17 +41,41 @@ func (a *Agent) Handler(hookSecret []byte) http.Handler {
 		_, _ = io.WriteString(w, "ok\n")
 	})
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
-		if !a.metrics.ready() {
-			http.Error(w, "no poll has completed yet", http.StatusServiceUnavailable)
+		msg, ok := a.readiness()
+		if !ok {
+			http.Error(w, msg, http.StatusServiceUnavailable)
 			return
 		}
-		_, _ = io.WriteString(w, "ok\n")
+		_, _ = io.WriteString(w, msg+"\n")
 	})
 	mux.Handle("/metrics", promhttp.HandlerFor(a.metrics.registry, promhttp.HandlerOpts{}))
 	if len(hookSecret) > 0 {
 		mux.Handle("/hook", &hook{secret: hookSecret, trigger: a.Trigger, seen: map[string]time.Time{}, now: time.Now})
 	}
 	return mux
+}
+
+// readiness is what /readyz reports, on one line, and whether the
+// replica is ready. Readiness does not depend on leadership, or a rolling
+// update of several replicas would wait forever for a standby to poll: a
+// replica standing by in leader election is ready once it has read the
+// Lease from the API server; the leader, and an agent without leader
+// election, once its first fetch has returned.
+func (a *Agent) readiness() (string, bool) {
+	electing, seen, leading := a.elect.state()
+	switch {
+	case electing && !leading && !seen:
+		return "standing by: the leader election Lease has not been read from the API server yet", false
+	case electing && !leading:
+		return "ok: standing by, not leading", true
+	case !a.metrics.ready() && leading:
+		return "leading: no poll has completed yet", false
+	case !a.metrics.ready():
+		return "no poll has completed yet", false
+	case leading:
+		return "ok: leading", true
+	}
+	return "ok", true
 }
 
 // hook verifies signed deliveries and triggers polls.

@@ -2,6 +2,8 @@ package agent
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"testing"
 	"time"
@@ -18,8 +20,9 @@ func TestMain(m *testing.M) {
 }
 
 // TestLeaderElection runs two replicas against the test cluster's Lease
-// API: only the leader polls; when it stops, the other takes over within
-// the lease time.
+// API: only the leader polls, yet both are ready (/readyz), the standby
+// as standing by; when the leader stops, the other takes over within the
+// lease time.
 func TestLeaderElection(t *testing.T) {
 	c := testcluster.Require(t, cluster)
 	le := LeaderElection{Namespace: "default", Name: "roleout-test", LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 200 * time.Millisecond}
@@ -42,6 +45,11 @@ func TestLeaderElection(t *testing.T) {
 			}
 		}
 	}
+	readyz := func(h *harness) (int, string) {
+		w := httptest.NewRecorder()
+		h.agent.Handler(nil).ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+		return w.Code, w.Body.String()
+	}
 	waitFor("replica a to lead", 10*time.Second, func() bool { return a.fetcher.fetchCount() > 0 })
 	b, cancelB := replica("b")
 	defer cancelB()
@@ -49,8 +57,18 @@ func TestLeaderElection(t *testing.T) {
 	if n := b.fetcher.fetchCount(); n != 0 {
 		t.Fatalf("replica b polled %d times while a led", n)
 	}
+	if code, body := readyz(a); code != http.StatusOK || body != "ok: leading\n" {
+		t.Errorf("leader a: /readyz = %d %q, want 200 leading", code, body)
+	}
+	if code, body := readyz(b); code != http.StatusOK || body != "ok: standing by, not leading\n" {
+		t.Errorf("standby b: /readyz = %d %q, want 200 standing by", code, body)
+	}
 	stoppedAt := time.Now()
 	cancelA()
 	waitFor("replica b to take over", 10*time.Second, func() bool { return b.fetcher.fetchCount() > 0 })
+	waitFor("replica b to be ready as the leader", 10*time.Second, func() bool {
+		code, body := readyz(b)
+		return code == http.StatusOK && body == "ok: leading\n"
+	})
 	t.Logf("hand-over took %s (lease %s)", time.Since(stoppedAt).Round(time.Millisecond), le.LeaseDuration)
 }

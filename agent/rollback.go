@@ -13,46 +13,74 @@ import (
 	"github.com/roleout/roleout/render/revision"
 )
 
+// RollbackResult is what Rollback did (roleout rollback --output json).
+type RollbackResult struct {
+	App  string `json:"app"`
+	Role string `json:"role"`
+	// ToRevision is the recorded revision restored (--to-revision);
+	// Revision, RevisionName and Hash the role revision it became, the
+	// role's next number.
+	ToRevision   int64  `json:"toRevision"`
+	Revision     int64  `json:"revision"`
+	RevisionName string `json:"revisionName"`
+	Hash         string `json:"hash"`
+	// Phase is the app's phase after the rollback (Succeeded or Failed),
+	// Result the role's (Applied or Failed), Message why it failed.
+	Phase   string `json:"phase"`
+	Result  string `json:"result"`
+	Message string `json:"message,omitempty"`
+	// StatusCommit is the status-branch commit that records the rollback;
+	// "" when none was made.
+	StatusCommit string `json:"statusCommit,omitempty"`
+}
+
 // Rollback re-applies revision n of role from the app's history: the
 // recorded objects become the role's next revision (number max+1),
 // applied through the role's wave and health gate; no other role is
 // touched. The next commit that changes the app brings git's version back,
 // as with Argo CD's rollback; pause the app or revert in git to keep it.
-func (a *Agent) Rollback(ctx context.Context, appName, role string, n int64) error {
+// The result is nil when Rollback stopped before applying anything; once
+// the rollout was tried, it is set, with the error of a failed one.
+func (a *Agent) Rollback(ctx context.Context, appName, role string, n int64) (*RollbackResult, error) {
 	app, err := a.cfg.App(appName)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if a, err = a.forApp(ctx, app); err != nil { // the app's own cluster
-		return err
+		return nil, err
 	}
+	// Keep the hash of the status commit for the result.
+	rec := &commitRecorder{StatusStore: a.deps.Status}
+	c := *a
+	c.deps.Status = rec
+	a = &c
 	log := a.log.WithFields(logrus.Fields{"app": app.Name, "role": role})
 	prev, err := a.readPrevious(ctx, log, app.Name)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	target, err := findRevision(prev, app.Name, role, n)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := a.checkClusterRecord(ctx, app, target); err != nil {
-		return fmt.Errorf("roll back %s to revision %d refused: %w", role, n, err)
+		return nil, fmt.Errorf("roll back %s to revision %d refused: %w", role, n, err)
 	}
 	snap, err := a.fetchFollowed(ctx)
 	if err != nil {
-		return fmt.Errorf("poll source: %w", err)
+		return nil, fmt.Errorf("poll source: %w", err)
 	}
 	objs, err := a.deps.Renderer.Render(ctx, snap, app)
 	if err != nil {
-		return fmt.Errorf("render %s: %w", app.Path, err)
+		return nil, fmt.Errorf("render %s: %w", app.Path, err)
 	}
 	objs = replaceRole(objs, role, target.UnstructuredObjects())
 	if err := a.checkDestinations(app, objs); err != nil {
-		return fmt.Errorf("roll back %s to revision %d refused: %w", role, n, err)
+		return nil, fmt.Errorf("roll back %s to revision %d refused: %w", role, n, err)
 	}
 	roles, err := RoleSpecs(app)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	plan, err := a.deps.Planner.Plan(objs, render.PlanOptions{
 		App: app.Name, Roles: roles, UnorderedRoles: render.UnorderedPolicy(app.UnorderedRoles),
@@ -60,12 +88,12 @@ func (a *Agent) Rollback(ctx context.Context, appName, role string, n int64) err
 		CollisionCounts: a.collisionCounts(ctx, objs), CRDs: a.liveCRDs(ctx, objs), Masker: a.deps.Masker,
 	})
 	if err != nil {
-		return fmt.Errorf("plan the rollback: %w", err)
+		return nil, fmt.Errorf("plan the rollback: %w", err)
 	}
 	steps := newRollout(snap.Revision, plan, prev.status)
 	steps.trigger = "rollback"
 	if err := steps.only(role, prev.status); err != nil {
-		return err
+		return nil, err
 	}
 	steps.logSequence(log)
 	st := &AppStatus{APIVersion: ConfigAPIVersion, Kind: StatusKind, App: app.Name, Source: a.sourceURL, Path: app.Path,
@@ -78,7 +106,34 @@ func (a *Agent) Rollback(ctx context.Context, appName, role string, n int64) err
 	}
 	msg := steps.commitMessage(app.Name, err)
 	msg = strings.TrimSuffix(msg, fmt.Sprintf(" (%s)", snap.Revision.Short())) + fmt.Sprintf(" (rollback to rev %d)", n)
-	return errors.Join(err, a.report(ctx, log, app, st, steps, prev, msg))
+	err = errors.Join(err, a.report(ctx, log, app, st, steps, prev, msg))
+	res := &RollbackResult{App: app.Name, Role: role, ToRevision: n, Phase: st.Phase, Message: st.Message, StatusCommit: rec.last}
+	for _, r := range plan.Roles() {
+		if r.Name == role {
+			d := r.Decision.Revision
+			res.Revision, res.RevisionName, res.Hash = d.Revision, d.Name, d.Hash
+		}
+	}
+	if rs := st.role(role); rs != nil {
+		res.Result = rs.Result
+	}
+	return res, err
+}
+
+// commitRecorder is a status store that keeps the hash of the last
+// commit it made.
+type commitRecorder struct {
+	StatusStore
+	last string
+}
+
+// Commit commits files and keeps the new commit's hash.
+func (c *commitRecorder) Commit(ctx context.Context, files map[string][]byte, msg string) (string, error) {
+	hash, err := c.StatusStore.Commit(ctx, files, msg)
+	if err == nil {
+		c.last = hash
+	}
+	return hash, err
 }
 
 // findRevision returns revision n of role, refusing one that cannot be

@@ -62,9 +62,12 @@ func TestRollbackCrossChecksTheCluster(t *testing.T) {
 	if _, err := repo.Commit("roleout/status", "forged revision", map[string]string{path: forged}); err != nil {
 		t.Fatal(err)
 	}
-	code, _, logs := cli("rollback", "--config", config, "--app", "xcheck", "--role", "worker", "--to-revision", "1")
+	code, out, logs := cli("rollback", "--output", "json", "--config", config, "--app", "xcheck", "--role", "worker", "--to-revision", "1")
 	if code != exitError || !strings.Contains(logs, "differs from the agent's record in the cluster") {
 		t.Fatalf("rollback to a forged revision: exit %d, want 2 naming the cluster's record:\n%s", code, logs)
+	}
+	if out != "" {
+		t.Errorf("a refused rollback printed a result: %s", out)
 	}
 	d, err := cs.AppsV1().Deployments("crosscheck").Get(context.Background(), "worker", metav1.GetOptions{})
 	if err != nil || d.Spec.Template.Spec.Containers[0].Image != "registry.example/worker:2.0" {
@@ -74,8 +77,30 @@ func TestRollbackCrossChecksTheCluster(t *testing.T) {
 	if _, err := repo.Commit("roleout/status", "revert the forgery", map[string]string{path: recorded}); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, logs := cli("rollback", "--config", config, "--app", "xcheck", "--role", "worker", "--to-revision", "1"); code != exitOK {
+	code, out, logs = cli("rollback", "--output", "json", "--config", config, "--app", "xcheck", "--role", "worker", "--to-revision", "1")
+	if code != exitOK {
 		t.Fatalf("rollback to the genuine revision: exit %d:\n%s", code, logs)
+	}
+	// --output json: one object with the result; the log is JSON too.
+	var res agent.RollbackResult
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&res); err != nil || dec.More() {
+		t.Fatalf("rollback --output json printed %q: %v", out, err)
+	}
+	head, _ := repo.Rev("refs/heads/roleout/status")
+	want := agent.RollbackResult{App: "xcheck", Role: "worker", ToRevision: 1, Revision: 3, RevisionName: rev1, Hash: res.Hash,
+		Phase: agent.PhaseSucceeded, Result: agent.RoleApplied, StatusCommit: head}
+	if res != want || res.Hash == "" || !strings.HasSuffix(rev1, "-"+res.Hash) {
+		t.Errorf("rollback --output json = %+v, want %+v", res, want)
+	}
+	if st := statusRole(readStatus(t, repo, "xcheck"), "worker"); st == nil || st.Revision != res.Revision || st.RevisionName != res.RevisionName {
+		t.Errorf("status of role worker %+v does not match the result %+v", st, res)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(logs), "\n") {
+		if !json.Valid([]byte(line)) {
+			t.Errorf("rollback --output json logged a line that is not JSON: %q", line)
+		}
 	}
 	if d, err := cs.AppsV1().Deployments("crosscheck").Get(context.Background(), "worker", metav1.GetOptions{}); err != nil ||
 		d.Spec.Template.Spec.Containers[0].Image != "registry.example/worker:1.0" {

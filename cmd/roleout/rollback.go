@@ -14,7 +14,7 @@ type rollbackOptions struct {
 	revision int64
 }
 
-func newRollbackCommand() *cobra.Command {
+func newRollbackCommand(global *globalOptions) *cobra.Command {
 	o := &rollbackOptions{}
 	cmd := &cobra.Command{
 		Use:   "rollback --config F --app A --role R --to-revision N",
@@ -23,7 +23,12 @@ func newRollbackCommand() *cobra.Command {
 roleout history) as the role's next revision (number max+1), waits for them
 to be healthy, and records it on the status branch. No other role is
 touched. The next commit that changes the app brings git's version back; to
-keep the rollback, revert the change in git or pause the app.`,
+keep the rollback, revert the change in git or pause the app.
+
+With --output json it prints one object: app, role, toRevision (the
+revision restored), revision and revisionName (the role revision it
+became), hash, phase, result, message (when it failed) and statusCommit
+(the status-branch commit that records it); its log is JSON on stderr.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := agent.LoadConfig(o.config)
@@ -35,7 +40,11 @@ keep the rollback, revert the change in git or pause the app.`,
 				return err
 			}
 			restCfg.UserAgent = "roleout/" + version
-			log, err := newLogger(cmd.ErrOrStderr(), "text", "info")
+			logFormat := "text"
+			if global.output == "json" {
+				logFormat = "json"
+			}
+			log, err := newLogger(cmd.ErrOrStderr(), logFormat, "info")
 			if err != nil {
 				return err
 			}
@@ -43,7 +52,14 @@ keep the rollback, revert the change in git or pause the app.`,
 			if err != nil {
 				return err
 			}
-			return a.Rollback(cmd.Context(), o.app, o.role, o.revision)
+			res, err := a.Rollback(cmd.Context(), o.app, o.role, o.revision)
+			if res != nil && global.output == "json" {
+				// A failed rollout is reported too, then exits 2.
+				if perr := writeJSON(cmd.OutOrStdout(), res); perr != nil && err == nil {
+					err = perr
+				}
+			}
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&o.config, "config", "", "agent configuration file (required)")
