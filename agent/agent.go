@@ -82,6 +82,10 @@ type Agent struct {
 	synced map[string][32]byte
 	// live is what /healthz reports of the loop.
 	live *liveness
+	// elect is this replica's part in leader election, for /readyz.
+	elect *election
+	// drift watches what the apps applied (Run) and keeps their drift.
+	drift *drifts
 }
 
 // DryRun makes the agent plan and diff every app against the cluster
@@ -195,8 +199,11 @@ func NewWithDeps(cfg *Config, deps Deps, log logrus.FieldLogger) *Agent {
 	if deps.Masker == nil {
 		deps.Masker = secrets.Ephemeral()
 	}
-	return &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), mu: &sync.Mutex{}, results: map[string]*AppStatus{}, done: map[string]string{}, synced: map[string][32]byte{}, trigger: make(chan struct{}, 1), metrics: newMetrics(),
-		live: &liveness{bound: maxPollAge(cfg, deps.now())}}
+	a := &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), mu: &sync.Mutex{}, results: map[string]*AppStatus{}, done: map[string]string{}, synced: map[string][32]byte{}, trigger: make(chan struct{}, 1), metrics: newMetrics(),
+		live: &liveness{bound: maxPollAge(cfg, deps.now())}, elect: &election{}}
+	a.drift = newDrifts(log, deps.now, a.Trigger)
+	a.metrics.registry.MustRegister(a.drift.metric)
+	return a
 }
 
 // RunOnce polls the source once and reconciles every app. A failing app
@@ -333,6 +340,9 @@ func (a *Agent) Run(ctx context.Context) error {
 		return err
 	}
 	a.backoffRetries = true
+	dctx, stopWatches := context.WithCancel(ctx)
+	defer stopWatches()
+	a.drift.start(dctx)
 	a.live.begin(a.deps.now())
 	defer a.live.end()
 	failures := 0

@@ -240,7 +240,15 @@ type AppConfig struct {
 	// Default false: they stay in the cluster (and leave the inventory)
 	// unless annotated roleout.dev/prune: "true".
 	PrunePersistent bool `json:"prunePersistent,omitempty"`
+	// SelfHeal re-applies, in wave order through the health gates, the
+	// objects of the app that someone else changed or deleted (drift),
+	// while roleout run watches them. Default true; false records and
+	// reports drift without writing.
+	SelfHeal *bool `json:"selfHeal,omitempty"`
 }
+
+// selfHeal reports whether app heals drift (default true).
+func (app AppConfig) selfHeal() bool { return app.SelfHeal == nil || *app.SelfHeal }
 
 // SecretKeyRef names one key of a Secret.
 type SecretKeyRef struct {

@@ -32,6 +32,9 @@ type RolloutRecord struct {
 	Waves   []WaveRecord `json:"waves,omitempty"`
 	// Pruned lists the objects deleted after the last wave.
 	Pruned []string `json:"pruned,omitempty"`
+	// Drift is the drift the watches found that started this record
+	// (trigger drift): healed, or recorded only (selfHeal: false).
+	Drift []Drift `json:"drift,omitempty"`
 }
 
 // WaveRecord is one wave of a rollout.
@@ -123,7 +126,10 @@ func (r *rollout) recordWave(i int, started time.Time, err error) {
 		if r.apply[role.Name] {
 			d := role.Decision
 			action := string(d.Action)
-			if d.Action == revision.Unchanged {
+			switch {
+			case r.healing[role.Name]:
+				action = "heal"
+			case d.Action == revision.Unchanged:
 				action = "retry"
 			}
 			rec.Roles = append(rec.Roles, RoleRecord{Name: role.Name, Revision: d.Revision.Revision, RevisionName: d.Revision.Name, Action: action})
@@ -135,13 +141,13 @@ func (r *rollout) recordWave(i int, started time.Time, err error) {
 // historyFile appends this rollout's record to the app's history, when it
 // applied or tried to apply anything, and returns the new history.yaml.
 func (r *rollout) historyFile(app string, prev []RolloutRecord, st *AppStatus, trigger string, started time.Time) ([]byte, bool, error) {
-	if r.checkpointing || (len(r.waves) == 0 && len(r.pruned) == 0 && st.Phase != PhaseFailed) {
+	if r.checkpointing || (len(r.waves) == 0 && len(r.pruned) == 0 && len(r.drift) == 0 && st.Phase != PhaseFailed) {
 		return nil, false, nil
 	}
 	rec := RolloutRecord{
 		Revision: st.Revision, Trigger: trigger, Started: metav1.NewTime(started.UTC().Truncate(time.Second)),
 		Finished: metav1.NewTime(time.Now().UTC().Truncate(time.Second)), Result: st.Phase, Message: st.Message,
-		Waves: r.waves, Pruned: r.pruned,
+		Waves: r.waves, Pruned: r.pruned, Drift: r.recordedDrift(),
 	}
 	// A failure that repeats at every poll (the same revision, the same
 	// error) is recorded once, so a broken commit does not make a status

@@ -25,7 +25,8 @@ const (
 // the outcome on the status branch. Render and plan errors apply nothing.
 func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app AppConfig) error {
 	log := a.log.WithFields(logrus.Fields{"app": app.Name, "commit": snap.Revision.Short()})
-	if a.isDone(app.Name, snap.Revision) {
+	drift := a.driftFor(app)
+	if !drift.pending && a.isDone(app.Name, snap.Revision) {
 		log.Debug("already reconciled at this revision")
 		return nil
 	}
@@ -38,12 +39,13 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 	// say this revision is done; after a refused head the app is
 	// reconciled in full, which records the refusal and restores the
 	// branch.
-	if s := prev.status; prev.refused == nil && s != nil && s.Revision == snap.Revision.String() && s.Phase == PhaseSucceeded {
+	if s := prev.status; prev.refused == nil && s != nil && s.Revision == snap.Revision.String() && s.Phase == PhaseSucceeded && !drift.pending {
 		log.Debug("already reconciled at this revision")
 		a.mu.Lock()
 		a.results[app.Name] = s
 		a.done[app.Name] = s.Revision
 		a.mu.Unlock()
+		a.watchApp(ctx, app, prev.inventory)
 		return nil
 	}
 	attempt, wait := a.retry(prev, snap.Revision)
@@ -83,6 +85,8 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 	}
 	steps := newRollout(snap.Revision, plan, prev.status)
 	a.crossCheckUnchanged(ctx, log, app, steps)
+	steps.planHeal(drift)
+	st.Drift = drift.all
 	steps.logSequence(log)
 	if a.dryRun {
 		return a.dryRunApp(ctx, log, app, plan)
@@ -116,6 +120,10 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 		st.Phase, st.Message = PhaseFailed, err.Error()
 	default:
 		st.Phase = PhaseSucceeded
+		if app.selfHeal() {
+			st.Drift = nil
+		}
+		st.Message = driftMessage(app, st.Drift)
 	}
 	return errors.Join(err, a.report(ctx, log, app, st, steps, prev, steps.commitMessage(app.Name, err)))
 }
@@ -301,6 +309,7 @@ func (a *Agent) rollout(ctx context.Context, log logrus.FieldLogger, app AppConf
 	// (a wave interrupted by a crash, an unchanged object of a changed
 	// role) is not written again.
 	opts := a.applyOptions(app)
+	opts.Heal = r.healObjs
 	if err := a.checkOwners(ctx, app, r); err != nil {
 		return err
 	}
@@ -387,6 +396,7 @@ func (a *Agent) applyStep(ctx context.Context, log logrus.FieldLogger, objs []*u
 	started := time.Now()
 	log.WithField("objects", len(objs)).Info("applying")
 	results, err := a.deps.Applier.Apply(ctx, objs, opts)
+	a.drift.applied(app.Name, results)
 	counts := map[apply.Action]int{}
 	for _, res := range results {
 		counts[res.Action]++
@@ -434,6 +444,7 @@ func (a *Agent) report(ctx context.Context, log logrus.FieldLogger, app AppConfi
 	}
 	_, err = a.deps.Status.Commit(ctx, files, msg)
 	if errors.Is(err, sources.ErrNoChange) {
+		a.driftReported(ctx, log, app, st, r)
 		return nil
 	}
 	if err != nil {
@@ -443,6 +454,10 @@ func (a *Agent) report(ctx context.Context, log logrus.FieldLogger, app AppConfi
 	log.WithField("phase", st.Phase).Info(msg)
 	if st.Phase == PhaseSucceeded || st.Phase == PhaseProgressing {
 		a.syncClusterRevisions(ctx, log, app, files)
+	}
+	a.driftReported(ctx, log, app, st, r)
+	if st.Phase == PhaseSucceeded && r != nil && !r.checkpointing {
+		a.watchApp(ctx, app, r.plan.Inventory())
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/revision"
 	"github.com/roleout/roleout/sources"
@@ -35,6 +36,12 @@ type rollout struct {
 	// checkpointing is set while progress between waves is recorded: the
 	// rollout's history record waits for its end.
 	checkpointing bool
+	// drift is the app's drift when the watches started this reconcile
+	// (planHeal); healObjs the drifted objects it applies again and
+	// healing the roles applied for that alone.
+	drift    []Drift
+	healObjs map[apply.ObjectRef]bool
+	healing  map[string]bool
 }
 
 // newRollout compares the plan's decisions with what the previous status
@@ -79,6 +86,8 @@ func (r *rollout) logSequence(log logrus.FieldLogger) {
 			state = fmt.Sprintf("update from rev %d", d.Previous)
 		case d.Action == revision.Update:
 			state = "new"
+		case r.healing[role.Name]:
+			state = "heal drift"
 		case r.apply[role.Name]:
 			state = "retry"
 		}
@@ -122,6 +131,9 @@ func (r *rollout) markWaveApplied(i int) {
 		st, d := r.status(role.Name), role.Decision.Revision
 		st.Hash, st.Revision, st.RevisionName, st.AppliedRevision = d.Hash, d.Revision, d.Name, r.revision.String()
 		st.Result, st.Message = RoleApplied, ""
+		if r.healing[role.Name] {
+			st.Result = RoleHealed
+		}
 		st.FailedRevision, st.FailedRevisionName = 0, ""
 	}
 }
@@ -149,10 +161,13 @@ func (r *rollout) status(role string) *RoleStatus {
 // commitMessage says what happened, for the status commit:
 // "roleout: llm-serving role decode → rev 5 (main@sha1:1a2b3c4)".
 func (r *rollout) commitMessage(app string, err error) string {
-	var moved []string
+	var moved, healed []string
 	for _, st := range r.roles {
-		if st.Result == RoleApplied {
+		switch st.Result {
+		case RoleApplied:
 			moved = append(moved, fmt.Sprintf("%s → rev %d", st.Name, st.Revision))
+		case RoleHealed:
+			healed = append(healed, st.Name)
 		}
 	}
 	var what string
@@ -161,8 +176,17 @@ func (r *rollout) commitMessage(app string, err error) string {
 		what = "role " + moved[0]
 	case len(moved) > 1:
 		what = "roles " + strings.Join(moved, ", ")
+	case len(healed) > 0:
+	case len(r.drift) > 0 && err == nil:
+		what = fmt.Sprintf("drift recorded on %d object(s)", len(r.drift))
 	case err == nil && len(r.pruned) == 0:
 		what = "unchanged"
+	}
+	if len(healed) > 0 {
+		if what != "" {
+			what += "; "
+		}
+		what += "healed drift of " + strings.Join(healed, ", ")
 	}
 	if len(r.pruned) > 0 {
 		if what != "" {

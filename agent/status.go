@@ -72,6 +72,10 @@ type AppStatus struct {
 	// once.
 	Attempts   int          `json:"attempts,omitempty"`
 	RetryAfter *metav1.Time `json:"retryAfter,omitempty"`
+	// Drift is the drift the running agent's watches see now and did not
+	// heal: with selfHeal off, while paused or outside a window, or when
+	// healing failed.
+	Drift []Drift `json:"drift,omitempty"`
 }
 
 // StatusBranchCondition reports a status branch head the agent refused

@@ -121,6 +121,10 @@ type ApplyOptions struct {
 	// it writes (renamed, or merged into its entry), so the fields they
 	// owned neither conflict nor stay behind when they leave git.
 	Migrate []string
+	// Heal names objects found drifted: each is applied even when its
+	// live copy carries the hash of what is applied now (SkipUnchanged),
+	// and with force, taking back the fields another manager changed.
+	Heal map[ObjectRef]bool
 	// Owner refuses, with an OwnershipError and no write, objects that
 	// exist and are not the owner's (see CheckOwners, which checks a whole
 	// rollout before it starts). The zero value checks nothing.
@@ -189,11 +193,12 @@ func (a *Applier) applyOne(ctx context.Context, in *unstructured.Unstructured, o
 		res.Action, res.Err = Failed, err
 		return res
 	}
-	if opts.SkipUnchanged && !opts.DryRun && alreadyApplied(before, o) {
+	heal := opts.Heal[res.Object]
+	if opts.SkipUnchanged && !opts.DryRun && !heal && alreadyApplied(before, o) {
 		res.Action = Unchanged
 		return res
 	}
-	applyOpts := metav1.ApplyOptions{FieldManager: a.fieldManager(opts), Force: opts.Force}
+	applyOpts := metav1.ApplyOptions{FieldManager: a.fieldManager(opts), Force: opts.Force || heal}
 	switch {
 	case opts.DryRun:
 		applyOpts.DryRun = []string{metav1.DryRunAll}
@@ -209,7 +214,7 @@ func (a *Applier) applyOne(ctx context.Context, in *unstructured.Unstructured, o
 			return res.fail(fmt.Errorf("recreate: %w", err))
 		}
 		if after, err = ri.Apply(ctx, o.GetName(), o, applyOpts); err == nil {
-			res.Action = Recreated
+			res.Action, res.ResourceVersion = Recreated, after.GetResourceVersion()
 			return res
 		}
 	}
@@ -218,6 +223,8 @@ func (a *Applier) applyOne(ctx context.Context, in *unstructured.Unstructured, o
 	}
 	if opts.DryRun {
 		res.Live, res.Merged = before, after
+	} else {
+		res.ResourceVersion = after.GetResourceVersion()
 	}
 	switch {
 	case before == nil:

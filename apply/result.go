@@ -64,6 +64,9 @@ type Result struct {
 	// Live and Merged are the object before and after a dry-run apply
 	// (Live is nil when it does not exist yet).
 	Live, Merged *unstructured.Unstructured
+	// ResourceVersion is the object's version after a write (not a dry
+	// run): watchers tell their own writes from others' by it.
+	ResourceVersion string
 }
 
 func (r Result) fail(err error) Result {

@@ -1,0 +1,380 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/sirupsen/logrus"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
+
+	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/render"
+)
+
+// Drift is an object of an app that no longer is what roleout applied:
+// deleted, or fields roleout owned changed by another field manager.
+type Drift struct {
+	// Object is Kind/namespace/name.
+	Object  string `json:"object"`
+	Role    string `json:"role"`
+	Deleted bool   `json:"deleted,omitempty"`
+	// Fields are the changed fields roleout applied (outermost first).
+	Fields []string `json:"fields,omitempty"`
+	// Managers are the field managers that own them now; none when they
+	// were removed (or the object deleted).
+	Managers []string    `json:"managers,omitempty"`
+	Since    metav1.Time `json:"since"`
+	// Healed says roleout applied the object again (selfHeal); false
+	// records drift left alone.
+	Healed bool `json:"healed"`
+
+	ref apply.ObjectRef
+}
+
+// String says what drifted: "Deployment/ns/a: spec.replicas changed by kubectl".
+func (d Drift) String() string {
+	if d.Deleted {
+		return d.Object + ": deleted"
+	}
+	by := "removed"
+	if len(d.Managers) > 0 {
+		by = "changed by " + strings.Join(d.Managers, ", ")
+	}
+	return fmt.Sprintf("%s: %s %s", d.Object, strings.Join(d.Fields, ", "), by)
+}
+
+// watcher is what an Applier that can stream object metadata implements
+// (apply.Applier.Watch).
+type watcher interface {
+	Watch(ctx context.Context, refs []apply.ObjectRef, selector string, handle func(apply.WatchEvent)) (func(), error)
+}
+
+// drifts watches what each app applied and keeps its current drift. Run
+// starts it (ctx); without it (RunOnce, commands) nothing is watched.
+type drifts struct {
+	mu      sync.Mutex
+	ctx     context.Context
+	apps    map[string]*appWatch
+	trigger func()
+	now     func() time.Time
+	log     logrus.FieldLogger
+	metric  *prometheus.CounterVec
+}
+
+// appWatch is the watch of one app's inventory.
+type appWatch struct {
+	key     string
+	stop    func()
+	manager string
+	objs    map[apply.ObjectRef]*tracked
+}
+
+// tracked is one watched object: the fields roleout owned when last seen
+// as roleout left it (the baseline), and its drift.
+type tracked struct {
+	role string
+	seen bool
+	// base is what roleout owned; baseTime its entry's time.
+	base     apply.FieldSet
+	baseTime metav1.Time
+	// lastRV and last are the newest event's version and roleout's
+	// fields in it.
+	lastRV   string
+	last     apply.FieldSet
+	lastTime metav1.Time
+	// waitRV is roleout's own last write: events older than it are
+	// ignored, and the first at or after it is the new baseline.
+	waitRV string
+	drift  *Drift
+	// heals counts heals of this object that came back within
+	// healQuiet of the previous one; nextHeal is when the next may run.
+	heals    int
+	lastHeal time.Time
+	nextHeal time.Time
+	recorded bool
+}
+
+// healQuiet is how long healed drift must stay away for the next to count
+// as new rather than as a fight with another controller.
+const healQuiet = 5 * time.Minute
+
+func newDrifts(log logrus.FieldLogger, now func() time.Time, trigger func()) *drifts {
+	return &drifts{apps: map[string]*appWatch{}, log: log, now: now, trigger: trigger, metric: driftMetric()}
+}
+
+// active reports whether watches are armed (roleout run).
+func (d *drifts) active() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.ctx != nil
+}
+
+// start makes watch arm watches that live until ctx ends.
+func (d *drifts) start(ctx context.Context) {
+	d.mu.Lock()
+	d.ctx = ctx
+	d.mu.Unlock()
+	context.AfterFunc(ctx, func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		for _, w := range d.apps {
+			w.stop()
+		}
+		d.apps = map[string]*appWatch{}
+		d.ctx = nil
+	})
+}
+
+// watch watches inv, app's inventory, on ap's cluster, unless it already
+// does. Objects of inv missing from the cluster once listed are drift.
+func (d *drifts) watch(app AppConfig, ap Applier, inv []render.InventoryEntry) {
+	w, ok := ap.(watcher)
+	d.mu.Lock()
+	ctx := d.ctx
+	key := inventoryKey(inv)
+	cur := d.apps[app.Name]
+	d.mu.Unlock()
+	if !ok || ctx == nil || (cur != nil && cur.key == key) {
+		return
+	}
+	aw := &appWatch{key: key, manager: fieldManager(app), objs: map[apply.ObjectRef]*tracked{}}
+	var refs []apply.ObjectRef
+	for _, e := range inv {
+		if e.Prerequisite {
+			continue
+		}
+		ref := apply.ObjectRef(e.ObjectRef)
+		refs = append(refs, ref)
+		aw.objs[ref] = &tracked{role: e.Role}
+	}
+	stop, err := w.Watch(ctx, refs, AppLabel+"="+app.Name, func(ev apply.WatchEvent) { d.event(app.Name, aw, ev) })
+	if err != nil {
+		d.log.WithField("app", app.Name).WithError(err).Warn("cannot watch the app's objects: drift is not detected until the next rollout")
+		return
+	}
+	d.mu.Lock()
+	if old := d.apps[app.Name]; old != nil {
+		old.stop()
+	}
+	aw.stop = stop
+	d.apps[app.Name] = aw
+	d.log.WithFields(logrus.Fields{"app": app.Name, "objects": len(refs)}).Info("watching the app's objects for drift")
+	missing := false
+	for ref, t := range aw.objs {
+		if !t.seen {
+			t.drift, missing = &Drift{Object: ref.String(), Role: t.role, Deleted: true, Since: metav1.NewTime(d.now().UTC().Truncate(time.Second)), ref: ref}, true
+		}
+	}
+	d.mu.Unlock()
+	if missing {
+		d.trigger()
+	}
+}
+
+// inventoryKey identifies an inventory, to tell when a watch must change.
+func inventoryKey(inv []render.InventoryEntry) string {
+	var parts []string
+	for _, e := range inv {
+		parts = append(parts, e.Role+"|"+e.APIVersion+"|"+e.Kind+"|"+e.Namespace+"|"+e.Name)
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, "\n")
+}
+
+// event updates an object's baseline or drift from a watch event.
+func (d *drifts) event(app string, aw *appWatch, ev apply.WatchEvent) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	t := aw.objs[ev.Object]
+	if t == nil {
+		return
+	}
+	now := metav1.NewTime(d.now().UTC().Truncate(time.Second))
+	if ev.Meta == nil {
+		t.lastRV, t.last = "", nil
+		if t.seen && (t.drift == nil || !t.drift.Deleted) {
+			t.drift = &Drift{Object: ev.Object.String(), Role: t.role, Deleted: true, Since: now, ref: ev.Object}
+			d.detected(app, t)
+		}
+		return
+	}
+	first := !t.seen
+	t.seen = true
+	rv := ev.Meta.ResourceVersion
+	if t.waitRV != "" && olderThan(rv, t.waitRV) {
+		return
+	}
+	fields, _, err := apply.OwnedFields(ev.Meta.ManagedFields, aw.manager)
+	if err != nil {
+		return
+	}
+	t.lastRV, t.last, t.lastTime = rv, fields, ownTime(ev.Meta.ManagedFields, aw.manager)
+	if first || t.waitRV != "" || t.base == nil || t.lastTime.After(t.baseTime.Time) {
+		// Listed, roleout's own write, or roleout applied it since.
+		t.rebase()
+		return
+	}
+	lost, err := apply.LostFields(t.base, ev.Meta.ManagedFields, aw.manager)
+	if err != nil || len(lost.Fields) == 0 {
+		return
+	}
+	if t.drift != nil && !t.drift.Deleted && slices.Equal(t.drift.Fields, lost.Fields) && slices.Equal(t.drift.Managers, lost.Managers) {
+		return
+	}
+	t.drift = &Drift{Object: ev.Object.String(), Role: t.role, Fields: lost.Fields, Managers: lost.Managers, Since: now, ref: ev.Object}
+	d.detected(app, t)
+}
+
+// rebase makes the newest event the baseline: roleout left the object so.
+func (t *tracked) rebase() {
+	t.base, t.baseTime, t.waitRV, t.drift, t.recorded = t.last, t.lastTime, "", nil, false
+}
+
+// detected logs new drift and asks for a poll, now or when healing an
+// object that keeps drifting may run again. Called with d.mu held.
+func (d *drifts) detected(app string, t *tracked) {
+	t.recorded = false
+	d.log.WithFields(logrus.Fields{"app": app, "role": t.role}).Warnf("drift: %s", t.drift)
+	if wait := t.nextHeal.Sub(d.now()); wait > 0 {
+		time.AfterFunc(wait, d.trigger)
+		return
+	}
+	d.trigger()
+}
+
+// olderThan reports whether resource version a is older than b; versions
+// that do not compare are not.
+func olderThan(a, b string) bool {
+	c, err := resourceversion.CompareResourceVersion(a, b)
+	return err == nil && c < 0
+}
+
+// ownTime is the time of manager's apply entry.
+func ownTime(entries []metav1.ManagedFieldsEntry, manager string) metav1.Time {
+	for _, e := range entries {
+		if e.Manager == manager && e.Operation == metav1.ManagedFieldsOperationApply && e.Subresource == "" && e.Time != nil {
+			return *e.Time
+		}
+	}
+	return metav1.Time{}
+}
+
+// applied tells the watch of app about roleout's own writes: the object
+// is rebased on the event of the write, not taken for drift.
+func (d *drifts) applied(app string, results []apply.Result) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	aw := d.apps[app]
+	if aw == nil {
+		return
+	}
+	for _, res := range results {
+		t := aw.objs[res.Object]
+		if t == nil || res.ResourceVersion == "" {
+			continue
+		}
+		if t.lastRV != "" && !olderThan(t.lastRV, res.ResourceVersion) {
+			t.rebase() // the watch already saw the write
+			continue
+		}
+		t.waitRV = res.ResourceVersion
+	}
+}
+
+// due returns app's drift, oldest object first: what healing may act on
+// now (heal) and what is left (all of it, for the status).
+func (d *drifts) due(app string) (heal, all []Drift) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	aw := d.apps[app]
+	if aw == nil {
+		return nil, nil
+	}
+	now := d.now()
+	for _, t := range aw.objs {
+		if t.drift == nil {
+			continue
+		}
+		all = append(all, *t.drift)
+		if !now.Before(t.nextHeal) {
+			heal = append(heal, *t.drift)
+		}
+	}
+	sortDrift(heal)
+	sortDrift(all)
+	return heal, all
+}
+
+// unrecorded reports whether app has drift its status does not show yet.
+func (d *drifts) unrecorded(app string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	aw := d.apps[app]
+	if aw == nil {
+		return false
+	}
+	for _, t := range aw.objs {
+		if t.drift != nil && !t.recorded {
+			return true
+		}
+	}
+	return false
+}
+
+func sortDrift(ds []Drift) {
+	sort.Slice(ds, func(i, j int) bool { return ds[i].Object < ds[j].Object })
+}
+
+// reported marks app's drift as recorded; healed (selfHeal) starts the
+// heal backoff of each healed object, so a controller that keeps changing
+// a field is fought at most every few minutes and reported once.
+func (d *drifts) reported(app string, healed []Drift) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	aw := d.apps[app]
+	if aw == nil {
+		return
+	}
+	for _, t := range aw.objs {
+		if t.drift != nil {
+			t.recorded = true
+		}
+	}
+	now := d.now()
+	for _, h := range healed {
+		t := aw.objs[h.ref]
+		if t == nil {
+			continue
+		}
+		if !t.lastHeal.IsZero() && now.Sub(t.lastHeal) < healQuiet {
+			t.heals++
+		} else {
+			t.heals = 0
+		}
+		t.lastHeal, t.nextHeal = now, now.Add(healBackoff(t.heals))
+		if t.heals == 2 {
+			d.log.WithFields(logrus.Fields{"app": app, "object": h.Object}).Warnf(
+				"drift keeps coming back (%s): another controller is changing what roleout applies; healing it backs off, up to every %s", h, healQuiet)
+		}
+	}
+}
+
+// healBackoff is the wait before healing an object again after n heals in
+// a row that did not stick: none, then 10s, doubling, at most healQuiet.
+func healBackoff(n int) time.Duration {
+	if n == 0 {
+		return 0
+	}
+	d := 10 * time.Second
+	for i := 1; i < n && d < healQuiet; i++ {
+		d *= 2
+	}
+	return min(d, healQuiet)
+}

@@ -1,0 +1,154 @@
+package agent
+
+import (
+	"context"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/sirupsen/logrus"
+
+	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/render"
+)
+
+// RoleHealed is the result of a role whose drifted objects were applied
+// again at the revision already recorded.
+const RoleHealed = "Healed"
+
+// driftMetric counts drift by app and outcome (healed, recorded).
+func driftMetric() *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "roleout_drift_total", Help: "Drifted objects found by the watches, by app and outcome (healed, recorded)."}, []string{"app", "outcome"})
+}
+
+// driftWork is what a reconcile does about app's drift: heal holds the
+// drift to heal now (selfHeal), all the drift the status shows, and
+// pending says the reconcile must run even when the revision is done.
+type driftWork struct {
+	heal, all []Drift
+	pending   bool
+}
+
+// driftFor returns the drift work of app. Drift is healed only with
+// selfHeal, never while paused, and inside the app's windows; otherwise
+// new drift is recorded once.
+func (a *Agent) driftFor(app AppConfig) driftWork {
+	heal, all := a.drift.due(app.Name)
+	if open, _, err := a.windowOpen(app); !app.selfHeal() || app.Paused || err != nil || !open {
+		heal = nil
+	}
+	return driftWork{heal: heal, all: all, pending: len(heal) > 0 || a.drift.unrecorded(app.Name)}
+}
+
+// planHeal adds the drift work to the rollout: the roles of objects to
+// heal are applied again at their recorded revision, and those objects
+// even when they carry the applied hash, with force. A role git changed
+// is applied anyway; a role that left git is not healed.
+func (r *rollout) planHeal(w driftWork) {
+	if !w.pending {
+		return
+	}
+	r.trigger, r.drift = "drift", w.all
+	r.healObjs, r.healing = map[apply.ObjectRef]bool{}, map[string]bool{}
+	for _, d := range w.heal {
+		st := r.status(d.Role)
+		if st == nil {
+			continue
+		}
+		r.healObjs[d.ref] = true
+		if !r.apply[d.Role] {
+			r.apply[d.Role], r.healing[d.Role] = true, true
+			st.Result = RolePending
+		}
+	}
+}
+
+// healed returns the drift this rollout healed, marked so.
+func (r *rollout) healed() []Drift {
+	var out []Drift
+	for _, d := range r.drift {
+		if r.healObjs[d.ref] {
+			d.Healed = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// driftReported records, once the status commit is in, what became of
+// the app's drift: Events on the objects, the metric, the heal backoff.
+func (a *Agent) driftReported(ctx context.Context, log logrus.FieldLogger, app AppConfig, st *AppStatus, r *rollout) {
+	if r == nil || r.drift == nil || r.checkpointing {
+		return
+	}
+	healed := r.healed()
+	if st.Phase == PhaseSucceeded {
+		a.drift.reported(app.Name, healed)
+	} else if len(healed) == 0 {
+		a.drift.reported(app.Name, nil)
+	}
+	for _, d := range r.drift {
+		reason, outcome := "Drift", "recorded"
+		msg := "roleout found drift: " + d.String()
+		if r.healObjs[d.ref] && st.Phase == PhaseSucceeded {
+			reason, outcome, msg = "DriftHealed", "healed", "roleout healed drift: "+d.String()
+		}
+		a.drift.metric.WithLabelValues(app.Name, outcome).Inc()
+		if e := a.cfg.Apply.Events; e == nil || *e {
+			if err := a.deps.Applier.Event(ctx, d.ref, reason, msg); err != nil {
+				log.WithError(err).Debug("drift event not recorded")
+			}
+		}
+	}
+}
+
+// watchApp watches app's inventory on its cluster for drift (roleout run
+// only; not in dry runs).
+func (a *Agent) watchApp(ctx context.Context, app AppConfig, inv []render.InventoryEntry) {
+	if a.dryRun || !a.drift.active() {
+		return
+	}
+	c := a
+	if a.home == nil && (app.Kubeconfig != "" || app.KubeconfigSecret != nil) {
+		var err error
+		if c, err = a.forApp(ctx, app); err != nil {
+			return
+		}
+	}
+	a.drift.watch(app, c.deps.Applier, inv)
+}
+
+// driftMessage says what the drift work did, for the status message.
+func driftMessage(app AppConfig, all []Drift) string {
+	if len(all) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, d := range all {
+		parts = append(parts, d.String())
+	}
+	if app.selfHeal() {
+		return "drift: " + strings.Join(parts, "; ")
+	}
+	return "drift (selfHeal is off: recorded, not healed): " + strings.Join(parts, "; ")
+}
+
+// recordedDrift is the drift for the history record: each object healed
+// by this rollout marked so.
+func (r *rollout) recordedDrift() []Drift {
+	out := append([]Drift(nil), r.drift...)
+	for i := range out {
+		out[i].Healed = r.healObjs[out[i].ref] && !r.failed()
+	}
+	return out
+}
+
+// failed reports whether a wave of this rollout failed.
+func (r *rollout) failed() bool {
+	for _, w := range r.waves {
+		if w.Result == PhaseFailed {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,95 @@
+package agent
+
+import (
+	"testing"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/roleout/roleout/apply"
+)
+
+// metaEvent is a watch event of Deployment ns/web at rv whose roleout
+// entry (manager roleout/shop, at time own) owns roleout, plus others.
+func metaEvent(ref apply.ObjectRef, rv string, own time.Time, roleout string, others ...metav1.ManagedFieldsEntry) apply.WatchEvent {
+	t := metav1.NewTime(own)
+	entries := append([]metav1.ManagedFieldsEntry{{Manager: "roleout/shop", Operation: metav1.ManagedFieldsOperationApply, Time: &t,
+		FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(roleout)}}}, others...)
+	return apply.WatchEvent{Object: ref, Meta: &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
+		Name: ref.Name, Namespace: ref.Namespace, ResourceVersion: rv, ManagedFields: entries}}}
+}
+
+func TestDriftTracking(t *testing.T) {
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	triggers := 0
+	d := newDrifts(logrus.New(), func() time.Time { return now }, func() { triggers++ })
+	ref := apply.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "shop", Name: "web"}
+	aw := &appWatch{manager: "roleout/shop", objs: map[apply.ObjectRef]*tracked{ref: {role: "web"}}}
+	d.apps["shop"] = aw
+	applied := now.Add(-time.Hour)
+	full := `{"f:spec":{"f:replicas":{},"f:template":{}}}`
+
+	d.event("shop", aw, metaEvent(ref, "10", applied, full))
+	if _, all := d.due("shop"); len(all) != 0 || triggers != 0 {
+		t.Fatalf("the first listing is the baseline, not drift: %v (%d triggers)", all, triggers)
+	}
+	// A status update by a controller is no drift.
+	d.event("shop", aw, metaEvent(ref, "11", applied, full, metav1.ManagedFieldsEntry{Manager: "kube-controller-manager",
+		Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{}}`)}}))
+	if _, all := d.due("shop"); len(all) != 0 {
+		t.Fatalf("a status update is not drift: %v", all)
+	}
+	// kubectl scale takes spec.replicas.
+	scaled := metaEvent(ref, "12", applied, `{"f:spec":{"f:template":{}}}`, metav1.ManagedFieldsEntry{Manager: "kubectl",
+		Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "scale", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:replicas":{}}}`)}})
+	d.event("shop", aw, scaled)
+	heal, all := d.due("shop")
+	if len(heal) != 1 || triggers != 1 || heal[0].Fields[0] != "spec.replicas" || heal[0].Managers[0] != "kubectl" || heal[0].Role != "web" {
+		t.Fatalf("after kubectl scale: heal %+v (%d triggers), want spec.replicas by kubectl", heal, triggers)
+	}
+	if !d.unrecorded("shop") || len(all) != 1 {
+		t.Fatal("new drift must be unrecorded")
+	}
+	// roleout heals it: its write is rv 14; an older event is ignored,
+	// the write's event is the new baseline.
+	d.applied("shop", []apply.Result{{Object: ref, ResourceVersion: "14"}})
+	d.event("shop", aw, scaled)
+	if _, all := d.due("shop"); len(all) != 1 {
+		t.Fatalf("an event older than roleout's write must change nothing: %v", all)
+	}
+	d.event("shop", aw, metaEvent(ref, "14", applied, full))
+	if _, all := d.due("shop"); len(all) != 0 {
+		t.Fatalf("roleout's own write clears the drift: %v", all)
+	}
+	d.reported("shop", heal)
+
+	// It comes back at once, and is healed again: the backoff starts.
+	for i, want := range []time.Duration{10 * time.Second, 20 * time.Second} {
+		if next := aw.objs[ref].nextHeal; next.After(now) {
+			now = next
+		}
+		d.event("shop", aw, metaEvent(ref, "20", applied, `{"f:spec":{"f:template":{}}}`))
+		heal, _ := d.due("shop")
+		if len(heal) != 1 {
+			t.Fatalf("heal %d: nothing due", i)
+		}
+		now = now.Add(time.Second)
+		d.reported("shop", heal)
+		d.applied("shop", []apply.Result{{Object: ref, ResourceVersion: "30"}})
+		d.event("shop", aw, metaEvent(ref, "30", applied, full))
+		if got := aw.objs[ref].nextHeal.Sub(now); got != want {
+			t.Errorf("after heal %d the next waits %s, want %s", i+2, got, want)
+		}
+	}
+	d.event("shop", aw, metaEvent(ref, "40", applied, `{"f:spec":{"f:template":{}}}`))
+	if heal, all := d.due("shop"); len(heal) != 0 || len(all) != 1 {
+		t.Errorf("inside the backoff drift is shown, not healed: heal %v, all %v", heal, all)
+	}
+
+	// A delete is drift.
+	d.event("shop", aw, apply.WatchEvent{Object: ref})
+	if _, all := d.due("shop"); len(all) != 1 || !all[0].Deleted {
+		t.Errorf("after a delete: %+v, want a deleted drift", all)
+	}
+}
