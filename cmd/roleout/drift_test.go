@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"sync"
@@ -220,6 +221,15 @@ func TestDriftNotHealed(t *testing.T) {
 			})
 			if !ok {
 				t.Fatalf("the status never showed the drift of %s, unhealed, in phase %s:\n%s", object, tc.phase, out.String())
+			}
+			code, stdout, stderr := cli("status", "--config", writeConfig(t, repo.URL(), "- {name: "+tc.ns+", path: apps/three}\n"), "--app", tc.ns, "--output", "json")
+			var reps []agent.StatusReport
+			if err := json.Unmarshal([]byte(stdout), &reps); code != exitOK || err != nil || len(reps) != 1 || len(reps[0].Drift) != 1 || reps[0].Drift[0].Object != object {
+				t.Errorf("roleout status = exit %d, %s (%v); stderr %s; want the app's one drift", code, stdout, err, stderr)
+			}
+			code, stdout, _ = cli("status", "--config", writeConfig(t, repo.URL(), "- {name: "+tc.ns+", path: apps/three}\n"))
+			if code != exitOK || !strings.Contains(stdout, "spec.replicas changed by kubectl") {
+				t.Errorf("roleout status (text) = exit %d:\n%s\nwant the drift described", code, stdout)
 			}
 			if rec, d := driftRecord(t, repo, tc.ns, object); rec == nil || d.Healed || !slices.Contains(d.Managers, "kubectl") {
 				t.Errorf("history record of the drift = %+v, want it recorded as not healed, by kubectl", d)

@@ -46,7 +46,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetArgs(args)
-	root.AddCommand(newVersionCommand(opts), newRunCommand(opts), newRenderCommand(opts), newPlanCommand(opts), newDiffCommand(opts), newRollbackCommand(opts), newHistoryCommand(opts))
+	root.AddCommand(newVersionCommand(opts), newRunCommand(opts), newRenderCommand(opts), newPlanCommand(opts), newDiffCommand(opts), newRollbackCommand(opts), newHistoryCommand(opts), newStatusCommand(opts))
 	if err := root.Execute(); err != nil {
 		var exit *exitCodeError
 		if errors.As(err, &exit) {

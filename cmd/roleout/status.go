@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/roleout/roleout/agent"
+)
+
+// statusOptions are the flags of `roleout status`.
+type statusOptions struct {
+	config string
+	app    string
+}
+
+func newStatusCommand(global *globalOptions) *cobra.Command {
+	o := &statusOptions{}
+	cmd := &cobra.Command{
+		Use:   "status --config F [--app A]",
+		Short: "Show each app's phase, revision and drift not healed, from the status branch, without a cluster",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := agent.LoadConfig(o.config)
+			if err != nil {
+				return err
+			}
+			reps, err := agent.Statuses(cmd.Context(), cfg, o.app)
+			if err != nil {
+				return err
+			}
+			if global.output == "json" {
+				return writeJSON(cmd.OutOrStdout(), reps)
+			}
+			return printStatuses(cmd.OutOrStdout(), reps)
+		},
+	}
+	cmd.Flags().StringVar(&o.config, "config", "", "agent configuration file (required)")
+	cmd.Flags().StringVar(&o.app, "app", "", "show only this app")
+	_ = cmd.MarkFlagRequired("config")
+	return cmd
+}
+
+// printStatuses prints one line per app, then its drift and message.
+func printStatuses(w io.Writer, reps []agent.StatusReport) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "APP\tPHASE\tREVISION\tDRIFT")
+	for _, r := range reps {
+		rev := r.Revision
+		if rev == "" {
+			rev = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", r.App, r.Phase, rev, len(r.Drift))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range reps {
+		if r.StatusBranch != nil {
+			fmt.Fprintf(w, "%s: the status branch head was refused (%s); shown from an older commit\n", r.App, r.StatusBranch.Message)
+		}
+		for _, d := range r.Drift {
+			fmt.Fprintf(w, "%s: drift since %s: %s\n", r.App, d.Since.UTC().Format("2006-01-02T15:04:05Z"), d)
+		}
+		if r.Message != "" && len(r.Drift) == 0 {
+			fmt.Fprintf(w, "%s: %s\n", r.App, r.Message)
+		}
+	}
+	return nil
+}
