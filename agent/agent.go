@@ -86,6 +86,10 @@ type Agent struct {
 	elect *election
 	// drift watches what the apps applied (Run) and keeps their drift.
 	drift *drifts
+	// nextCfg is a configuration Reload accepted, taken between polls;
+	// replan holds the apps whose settings it changed (guarded by mu).
+	nextCfg *Config
+	replan  map[string]bool
 }
 
 // DryRun makes the agent plan and diff every app against the cluster
@@ -199,7 +203,7 @@ func NewWithDeps(cfg *Config, deps Deps, log logrus.FieldLogger) *Agent {
 	if deps.Masker == nil {
 		deps.Masker = secrets.Ephemeral()
 	}
-	a := &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), mu: &sync.Mutex{}, results: map[string]*AppStatus{}, done: map[string]string{}, synced: map[string][32]byte{}, trigger: make(chan struct{}, 1), metrics: newMetrics(),
+	a := &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), mu: &sync.Mutex{}, results: map[string]*AppStatus{}, done: map[string]string{}, synced: map[string][32]byte{}, replan: map[string]bool{}, trigger: make(chan struct{}, 1), metrics: newMetrics(),
 		live: &liveness{bound: maxPollAge(cfg, deps.now())}, elect: &election{}}
 	a.drift = newDrifts(log, deps.now, a.Trigger)
 	a.metrics.registry.MustRegister(a.drift.metric)
@@ -347,6 +351,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	defer a.live.end()
 	failures := 0
 	for {
+		a.takeReload()
 		started := time.Now()
 		err := a.poll(ctx)
 		if ctx.Err() != nil {

@@ -378,3 +378,13 @@ func healBackoff(n int) time.Duration {
 	}
 	return min(d, healQuiet)
 }
+
+// forget stops watching app (it left the configuration).
+func (d *drifts) forget(app string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if w := d.apps[app]; w != nil {
+		w.stop()
+		delete(d.apps, app)
+	}
+}

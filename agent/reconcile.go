@@ -26,7 +26,8 @@ const (
 func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app AppConfig) error {
 	log := a.log.WithFields(logrus.Fields{"app": app.Name, "commit": snap.Revision.Short()})
 	drift := a.driftFor(app)
-	if !drift.pending && a.isDone(app.Name, snap.Revision) {
+	replan := a.takeReplan(app.Name)
+	if !drift.pending && !replan && a.isDone(app.Name, snap.Revision) {
 		log.Debug("already reconciled at this revision")
 		return nil
 	}
@@ -39,7 +40,7 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 	// say this revision is done; after a refused head the app is
 	// reconciled in full, which records the refusal and restores the
 	// branch.
-	if s := prev.status; prev.refused == nil && s != nil && s.Revision == snap.Revision.String() && s.Phase == PhaseSucceeded && !drift.pending {
+	if s := prev.status; prev.refused == nil && s != nil && s.Revision == snap.Revision.String() && s.Phase == PhaseSucceeded && !drift.pending && !replan {
 		log.Debug("already reconciled at this revision")
 		a.mu.Lock()
 		a.results[app.Name] = s
@@ -98,7 +99,7 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 	}
 	if open, next, err := a.windowOpen(app); err != nil {
 		return err
-	} else if !open && len(steps.apply) > 0 {
+	} else if !open && steps.writes(app) {
 		st.Phase, st.Message = PhaseWaiting, "outside the app's rollout windows: planned, nothing applied"
 		if !next.IsZero() {
 			st.Message += "; the next window opens at " + next.UTC().Format(time.RFC3339)

@@ -127,6 +127,7 @@ func runAgent(ctx context.Context, cmd *cobra.Command, o *runOptions) error {
 	if err := serveHTTP(ctx, log, cfg.HTTP, a); err != nil {
 		return err
 	}
+	go reloadOnChange(ctx, log, o, a)
 	log.WithField("apps", len(cfg.Apps)).Info("agent started")
 	if o.leaderElect {
 		return a.RunAsLeader(ctx, restCfg, le)
