@@ -27,19 +27,37 @@ func (c *Config) App(name string) (AppConfig, error) {
 	return AppConfig{}, fmt.Errorf("app %q is not in the config (apps: %s)", name, strings.Join(names, ", "))
 }
 
+// GitPlan is an app planned from git against its status on the status
+// branch.
+type GitPlan struct {
+	// Plan is the plan; its roles' decisions are made against the role
+	// revision history.
+	Plan *render.Plan
+	// Revision is the source revision planned.
+	Revision sources.Revision
+	// Summary is the plan as roleout plan prints it. A role is changed
+	// when the agent's next reconcile applies it: its decided revision
+	// is not the one the status says is applied (newRollout), which
+	// holds after a paused, window-blocked or failed rollout even where
+	// the decision against the history is unchanged.
+	Summary render.Summary
+}
+
 // PlanFromGit renders and plans app from the source at ref (a branch, tag,
 // full ref name or commit; empty: the configured one) against the app's
-// status on the status branch, without touching the cluster. It returns
-// the plan and the revision planned. Secrets are masked as ReadMasker
-// says with no cluster: with masks.keyFile as the install masks them,
-// otherwise with a random key for this call.
-func PlanFromGit(ctx context.Context, cfg *Config, appName, ref string) (*render.Plan, sources.Revision, error) {
+// status on the status branch, without touching the cluster. Secrets are
+// masked as ReadMasker says with no cluster: with masks.keyFile as the
+// install masks them, otherwise with a random key for this call.
+func PlanFromGit(ctx context.Context, cfg *Config, appName, ref string) (*GitPlan, error) {
 	masker, err := ReadMasker(ctx, cfg, nil)
 	if err != nil {
-		return nil, sources.Revision{}, err
+		return nil, err
 	}
-	plan, rev, _, err := planFromGit(ctx, cfg, appName, ref, nil, masker)
-	return plan, rev, err
+	plan, rev, prev, err := planFromGit(ctx, cfg, appName, ref, nil, masker)
+	if err != nil {
+		return nil, err
+	}
+	return &GitPlan{Plan: plan, Revision: rev, Summary: newRollout(rev, plan, prev.status).summarize()}, nil
 }
 
 // DiffOptions select what Diff compares.

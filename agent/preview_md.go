@@ -42,9 +42,9 @@ func previewMarkdown(p Preview) string {
 	b.WriteString("| wave | upgradeOrder | role | change | revision | workloads |\n| --- | --- | --- | --- | --- | --- |\n")
 	for i, w := range p.Plan.Waves {
 		for _, r := range w.Roles {
-			change := "unchanged"
+			change := r.State()
 			if r.Changed {
-				change = "**" + mdText(r.Action) + "**"
+				change = "**" + mdText(change) + "**"
 			}
 			var wls []string
 			for _, wl := range r.Workloads {

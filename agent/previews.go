@@ -156,7 +156,7 @@ func (pv previewer) preview(ctx context.Context, app AppConfig, h sources.Head, 
 		return p
 	}
 	steps := newRollout(snap.Revision, plan, prev.status)
-	s := plan.Summarize(func(r *render.Role) bool { return steps.apply[r.Name] })
+	s := steps.summarize()
 	p.Plan = &s
 	p.Diff, err = pv.diff(ctx, app, plan, prev)
 	if err != nil {

@@ -60,17 +60,60 @@ func newRollout(rev sources.Revision, plan *render.Plan, prev *AppStatus) *rollo
 	}
 	for _, role := range plan.Roles() {
 		st := &RoleStatus{Name: role.Name, UpgradeOrder: role.UpgradeOrder, Objects: len(role.Objects), Result: RoleUnchanged}
-		if old := prev.role(role.Name); old != nil {
+		old := prev.role(role.Name)
+		if old != nil {
 			st.Hash, st.Revision, st.RevisionName, st.AppliedRevision = old.Hash, old.Revision, old.RevisionName, old.AppliedRevision
 			st.Workloads = old.Workloads
 		}
 		if st.RevisionName != role.Decision.Revision.Name || st.Revision != role.Decision.Revision.Revision {
 			r.apply[role.Name] = true
 			st.Result = RolePending
+			if role.Decision.Action == revision.Unchanged {
+				restartsAgainstApplied(role, old)
+			}
 		}
 		r.roles = append(r.roles, st)
 	}
 	return r
+}
+
+// restartsAgainstApplied sets whether each workload of role restarts its
+// pods, for a role applied although its decision is unchanged (the
+// history holds the revision, a paused, window-blocked or failed rollout
+// did not apply it): the planner compared with no earlier revision, so
+// each predicted identity is compared with the one old, the role's
+// status entry, records for the applied template. A workload old does
+// not record restarts (or is created).
+func restartsAgainstApplied(role *render.Role, old *RoleStatus) {
+	for i := range role.Workloads {
+		w := &role.Workloads[i]
+		w.RestartsPods = true
+		if old == nil {
+			continue
+		}
+		for _, ws := range old.Workloads {
+			if ws.Kind == w.Ref.Kind && ws.Namespace == w.Ref.Namespace && ws.Name == w.Ref.Name {
+				w.RestartsPods = !ws.Predicted.Equal(w.Predicted)
+			}
+		}
+	}
+}
+
+// writes reports whether the rollout would write to the cluster or
+// delete from it: roles to apply, a changed prerequisite step, or, with
+// prune on, objects that left git. Windows gate every one of them.
+func (r *rollout) writes(app AppConfig) bool {
+	return len(r.apply) > 0 || r.prereqChanged || (app.Prune && len(r.plan.Prune) > 0)
+}
+
+// summarize returns the plan's summary with a role changed when this
+// rollout applies it (its decided revision is not the one the status
+// says is applied), not when its decision against the revision history
+// is a change: after a paused, window-blocked or failed rollout the
+// history already holds the new revision. roleout plan --config and
+// previews print it.
+func (r *rollout) summarize() render.Summary {
+	return r.plan.Summarize(func(role *render.Role) bool { return r.apply[role.Name] })
 }
 
 // logSequence logs the upgrade sequence, one line per role:

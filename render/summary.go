@@ -16,8 +16,11 @@ type WaveSummary struct {
 	Roles        []RoleSummary `json:"roles"`
 }
 
-// RoleSummary is one role of a Summary. Changed is measured against the
-// revision history the plan was made with.
+// RoleSummary is one role of a Summary. Action is the decision against
+// the revision history the plan was made with; Changed is whether a
+// rollout applies the role: the decision is a change, unless Summarize
+// was told otherwise (the agent compares with what its status records as
+// applied).
 type RoleSummary struct {
 	Name         string            `json:"name"`
 	UpgradeOrder int               `json:"upgradeOrder"`
@@ -37,6 +40,25 @@ type WorkloadSummary struct {
 	Name         string              `json:"name"`
 	RestartsPods bool                `json:"restartsPods"`
 	Predicted    revision.Prediction `json:"predicted"`
+}
+
+// Pending is what State says of a role that is changed although its
+// decision is unchanged: the history holds its revision, but the status
+// does not record it as applied (a paused, window-blocked or failed
+// rollout), so the next rollout applies it.
+const Pending = "pending"
+
+// State is the role's change in words: "unchanged", its action, or
+// Pending.
+func (r RoleSummary) State() string {
+	switch {
+	case !r.Changed:
+		return string(revision.Unchanged)
+	case r.Action == string(revision.Unchanged):
+		return Pending
+	default:
+		return r.Action
+	}
 }
 
 // Summarize returns the plan's summary. changed, when not nil, overrides

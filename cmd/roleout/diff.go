@@ -110,7 +110,7 @@ func (o *diffOptions) run(cmd *cobra.Command, args []string) (*agent.DiffReport,
 	if o.offline {
 		return nil, errors.New("--offline compares with the status in git: use it with --config F --app NAME")
 	}
-	plan, _, err := o.plan(ctx, args)
+	plan, _, _, err := o.plan(ctx, args)
 	if err != nil {
 		return nil, err
 	}

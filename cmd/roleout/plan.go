@@ -48,7 +48,7 @@ func newRenderCommand(global *globalOptions) *cobra.Command {
 		Short: "Render an overlay and print its objects grouped by wave and role (offline)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			plan, _, err := f.plan(cmd.Context(), args)
+			plan, _, _, err := f.plan(cmd.Context(), args)
 			if err != nil {
 				return err
 			}
@@ -73,11 +73,10 @@ hashes and revision names of roles holding Secrets, differ on every run and
 from the agent's; against the status in git such a role shows as changed.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			plan, header, err := f.plan(cmd.Context(), args)
+			_, s, header, err := f.plan(cmd.Context(), args)
 			if err != nil {
 				return err
 			}
-			s := plan.Summarize(nil)
 			if global.output == "json" {
 				return writeJSON(cmd.OutOrStdout(), s)
 			}
@@ -88,30 +87,36 @@ from the agent's; against the status in git such a role shows as changed.`,
 	return cmd
 }
 
-// plan renders and plans what the flags select. It returns a header line
-// naming what was planned.
-func (f *planFlags) plan(ctx context.Context, args []string) (*render.Plan, string, error) {
+// plan renders and plans what the flags select. It returns the plan, its
+// summary and a header line naming what was planned. With --config a
+// role is changed when the agent would apply it (against the status in
+// git); a local DIR has no status, so against no history.
+func (f *planFlags) plan(ctx context.Context, args []string) (*render.Plan, render.Summary, string, error) {
 	if f.config != "" {
 		if len(args) > 0 {
-			return nil, "", errors.New("give a DIR or --config, not both")
+			return nil, render.Summary{}, "", errors.New("give a DIR or --config, not both")
 		}
 		if f.app == "" {
-			return nil, "", errors.New("--app is required with --config")
+			return nil, render.Summary{}, "", errors.New("--app is required with --config")
 		}
 		cfg, err := agent.LoadConfig(f.config)
 		if err != nil {
-			return nil, "", err
+			return nil, render.Summary{}, "", err
 		}
-		plan, rev, err := agent.PlanFromGit(ctx, cfg, f.app, f.ref)
+		p, err := agent.PlanFromGit(ctx, cfg, f.app, f.ref)
 		if err != nil {
-			return nil, "", err
+			return nil, render.Summary{}, "", err
 		}
-		return plan, fmt.Sprintf("app %s at %s", f.app, rev), nil
+		return p.Plan, p.Summary, fmt.Sprintf("app %s at %s", f.app, p.Revision), nil
 	}
 	if len(args) != 1 {
-		return nil, "", errors.New("give a kustomize DIR, or --config F --app NAME")
+		return nil, render.Summary{}, "", errors.New("give a kustomize DIR, or --config F --app NAME")
 	}
-	return f.planDir(ctx, args[0])
+	plan, header, err := f.planDir(ctx, args[0])
+	if err != nil {
+		return nil, render.Summary{}, "", err
+	}
+	return plan, plan.Summarize(nil), header, nil
 }
 
 var nonName = regexp.MustCompile(`[^a-z0-9-]+`)
@@ -182,11 +187,7 @@ func printPlan(w io.Writer, header string, s render.Summary) error {
 	for i, wave := range s.Waves {
 		p.f("wave %d (upgradeOrder %d)\n", i+1, wave.UpgradeOrder)
 		for _, r := range wave.Roles {
-			state := "unchanged"
-			if r.Changed {
-				state = r.Action
-			}
-			p.f("  role %-16s rev %-3d %-40s %-9s %d objects\n", r.Name, r.Revision, r.RevisionName, state, len(r.Objects))
+			p.f("  role %-16s rev %-3d %-40s %-9s %d objects\n", r.Name, r.Revision, r.RevisionName, r.State(), len(r.Objects))
 			for _, w := range r.Workloads {
 				restart := "no restart"
 				if w.RestartsPods {
