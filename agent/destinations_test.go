@@ -88,8 +88,8 @@ func TestAgentDestinations(t *testing.T) {
 // list, is refused whole: nothing applied, nothing pruned, and the status
 // names the object and the field.
 func TestReconcileRefusesOutsideDestinations(t *testing.T) {
-	stray := object("v1", "ConfigMap", "kube-system", "stray")
-	god := object("rbac.authorization.k8s.io/v1", "ClusterRole", "", "god")
+	stray := testObject("v1", "ConfigMap", "kube-system", "stray")
+	god := testObject("rbac.authorization.k8s.io/v1", "ClusterRole", "", "god")
 	cases := []struct {
 		name  string
 		extra *unstructured.Unstructured

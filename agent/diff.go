@@ -89,7 +89,7 @@ func restarts(role *render.Role, current map[apply.ObjectRef]apply.ObserveResult
 		d := WorkloadDiff{Kind: w.Ref.Kind, Namespace: w.Ref.Namespace, Name: w.Ref.Name, Predicted: w.Predicted}
 		restart := w.RestartsPods
 		if current != nil && scope.reads(w.Ref.Namespace) {
-			if res, ok := current[apply.ObjectRef(w.Ref)]; ok && res.Err == nil {
+			if res, ok := current[w.Ref]; ok && res.Err == nil {
 				p := observedIdentity(res.Observed)
 				d.Current, restart = &p, !p.Equal(w.Predicted)
 			} else {
@@ -254,7 +254,7 @@ func (d liveDiff) prunes(ctx context.Context) ([]ObjectDiff, error) {
 			deletes = append(deletes, ObjectDiff{ObjectDiff: d.offlineDelete(e), NotCompared: OutsideAppNamespaces})
 			continue
 		}
-		live, err := d.applier.Live(ctx, apply.ObjectRef(e.ObjectRef))
+		live, err := d.applier.Live(ctx, e.ObjectRef)
 		if err != nil {
 			return nil, err
 		}

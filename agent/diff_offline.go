@@ -90,7 +90,7 @@ func (d offlineDiffer) prerequisites() StepDiff {
 	for _, e := range d.plan.Prune {
 		if e.Prerequisite {
 			d.listed[refKey(e.ObjectRef)] = true
-			s.Objects = append(s.Objects, ObjectDiff{ObjectDiff: deleteDiff(apply.ObjectRef(e.ObjectRef), nil)})
+			s.Objects = append(s.Objects, ObjectDiff{ObjectDiff: deleteDiff(e.ObjectRef, nil)})
 		}
 	}
 	return d.note(s)
@@ -125,7 +125,7 @@ func (d offlineDiffer) deletes(role string, recorded map[string]map[string]any) 
 			continue
 		}
 		d.listed[k] = true
-		out = append(out, ObjectDiff{ObjectDiff: deleteDiff(apply.ObjectRef(e.ObjectRef), recorded[k])})
+		out = append(out, ObjectDiff{ObjectDiff: deleteDiff(e.ObjectRef, recorded[k])})
 	}
 	keys := make([]string, 0, len(recorded))
 	for k := range recorded {

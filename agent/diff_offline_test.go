@@ -60,7 +60,7 @@ func changes(rep *DiffReport) []string {
 
 // namespace returns a Namespace with labels.
 func namespace(name string, labels map[string]string) *unstructured.Unstructured {
-	u := object("v1", "Namespace", "", name)
+	u := testObject("v1", "Namespace", "", name)
 	u.SetLabels(labels)
 	return u
 }
@@ -119,7 +119,7 @@ func TestDiffOfflinePrerequisites(t *testing.T) {
 // does not is removed and its objects are deleted; with prune off they
 // are listed all the same and the step says they stay.
 func TestDiffOfflineRemovedRole(t *testing.T) {
-	cm := withRole(object("v1", "ConfigMap", "app", "router-config"), "router", 3)
+	cm := withRole(testObject("v1", "ConfigMap", "app", "router-config"), "router", 3)
 	first := append(threeRoles("decode:1"), cm)
 	second := threeRoles("decode:1")[:3] // no router
 	for _, prune := range []bool{true, false} {
@@ -161,8 +161,8 @@ func TestDiffOfflineAddedRole(t *testing.T) {
 // TestDiffOfflineMovedObject: an object that moves to another role is
 // not deleted: only the role it joins shows it.
 func TestDiffOfflineMovedObject(t *testing.T) {
-	first := append(threeRoles("decode:1"), withRole(object("v1", "ConfigMap", "app", "shared"), "decode", 2))
-	second := append(threeRoles("decode:1"), withRole(object("v1", "ConfigMap", "app", "shared"), "router", 3))
+	first := append(threeRoles("decode:1"), withRole(testObject("v1", "ConfigMap", "app", "shared"), "decode", 2))
+	second := append(threeRoles("decode:1"), withRole(testObject("v1", "ConfigMap", "app", "shared"), "router", 3))
 	rep := offlineDiffAfter(t, first, second, func(a *AppConfig) { a.Prune = true })
 	want := []string{"router: create ConfigMap/app/shared"}
 	if diff := cmp.Diff(want, changes(rep)); diff != "" {

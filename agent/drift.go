@@ -150,7 +150,7 @@ func (d *drifts) watch(app AppConfig, ap Applier, inv []render.InventoryEntry) {
 		if e.Prerequisite {
 			continue
 		}
-		ref := apply.ObjectRef(e.ObjectRef)
+		ref := e.ObjectRef
 		refs = append(refs, ref)
 		aw.objs[ref] = &tracked{role: e.Role}
 	}

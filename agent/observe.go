@@ -36,7 +36,7 @@ func (a *Agent) collisionCounts(ctx context.Context, objs []*unstructured.Unstru
 		return out
 	}
 	for ref, cc := range a.deps.Applier.CollisionCounts(ctx, workloads) {
-		out[render.ObjectRef(ref)] = cc
+		out[ref] = cc
 	}
 	return out
 }
@@ -84,7 +84,7 @@ func (a *Agent) observeWorkloads(ctx context.Context, log logrus.FieldLogger, ro
 		st.Workloads = nil
 		for _, w := range role.Workloads {
 			ws := WorkloadStatus{Kind: w.Ref.Kind, Namespace: w.Ref.Namespace, Name: w.Ref.Name, RestartsPods: w.RestartsPods, Predicted: w.Predicted}
-			res := results[apply.ObjectRef(w.Ref)]
+			res := results[w.Ref]
 			wlog := log.WithFields(logrus.Fields{"role": role.Name, "workload": w.Ref.String()})
 			if res.Err != nil {
 				wlog.WithError(res.Err).Warn("could not read the identity the controller gave the workload")
@@ -151,7 +151,7 @@ func (a *Agent) workloadEvent(ctx context.Context, role *render.Role, st *RoleSt
 	if !observed.Equal(w.Predicted) {
 		msg += fmt.Sprintf(" (predicted %s)", DescribePrediction(w.Predicted))
 	}
-	if err := a.deps.Applier.Event(ctx, apply.ObjectRef(w.Ref), "RolledOut", msg); err != nil {
+	if err := a.deps.Applier.Event(ctx, w.Ref, "RolledOut", msg); err != nil {
 		a.log.WithError(err).WithField("workload", w.Ref.String()).Debug("event not recorded")
 	}
 }

@@ -84,7 +84,7 @@ func (d liveDiff) offlineStep(role string) func(*unstructured.Unstructured) appl
 // offlineDelete is the deletion of an inventory entry that left git, with
 // the content its role's applied revision records.
 func (d liveDiff) offlineDelete(e render.InventoryEntry) apply.ObjectDiff {
-	return deleteDiff(apply.ObjectRef(e.ObjectRef), recordedObjects(d.prev, e.Role)[refKey(e.ObjectRef)])
+	return deleteDiff(e.ObjectRef, recordedObjects(d.prev, e.Role)[refKey(e.ObjectRef)])
 }
 
 // refKey is the key (group, kind, namespace, name) of the object ref

@@ -169,7 +169,7 @@ func TestPlanTrust(t *testing.T) {
 	}
 }
 
-func object(apiVersion, kind, ns, name string) *unstructured.Unstructured {
+func testObject(apiVersion, kind, ns, name string) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind,
 		"metadata": map[string]any{"name": name}}}
 	if ns != "" {
@@ -184,12 +184,12 @@ func object(apiVersion, kind, ns, name string) *unstructured.Unstructured {
 // inventory declares.
 func TestPreviewReadsOnlyAppNamespaces(t *testing.T) {
 	objs := []*unstructured.Unstructured{
-		object("v1", "Namespace", "", "app"),
-		object("v1", "Namespace", "", "team-b"),                          // applied before: in the inventory
+		testObject("v1", "Namespace", "", "app"),
+		testObject("v1", "Namespace", "", "team-b"),                          // applied before: in the inventory
 		roleDeployment("web", "web", 1, "web:2"),                         // namespace app
-		object("v1", "ConfigMap", "team-b", "settings"),                  // a Namespace of the last inventory
-		object("v1", "ConfigMap", "kube-system", "coredns"),              // someone else's
-		object("rbac.authorization.k8s.io/v1", "ClusterRole", "", "god"), // cluster-scoped
+		testObject("v1", "ConfigMap", "team-b", "settings"),                  // a Namespace of the last inventory
+		testObject("v1", "ConfigMap", "kube-system", "coredns"),              // someone else's
+		testObject("rbac.authorization.k8s.io/v1", "ClusterRole", "", "god"), // cluster-scoped
 	}
 	for _, o := range objs[3:] {
 		o.SetAnnotations(map[string]string{render.RoleAnnotation: "web", render.UpgradeOrderAnnotation: "1"})
@@ -248,7 +248,7 @@ func TestPreviewReadsOnlyAppNamespaces(t *testing.T) {
 // TestDiffLiveReadsEverything: outside previews (roleout diff, dry runs)
 // the whole plan is compared with the cluster.
 func TestDiffLiveReadsEverything(t *testing.T) {
-	objs := []*unstructured.Unstructured{object("v1", "ConfigMap", "kube-system", "coredns")}
+	objs := []*unstructured.Unstructured{testObject("v1", "ConfigMap", "kube-system", "coredns")}
 	plan, err := rolePlanner{}.Plan(objs, render.PlanOptions{App: "x"})
 	if err != nil {
 		t.Fatal(err)

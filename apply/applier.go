@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/secrets"
 )
 
@@ -163,7 +164,7 @@ func (a *Applier) Apply(ctx context.Context, objs []*unstructured.Unstructured, 
 
 // RecreateAnnotation, set to "true" on an object, lets roleout delete and
 // recreate it when a change touches an immutable field.
-const RecreateAnnotation = "roleout.dev/recreate"
+const RecreateAnnotation = object.RecreateAnnotation
 
 func (a *Applier) applyOne(ctx context.Context, in *unstructured.Unstructured, opts ApplyOptions, live *liveSet) Result {
 	o := in.DeepCopy()

@@ -9,11 +9,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/roleout/roleout/internal/object"
 )
 
 // AdoptAnnotation set to "true" on a rendered object lets its app take
 // over that object when it exists without being the app's (Ownership).
-const AdoptAnnotation = "roleout.dev/adopt"
+const AdoptAnnotation = object.AdoptAnnotation
 
 // Ownership says which existing objects an app may write: those that
 // carry its ownership label, and others only when it adopts them.

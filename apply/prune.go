@@ -10,12 +10,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/roleout/roleout/internal/object"
 )
 
 // PruneAnnotation set to "false" on a live object protects it from
 // pruning; set to "true" on a Namespace, CRD or PVC it lets prune delete
 // that object (PruneOptions.Persistent).
-const PruneAnnotation = "roleout.dev/prune"
+const PruneAnnotation = object.PruneAnnotation
 
 // persistentKinds are kept by prune unless the app or the object opts
 // in: deleting one deletes what it holds (a Namespace's objects, every
@@ -81,7 +83,7 @@ func (a *Applier) Prune(ctx context.Context, refs []ObjectRef, opts PruneOptions
 
 func (a *Applier) pruneOne(ctx context.Context, ref ObjectRef, opts PruneOptions) Result {
 	res := Result{Object: ref}
-	ri, err := a.resource(ref.object())
+	ri, err := a.resource(ref.Empty())
 	if err != nil {
 		return res.fail(err)
 	}
@@ -138,7 +140,7 @@ func (a *Applier) deleteAndWait(ctx context.Context, ri dynamic.ResourceInterfac
 
 // Live returns the live object ref names, or nil when it does not exist.
 func (a *Applier) Live(ctx context.Context, ref ObjectRef) (*unstructured.Unstructured, error) {
-	ri, err := a.resource(ref.object())
+	ri, err := a.resource(ref.Empty())
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/roleout/roleout/internal/object"
 )
 
 // Action is what applying an object did.
@@ -22,36 +24,12 @@ const (
 	Failed  Action = "failed"
 )
 
-// ObjectRef identifies an object.
-type ObjectRef struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Namespace  string `json:"namespace,omitempty"`
-	Name       string `json:"name"`
-}
+// ObjectRef identifies an object (internal/object.Ref, the one
+// identity render, apply and the agent share).
+type ObjectRef = object.Ref
 
 // RefOf returns o's reference.
-func RefOf(o *unstructured.Unstructured) ObjectRef {
-	return ObjectRef{APIVersion: o.GetAPIVersion(), Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName()}
-}
-
-// object returns an empty object that ref names, for looking it up.
-func (r ObjectRef) object() *unstructured.Unstructured {
-	o := &unstructured.Unstructured{}
-	o.SetAPIVersion(r.APIVersion)
-	o.SetKind(r.Kind)
-	o.SetNamespace(r.Namespace)
-	o.SetName(r.Name)
-	return o
-}
-
-// String returns Kind/namespace/name, or Kind/name when cluster-scoped.
-func (r ObjectRef) String() string {
-	if r.Namespace != "" {
-		return r.Kind + "/" + r.Namespace + "/" + r.Name
-	}
-	return r.Kind + "/" + r.Name
-}
+func RefOf(o *unstructured.Unstructured) ObjectRef { return object.RefOf(o) }
 
 // Result is the outcome of applying one object.
 type Result struct {

@@ -37,7 +37,7 @@ func (a *Applier) Watch(ctx context.Context, refs []ObjectRef, selector string, 
 	// named holds, by informer, the refs it serves by name.
 	named := map[watchKey]map[string]ObjectRef{}
 	for _, ref := range refs {
-		o := ref.object()
+		o := ref.Empty()
 		m, err := a.mapping(o)
 		if err != nil {
 			return nil, err

@@ -4,36 +4,16 @@ import (
 	"sort"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/roleout/roleout/internal/object"
 )
 
-// ObjectRef identifies an object.
-type ObjectRef struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Namespace  string `json:"namespace,omitempty"`
-	Name       string `json:"name"`
-}
+// ObjectRef identifies an object (internal/object.Ref, the one
+// identity render, apply and the agent share).
+type ObjectRef = object.Ref
 
 // RefOf returns o's reference.
-func RefOf(o *unstructured.Unstructured) ObjectRef {
-	return ObjectRef{APIVersion: o.GetAPIVersion(), Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName()}
-}
-
-// key identifies the object across API versions: group, kind, namespace,
-// name.
-func (r ObjectRef) key() string {
-	u := unstructured.Unstructured{}
-	u.SetAPIVersion(r.APIVersion)
-	return u.GroupVersionKind().Group + "/" + r.Kind + "/" + r.Namespace + "/" + r.Name
-}
-
-// String returns Kind/namespace/name, or Kind/name when cluster-scoped.
-func (r ObjectRef) String() string {
-	if r.Namespace != "" {
-		return r.Kind + "/" + r.Namespace + "/" + r.Name
-	}
-	return r.Kind + "/" + r.Name
-}
+func RefOf(o *unstructured.Unstructured) ObjectRef { return object.RefOf(o) }
 
 // InventoryEntry is one object an app applied, with where it was applied.
 type InventoryEntry struct {
@@ -67,11 +47,11 @@ func (p *Plan) Inventory() []InventoryEntry {
 func pruneSet(inventory []InventoryEntry, objs []*unstructured.Unstructured) []InventoryEntry {
 	present := make(map[string]bool, len(objs))
 	for _, o := range objs {
-		present[RefOf(o).key()] = true
+		present[RefOf(o).Key()] = true
 	}
 	var out []InventoryEntry
 	for i := len(inventory) - 1; i >= 0; i-- {
-		if e := inventory[i]; !present[e.key()] {
+		if e := inventory[i]; !present[e.Key()] {
 			out = append(out, e)
 		}
 	}

@@ -11,14 +11,15 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/secrets"
 	"github.com/roleout/roleout/render/revision"
 )
 
 // Annotations and names that place objects into roles.
 const (
-	RoleAnnotation         = "roleout.dev/role"
-	UpgradeOrderAnnotation = "roleout.dev/upgrade-order"
+	RoleAnnotation         = object.RoleAnnotation
+	UpgradeOrderAnnotation = object.UpgradeOrderAnnotation
 	// DefaultRole holds the objects no role claims.
 	DefaultRole = "default"
 )

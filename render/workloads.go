@@ -25,7 +25,7 @@ func predictWorkloads(r *Role, collisions map[ObjectRef]*int32, crds []*unstruct
 		for _, h := range r.History {
 			if h.Revision == r.Decision.Previous {
 				for _, o := range h.UnstructuredObjects() {
-					previous[RefOf(o).key()] = o
+					previous[RefOf(o).Key()] = o
 				}
 			}
 		}
@@ -44,7 +44,7 @@ func predictWorkloads(r *Role, collisions map[ObjectRef]*int32, crds []*unstruct
 		w := Workload{Ref: ref, Predicted: pred}
 		if r.Decision.Action != revision.Unchanged {
 			w.RestartsPods = true
-			if old, ok := previous[ref.key()]; ok {
+			if old, ok := previous[ref.Key()]; ok {
 				before, err := revision.Predict(old, opts)
 				w.RestartsPods = err != nil || !before.Equal(pred)
 			}

@@ -10,17 +10,18 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/secrets"
 )
 
 // Labels and annotations of role ControllerRevisions.
 const (
-	AppLabel          = "roleout.dev/app"
-	RoleLabel         = "roleout.dev/role"
-	TemplateHashLabel = "roleout.dev/template-hash"
+	AppLabel          = object.AppLabel
+	RoleLabel         = object.RoleLabel
+	TemplateHashLabel = object.TemplateHashLabel
 	// SourceAnnotation records the source revision a role revision was
 	// first rendered from.
-	SourceAnnotation = "roleout.dev/source-revision"
+	SourceAnnotation = object.SourceAnnotation
 )
 
 // RoleRevision is one recorded version of a role's rendered objects.

@@ -1,0 +1,27 @@
+package object
+
+// The roleout.dev labels and annotations, declared here once; agent,
+// render, render/revision and apply name them under their own names.
+const (
+	// AppLabel is set on every object an app applies and on its role
+	// revisions: the app's name.
+	AppLabel = "roleout.dev/app"
+	// RoleLabel is the object's role (and a role revision's).
+	RoleLabel = "roleout.dev/role"
+	// TemplateHashLabel is a role revision's template hash.
+	TemplateHashLabel = "roleout.dev/template-hash"
+	// SourceAnnotation records the source revision a role revision was
+	// first rendered from.
+	SourceAnnotation = "roleout.dev/source-revision"
+	// RoleAnnotation and UpgradeOrderAnnotation place an object into a
+	// role and order it (roles from annotations).
+	RoleAnnotation         = "roleout.dev/role"
+	UpgradeOrderAnnotation = "roleout.dev/upgrade-order"
+	// PruneAnnotation "true" lets prune delete a persistent object.
+	PruneAnnotation = "roleout.dev/prune"
+	// AdoptAnnotation "true" lets an app take over the object.
+	AdoptAnnotation = "roleout.dev/adopt"
+	// RecreateAnnotation "true" lets roleout delete and recreate the
+	// object when a change touches an immutable field.
+	RecreateAnnotation = "roleout.dev/recreate"
+)
