@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -377,4 +378,16 @@ func (c *Config) setDefaults() {
 			a.RevisionHistoryLimit = &n
 		}
 	}
+}
+
+// App returns the app called name.
+func (c *Config) App(name string) (AppConfig, error) {
+	var names []string
+	for _, a := range c.Apps {
+		if a.Name == name {
+			return a, nil
+		}
+		names = append(names, a.Name)
+	}
+	return AppConfig{}, fmt.Errorf("app %q is not in the config (apps: %s)", name, strings.Join(names, ", "))
 }

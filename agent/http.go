@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
@@ -173,51 +172,6 @@ func validMAC(secret, msg []byte, hexSig string) bool {
 func SignHook(secret, body []byte, t time.Time) string {
 	ts := strconv.FormatInt(t.Unix(), 10)
 	return "t=" + ts + ",v1=" + hexMAC(secret, []byte(ts+"."+string(body)))
-}
-
-// metrics are the agent's Prometheus metrics, in a registry of its own.
-type metrics struct {
-	registry     *prometheus.Registry
-	reconcile    *prometheus.HistogramVec
-	rollouts     *prometheus.CounterVec
-	objects      *prometheus.CounterVec
-	poll         prometheus.Histogram
-	lastApplied  *prometheus.GaugeVec
-	mu           sync.Mutex
-	pollsStarted bool
-}
-
-func newMetrics() *metrics {
-	m := &metrics{
-		registry: prometheus.NewRegistry(),
-		reconcile: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "roleout_reconcile_duration_seconds", Help: "Time to reconcile an app, render to status.",
-			Buckets: prometheus.ExponentialBuckets(0.05, 2, 14)}, []string{"app"}),
-		rollouts: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "roleout_rollouts_total", Help: "Rollouts by app and result (Succeeded, Failed, Superseded)."}, []string{"app", "result"}),
-		objects: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "roleout_objects_applied_total", Help: "Objects applied by app and action (created, configured, unchanged, recreated, deleted)."}, []string{"app", "action"}),
-		poll: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name: "roleout_poll_duration_seconds", Help: "Time to poll the source (list refs, fetch when new).",
-			Buckets: prometheus.ExponentialBuckets(0.01, 2, 14)}),
-		lastApplied: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "roleout_last_applied_commit_timestamp_seconds", Help: "When the app's last commit finished rolling out (Unix time); its age is time() minus this."}, []string{"app"}),
-	}
-	m.registry.MustRegister(m.reconcile, m.rollouts, m.objects, m.poll, m.lastApplied)
-	return m
-}
-
-func (m *metrics) ready() bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.pollsStarted
-}
-
-func (m *metrics) polled(d time.Duration) {
-	m.poll.Observe(d.Seconds())
-	m.mu.Lock()
-	m.pollsStarted = true
-	m.mu.Unlock()
 }
 
 // hexMAC returns the hex HMAC-SHA256 of msg, as forges sign hook bodies.

@@ -3,9 +3,9 @@ package agent
 import (
 	"context"
 	"fmt"
-	"k8s.io/client-go/rest"
 	"regexp"
-	"strings"
+
+	"k8s.io/client-go/rest"
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/internal/secrets"
@@ -14,18 +14,6 @@ import (
 )
 
 var fullCommit = regexp.MustCompile(`^[0-9a-f]{40}$`)
-
-// App returns the app called name.
-func (c *Config) App(name string) (AppConfig, error) {
-	var names []string
-	for _, a := range c.Apps {
-		if a.Name == name {
-			return a, nil
-		}
-		names = append(names, a.Name)
-	}
-	return AppConfig{}, fmt.Errorf("app %q is not in the config (apps: %s)", name, strings.Join(names, ", "))
-}
 
 // GitPlan is an app planned from git against its status on the status
 // branch.

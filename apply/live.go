@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -169,4 +170,17 @@ func metadataObject(m *metav1.PartialObjectMetadata) (*unstructured.Unstructured
 		return nil, err
 	}
 	return &unstructured.Unstructured{Object: obj}, nil
+}
+
+// Live returns the live object ref names, or nil when it does not exist.
+func (a *Applier) Live(ctx context.Context, ref ObjectRef) (*unstructured.Unstructured, error) {
+	ri, err := a.resource(ref.Empty())
+	if err != nil {
+		return nil, err
+	}
+	live, err := ri.Get(ctx, ref.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return live, err
 }

@@ -137,16 +137,3 @@ func (a *Applier) deleteAndWait(ctx context.Context, ri dynamic.ResourceInterfac
 		}
 	}
 }
-
-// Live returns the live object ref names, or nil when it does not exist.
-func (a *Applier) Live(ctx context.Context, ref ObjectRef) (*unstructured.Unstructured, error) {
-	ri, err := a.resource(ref.Empty())
-	if err != nil {
-		return nil, err
-	}
-	live, err := ri.Get(ctx, ref.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	return live, err
-}
