@@ -186,7 +186,7 @@ func TestPreviewReadsOnlyAppNamespaces(t *testing.T) {
 	objs := []*unstructured.Unstructured{
 		testObject("v1", "Namespace", "", "app"),
 		testObject("v1", "Namespace", "", "team-b"),                          // applied before: in the inventory
-		roleDeployment("web", "web", 1, "web:2"),                         // namespace app
+		roleDeployment("web", "web", 1, "web:2"),                             // namespace app
 		testObject("v1", "ConfigMap", "team-b", "settings"),                  // a Namespace of the last inventory
 		testObject("v1", "ConfigMap", "kube-system", "coredns"),              // someone else's
 		testObject("rbac.authorization.k8s.io/v1", "ClusterRole", "", "god"), // cluster-scoped
