@@ -44,6 +44,9 @@ type Deps struct {
 	// random key for this Agent value only (internal/secrets.Ephemeral),
 	// fit for commands that write no git.
 	Masker *secrets.Masker
+	// Control reads the install's control ConfigMap (roleout suspend,
+	// resume, reconcile); nil: no app is ever suspended.
+	Control ControlSource
 }
 
 func (d Deps) now() time.Time {
@@ -90,6 +93,9 @@ type Agent struct {
 	// replan holds the apps whose settings it changed (guarded by mu).
 	nextCfg *Config
 	replan  map[string]bool
+	// control is the copy of the control ConfigMap: which apps are
+	// suspended, which reconciles were requested.
+	control *control
 }
 
 // DryRun makes the agent plan and diff every app against the cluster
@@ -112,7 +118,8 @@ func New(ctx context.Context, cfg *Config, restCfg *rest.Config, log logrus.Fiel
 	if err != nil {
 		return nil, err
 	}
-	masker, err := loadMasker(ctx, cfg.Masks, kube, cfg.Status.ClusterRevisions.namespace())
+	ns := cfg.Status.ClusterRevisions.namespace()
+	masker, err := loadMasker(ctx, cfg.Masks, kube, ns)
 	if err != nil {
 		return nil, err
 	}
@@ -139,6 +146,7 @@ func New(ctx context.Context, cfg *Config, restCfg *rest.Config, log logrus.Fiel
 		Status:            sources.NewStatusBranch(StatusOptions(cfg)),
 		PullRequests:      gitPullRequests{src: src},
 		Masker:            masker,
+		Control:           kubeControl{kube: kube, namespace: ns, log: log},
 	}, log), nil
 }
 
@@ -206,6 +214,7 @@ func NewWithDeps(cfg *Config, deps Deps, log logrus.FieldLogger) *Agent {
 	a := &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), mu: &sync.Mutex{}, results: map[string]*AppStatus{}, done: map[string]string{}, synced: map[string][32]byte{}, replan: map[string]bool{}, trigger: make(chan struct{}, 1), metrics: newMetrics(),
 		live: &liveness{bound: maxPollAge(cfg, deps.now())}, elect: &election{}}
 	a.drift = newDrifts(log, deps.now, a.Trigger)
+	a.control = &control{src: deps.Control, log: log, serves: a.servesApp, touched: a.controlChanged}
 	a.metrics.registry.MustRegister(a.drift.metric)
 	return a
 }
@@ -216,7 +225,14 @@ func NewWithDeps(cfg *Config, deps Deps, log logrus.FieldLogger) *Agent {
 // When a newer commit arrives during a rollout, the running wave finishes,
 // then the agent plans again from the newer commit (up to maxReplans
 // times in one call).
+//
+// Which apps are suspended comes from the control ConfigMap: the copy Run's
+// watch keeps, else one read; when it cannot be read, no app is
+// reconciled.
 func (a *Agent) RunOnce(ctx context.Context) error {
+	if err := a.control.load(ctx); err != nil {
+		return errors.Join(fmt.Errorf("cannot tell which apps are suspended, nothing reconciled: %w", err), a.previews(ctx))
+	}
 	for attempt := 0; ; attempt++ {
 		polled := time.Now()
 		snap, err := a.fetchFollowed(ctx)
@@ -332,10 +348,11 @@ func (a *Agent) Results() []*AppStatus {
 }
 
 // Run reconciles on the configured schedule until ctx ends, and at once
-// whenever Trigger is called. After a failure it retries with exponential
-// backoff (10s, 20s, … up to 5m) instead of waiting for the schedule; an
-// interval gets up to 10% jitter so that agents started together spread
-// out. A poll that makes no progress for the liveness bound
+// whenever Trigger is called or the control ConfigMap changes for one of
+// its apps (roleout suspend, resume, reconcile). After a failure it
+// retries with exponential backoff (10s, 20s, … up to 5m) instead of
+// waiting for the schedule; an interval gets up to 10% jitter so that
+// agents started together spread out. A poll that makes no progress for the liveness bound
 // (healthz.maxPollAge) is stopped, so a hung fetch or render cannot hold
 // the loop; /healthz fails while no poll has completed within it.
 func (a *Agent) Run(ctx context.Context) error {
@@ -347,6 +364,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	dctx, stopWatches := context.WithCancel(ctx)
 	defer stopWatches()
 	a.drift.start(dctx)
+	a.control.start(dctx)
 	a.live.begin(a.deps.now())
 	defer a.live.end()
 	failures := 0

@@ -30,11 +30,12 @@ type driftWork struct {
 }
 
 // driftFor returns the drift work of app. Drift is healed only with
-// selfHeal, never while paused, and inside the app's windows; otherwise
-// new drift is recorded once.
+// selfHeal, never while paused or suspended, and inside the app's
+// windows; otherwise new drift is recorded once.
 func (a *Agent) driftFor(app AppConfig) driftWork {
 	heal, all := a.drift.due(app.Name)
-	if open, _, err := a.windowOpen(app); !app.selfHeal() || app.Paused || err != nil || !open {
+	suspended, _ := a.suspended(app.Name)
+	if open, _, err := a.windowOpen(app); !app.selfHeal() || app.Paused || suspended || err != nil || !open {
 		heal = nil
 	}
 	return driftWork{heal: heal, all: all, pending: len(heal) > 0 || a.drift.unrecorded(app.Name)}

@@ -11,14 +11,15 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
 )
 
 // Labels roleout sets on every object it applies.
 const (
-	AppLabel  = "roleout.dev/app"
-	RoleLabel = "roleout.dev/role"
+	AppLabel  = object.AppLabel
+	RoleLabel = object.RoleLabel
 )
 
 // reconcileApp takes one app from the snapshot to the cluster and records
@@ -92,10 +93,10 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 	if a.dryRun {
 		return a.dryRunApp(ctx, log, app, plan)
 	}
-	if app.Paused {
-		st.Phase, st.Message = PhasePaused, "app is paused: planned, nothing applied"
+	if phase, msg, word := a.held(app); phase != "" {
+		st.Phase, st.Message = phase, msg
 		st.Prerequisites, st.Roles = steps.prereq, steps.roles
-		return a.report(ctx, log, app, st, steps, prev, fmt.Sprintf("roleout: %s paused (%s)", app.Name, snap.Revision.Short()))
+		return a.report(ctx, log, app, st, steps, prev, fmt.Sprintf("roleout: %s %s (%s)", app.Name, word, snap.Revision.Short()))
 	}
 	if open, next, err := a.windowOpen(app); err != nil {
 		return err
@@ -183,6 +184,9 @@ func (a *Agent) checkpoint(ctx context.Context, log logrus.FieldLogger, app AppC
 		err := a.report(ctx, log, app, &progress, r, prev, msg)
 		r.checkpointing = false
 		if err != nil {
+			return err
+		}
+		if err := a.suspendedStop(app.Name, wave, snap.Revision); err != nil {
 			return err
 		}
 		head, err := a.deps.Fetcher.Head(ctx)
@@ -374,7 +378,7 @@ func (a *Agent) prune(ctx context.Context, log logrus.FieldLogger, app AppConfig
 	}
 	refs := make([]apply.ObjectRef, len(plan.Prune))
 	for i, e := range plan.Prune {
-		refs[i] = apply.ObjectRef(e.ObjectRef)
+		refs[i] = e.ObjectRef
 	}
 	results, err := a.deps.Applier.Prune(ctx, refs, pruneOptions(app, a.appField(app, "prunePersistent")))
 	for _, res := range results {

@@ -28,6 +28,10 @@ const (
 	PhaseProgressing = "Progressing"
 	PhaseFailed      = "Failed"
 	PhasePaused      = "Paused"
+	// PhaseSuspended: suspended by roleout suspend (the control
+	// ConfigMap); planned, nothing applied or healed; the message says
+	// by whom and since when.
+	PhaseSuspended = "Suspended"
 	// PhaseWaiting: outside the app's rollout windows; planned, nothing
 	// applied; the message says when the next window opens.
 	PhaseWaiting = "WaitingForWindow"
@@ -55,7 +59,7 @@ type AppStatus struct {
 	// Revision is the source revision last reconciled (main@sha1:…).
 	Revision string `json:"revision"`
 	Phase    string `json:"phase"`
-	// Message explains a Failed or Paused phase.
+	// Message explains a Failed, Paused or Suspended phase.
 	Message string `json:"message,omitempty"`
 	// HistoryRewritten records that the followed branch was force-pushed
 	// between the previous revision and this one.
@@ -73,8 +77,8 @@ type AppStatus struct {
 	Attempts   int          `json:"attempts,omitempty"`
 	RetryAfter *metav1.Time `json:"retryAfter,omitempty"`
 	// Drift is the drift the running agent's watches see now and did not
-	// heal: with selfHeal off, while paused or outside a window, or when
-	// healing failed.
+	// heal: with selfHeal off, while paused or suspended, outside a
+	// window, or when healing failed.
 	Drift []Drift `json:"drift,omitempty"`
 }
 

@@ -1,0 +1,208 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	coreinformers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+)
+
+// controlManager is the field manager of the CLI's writes to the control
+// ConfigMap.
+const controlManager = "roleout-cli"
+
+// ControlNamespace returns the namespace of cfg's control ConfigMap: the
+// agent's namespace, where it keeps its role revisions and mask key
+// (status.clusterRevisions.namespace, else the namespace the agent runs
+// in, else default).
+func ControlNamespace(cfg *Config) string { return cfg.Status.ClusterRevisions.namespace() }
+
+// kubeControl is the ControlSource of a cluster: the ConfigMap
+// ControlConfigMap in namespace.
+type kubeControl struct {
+	kube      kubernetes.Interface
+	namespace string
+	log       logrus.FieldLogger
+}
+
+func (k kubeControl) Get(ctx context.Context) (*corev1.ConfigMap, error) {
+	cm, err := k.kube.CoreV1().ConfigMaps(k.namespace).Get(ctx, ControlConfigMap, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, k.readError("get", err)
+	}
+	return cm, nil
+}
+
+// Watch runs an informer on the one ConfigMap (a field selector on its
+// name, so RBAC may grant list and watch by resourceNames), with no
+// resync: idle, it makes no request.
+func (k kubeControl) Watch(ctx context.Context, changed func(*corev1.ConfigMap)) func() bool {
+	inf := coreinformers.NewFilteredConfigMapInformer(k.kube, k.namespace, 0, cache.Indexers{}, func(o *metav1.ListOptions) {
+		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", ControlConfigMap).String()
+	})
+	deliver := func(obj any) {
+		if cm, ok := obj.(*corev1.ConfigMap); ok && cm.Name == ControlConfigMap {
+			changed(cm)
+		}
+	}
+	_ = inf.SetWatchErrorHandler(func(_ *cache.Reflector, err error) {
+		log := k.log.WithError(k.readError("watch", err))
+		if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			log.Debug("watch of the control ConfigMap closed; watching again")
+			return
+		}
+		log.Warn("watch of the control ConfigMap failed; retrying (until it works, each poll reads it once)")
+	})
+	reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    deliver,
+		UpdateFunc: func(_, obj any) { deliver(obj) },
+		DeleteFunc: func(any) { changed(nil) },
+	})
+	if err != nil {
+		return func() bool { return false }
+	}
+	go inf.RunWithContext(ctx)
+	return reg.HasSynced
+}
+
+// readError explains a failed read of the control ConfigMap by the agent.
+func (k kubeControl) readError(verb string, err error) error {
+	where := fmt.Sprintf("ConfigMap %s/%s", k.namespace, ControlConfigMap)
+	if apierrors.IsForbidden(err) {
+		return fmt.Errorf("%s: %s forbidden: the agent needs get, list and watch on configmaps named %s in namespace %s (roleout suspend, resume and reconcile write it): %w",
+			where, verb, ControlConfigMap, k.namespace, err)
+	}
+	return fmt.Errorf("%s: %s: %w", where, verb, err)
+}
+
+// ReadControl returns what the control ConfigMap in namespace says of
+// app; nothing when it does not exist.
+func ReadControl(ctx context.Context, kube kubernetes.Interface, namespace, app string) (AppControl, error) {
+	cm, err := kube.CoreV1().ConfigMaps(namespace).Get(ctx, ControlConfigMap, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return AppControl{App: app}, nil
+	}
+	if err != nil {
+		return AppControl{}, writeError("get", namespace, err)
+	}
+	return controlOf(cm.Data, app), nil
+}
+
+// Suspend records in the control ConfigMap in namespace that app is
+// suspended, by who at at: every agent of the install then applies and
+// heals nothing of it, and stops a rollout under way after its current
+// wave. An app already suspended keeps who suspended it first.
+func Suspend(ctx context.Context, kube kubernetes.Interface, namespace, app, who string, at time.Time) (AppControl, error) {
+	return updateControl(ctx, kube, namespace, app, func(data map[string]string) bool {
+		if data[app+"."+controlSuspended] == "true" {
+			return false
+		}
+		data[app+"."+controlSuspended] = "true"
+		data[app+"."+controlSuspendedAt] = at.UTC().Format(time.RFC3339)
+		delete(data, app+"."+controlSuspendedBy)
+		if who != "" {
+			data[app+"."+controlSuspendedBy] = who
+		}
+		return true
+	})
+}
+
+// Resume lifts app's suspension in the control ConfigMap in namespace;
+// the agents poll at once.
+func Resume(ctx context.Context, kube kubernetes.Interface, namespace, app string) (AppControl, error) {
+	return updateControl(ctx, kube, namespace, app, func(data map[string]string) bool {
+		changed := false
+		for _, k := range []string{controlSuspended, controlSuspendedBy, controlSuspendedAt} {
+			if _, ok := data[app+"."+k]; ok {
+				delete(data, app+"."+k)
+				changed = true
+			}
+		}
+		return changed
+	})
+}
+
+// RequestReconcile records in the control ConfigMap in namespace a
+// request, at at, to reconcile app now: the running agents poll at once.
+func RequestReconcile(ctx context.Context, kube kubernetes.Interface, namespace, app string, at time.Time) (AppControl, error) {
+	return updateControl(ctx, kube, namespace, app, func(data map[string]string) bool {
+		data[app+"."+controlRequestedAt] = at.UTC().Format(time.RFC3339Nano)
+		return true
+	})
+}
+
+// updateControl applies change (which reports whether it changed
+// anything) to the control ConfigMap's data, creating the ConfigMap when
+// absent, and retries when another writer got there first.
+func updateControl(ctx context.Context, kube kubernetes.Interface, namespace, app string, change func(map[string]string) bool) (AppControl, error) {
+	cms := kube.CoreV1().ConfigMaps(namespace)
+	for attempt := 1; ; attempt++ {
+		retry := attempt < 5
+		cm, err := cms.Get(ctx, ControlConfigMap, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			data := map[string]string{}
+			if !change(data) {
+				return controlOf(data, app), nil
+			}
+			_, err = cms.Create(ctx, &corev1.ConfigMap{
+				ObjectMeta: metav1.ObjectMeta{Name: ControlConfigMap, Namespace: namespace, Labels: map[string]string{"app.kubernetes.io/managed-by": "roleout"}},
+				Data:       data,
+			}, metav1.CreateOptions{FieldManager: controlManager})
+			if apierrors.IsAlreadyExists(err) && retry {
+				continue
+			}
+			if err != nil {
+				return AppControl{}, writeError("create", namespace, err)
+			}
+			return controlOf(data, app), nil
+		}
+		if err != nil {
+			return AppControl{}, writeError("get", namespace, err)
+		}
+		if owner := cm.Labels[AppLabel]; owner != "" {
+			return AppControl{}, fmt.Errorf("ConfigMap %s/%s carries %s=%s: it was applied from git by that app, and the agents ignore it; remove it from the app and delete it, then try again",
+				namespace, ControlConfigMap, AppLabel, owner)
+		}
+		if cm.Data == nil {
+			cm.Data = map[string]string{}
+		}
+		if !change(cm.Data) {
+			return controlOf(cm.Data, app), nil
+		}
+		_, err = cms.Update(ctx, cm, metav1.UpdateOptions{FieldManager: controlManager})
+		if apierrors.IsConflict(err) && retry {
+			continue
+		}
+		if err != nil {
+			return AppControl{}, writeError("update", namespace, err)
+		}
+		return controlOf(cm.Data, app), nil
+	}
+}
+
+// writeError explains a failed read or write of the control ConfigMap by
+// roleout suspend, resume or reconcile.
+func writeError(verb, namespace string, err error) error {
+	where := fmt.Sprintf("ConfigMap %s/%s", namespace, ControlConfigMap)
+	switch {
+	case apierrors.IsForbidden(err):
+		return fmt.Errorf("%s: %s forbidden: this command needs get and update on configmaps named %s in namespace %s, and create there the first time (create cannot be limited by name): %w",
+			where, verb, ControlConfigMap, namespace, err)
+	case verb == "create" && apierrors.IsNotFound(err):
+		return fmt.Errorf("%s: namespace %s does not exist: it must be the agent's namespace (status.clusterRevisions.namespace in the config, or --namespace): %w", where, namespace, err)
+	}
+	return fmt.Errorf("%s: %s: %w", where, verb, err)
+}
