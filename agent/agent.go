@@ -310,7 +310,8 @@ func (a *Agent) recordUntrusted(ctx context.Context, cause error) {
 			st = *prev.status
 		}
 		st.Phase, st.Message, st.StatusBranch = PhaseFailed, cause.Error(), prev.refused
-		_ = a.report(ctx, log, app, &st, nil, prev, fmt.Sprintf("roleout: %s refused an untrusted revision", app.Name))
+		run := &appRun{a: a, app: app, log: log, prev: prev, st: &st}
+		_ = run.report(ctx, fmt.Sprintf("roleout: %s refused an untrusted revision", app.Name))
 	}
 }
 

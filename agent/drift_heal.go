@@ -79,7 +79,7 @@ func (r *rollout) healed() []Drift {
 // driftReported records, once the status commit is in, what became of
 // the app's drift: Events on the objects, the metric, the heal backoff.
 func (a *Agent) driftReported(ctx context.Context, log logrus.FieldLogger, app AppConfig, st *AppStatus, r *rollout) {
-	if r == nil || r.drift == nil || r.checkpointing {
+	if r == nil || r.drift == nil {
 		return
 	}
 	healed := r.healed()

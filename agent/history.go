@@ -139,16 +139,21 @@ func (r *rollout) recordWave(i int, started time.Time, err error) {
 }
 
 // historyFile appends this rollout's record to the app's history, when it
-// applied or tried to apply anything, and returns the new history.yaml.
-func (r *rollout) historyFile(app string, prev []RolloutRecord, st *AppStatus, trigger string, started time.Time) ([]byte, bool, error) {
-	if r.checkpointing || (len(r.waves) == 0 && len(r.pruned) == 0 && len(r.drift) == 0 && st.Phase != PhaseFailed) {
+// applied or tried to apply anything, and returns the new history.yaml. A
+// nil rollout (nothing planned) records a failure only: trigger poll,
+// started now.
+func (r *rollout) historyFile(app string, prev []RolloutRecord, st *AppStatus) ([]byte, bool, error) {
+	trigger, started := "poll", time.Now()
+	rec := RolloutRecord{Revision: st.Revision, Result: st.Phase, Message: st.Message}
+	if r != nil {
+		trigger, started = r.trigger, r.started
+		rec.Waves, rec.Pruned, rec.Drift = r.waves, r.pruned, r.recordedDrift()
+	}
+	if len(rec.Waves) == 0 && len(rec.Pruned) == 0 && len(rec.Drift) == 0 && st.Phase != PhaseFailed {
 		return nil, false, nil
 	}
-	rec := RolloutRecord{
-		Revision: st.Revision, Trigger: trigger, Started: metav1.NewTime(started.UTC().Truncate(time.Second)),
-		Finished: metav1.NewTime(time.Now().UTC().Truncate(time.Second)), Result: st.Phase, Message: st.Message,
-		Waves: r.waves, Pruned: r.pruned, Drift: r.recordedDrift(),
-	}
+	rec.Trigger, rec.Started = trigger, metav1.NewTime(started.UTC().Truncate(time.Second))
+	rec.Finished = metav1.NewTime(time.Now().UTC().Truncate(time.Second))
 	// A failure that repeats at every poll (the same revision, the same
 	// error) is recorded once, so a broken commit does not make a status
 	// commit per poll.

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/apply"
@@ -70,22 +69,25 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 		StatusBranch:     prev.refused,
 		Attempts:         attempt,
 	}
-	home := a
-	if a, err = a.forApp(ctx, app); err != nil {
+	run := &appRun{a: a, app: app, log: log, snap: snap, prev: prev, st: st}
+	if run.a, err = a.forApp(ctx, app); err != nil {
+		run.a = a
 		log.WithError(err).Error("cannot reach the app's cluster: nothing applied")
-		return home.failEarly(ctx, log, app, st, prev, err, fmt.Sprintf("roleout: %s cluster unreachable (%s)", app.Name, snap.Revision.Short()))
+		return run.fail(ctx, err, fmt.Sprintf("roleout: %s cluster unreachable (%s)", app.Name, snap.Revision.Short()))
 	}
+	a = run.a
 	if snap.Trust != sources.Trusted {
 		err := fmt.Errorf("source revision %s is not trusted (%q): previewed, never applied", snap.Revision.Short(), snap.Trust)
 		log.WithError(err).Error("nothing applied")
-		return a.failEarly(ctx, log, app, st, prev, err, fmt.Sprintf("roleout: %s refused an untrusted revision (%s)", app.Name, snap.Revision.Short()))
+		return run.fail(ctx, err, fmt.Sprintf("roleout: %s refused an untrusted revision (%s)", app.Name, snap.Revision.Short()))
 	}
 	plan, err := a.plan(ctx, snap, app, prev)
 	if err != nil {
 		log.WithError(err).Error("render failed: nothing applied")
-		return a.failEarly(ctx, log, app, st, prev, err, fmt.Sprintf("roleout: %s render failed (%s)", app.Name, snap.Revision.Short()))
+		return run.fail(ctx, err, fmt.Sprintf("roleout: %s render failed (%s)", app.Name, snap.Revision.Short()))
 	}
 	steps := newRollout(snap.Revision, plan, prev.status)
+	run.steps = steps
 	a.crossCheckUnchanged(ctx, log, app, steps)
 	steps.planHeal(drift)
 	st.Drift = drift.all
@@ -96,7 +98,7 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 	if phase, msg, word := a.held(app); phase != "" {
 		st.Phase, st.Message = phase, msg
 		st.Prerequisites, st.Roles = steps.prereq, steps.roles
-		return a.report(ctx, log, app, st, steps, prev, fmt.Sprintf("roleout: %s %s (%s)", app.Name, word, snap.Revision.Short()))
+		return run.report(ctx, fmt.Sprintf("roleout: %s %s (%s)", app.Name, word, snap.Revision.Short()))
 	}
 	if open, next, err := a.windowOpen(app); err != nil {
 		return err
@@ -107,9 +109,9 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 		}
 		log.Info(st.Message)
 		st.Prerequisites, st.Roles = steps.prereq, steps.roles
-		return a.report(ctx, log, app, st, steps, prev, fmt.Sprintf("roleout: %s waiting for a rollout window (%s)", app.Name, snap.Revision.Short()))
+		return run.report(ctx, fmt.Sprintf("roleout: %s waiting for a rollout window (%s)", app.Name, snap.Revision.Short()))
 	}
-	err = a.rollout(ctx, log, app, steps, a.checkpoint(ctx, log, app, snap, st, steps, prev))
+	err = a.applyWaves(ctx, log, app, steps, run.checkpoint(ctx))
 	st.Prerequisites, st.Roles = steps.prereq, steps.roles
 	var superseded *SupersededError
 	defer func() { a.countRollout(app, st, steps) }()
@@ -117,7 +119,7 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 	case errors.As(err, &superseded):
 		st.Phase, st.Message = PhaseProgressing, err.Error()
 		log.Info(err.Error())
-		return errors.Join(err, a.report(ctx, log, app, st, steps, prev, steps.commitMessage(app.Name, nil)+" [superseded]"))
+		return errors.Join(err, run.report(ctx, steps.commitMessage(app.Name, nil)+" [superseded]"))
 	case err != nil:
 		st.Phase, st.Message = PhaseFailed, err.Error()
 	default:
@@ -127,17 +129,7 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 		}
 		st.Message = driftMessage(app, st.Drift)
 	}
-	return errors.Join(err, a.report(ctx, log, app, st, steps, prev, steps.commitMessage(app.Name, err)))
-}
-
-// failEarly records err, met before anything was applied, as the app's
-// failed status, keeping the roles of the previous one.
-func (a *Agent) failEarly(ctx context.Context, log logrus.FieldLogger, app AppConfig, st *AppStatus, prev *previous, err error, msg string) error {
-	st.Phase, st.Message = PhaseFailed, err.Error()
-	if prev.status != nil {
-		st.Prerequisites, st.Roles = prev.status.Prerequisites, prev.status.Roles
-	}
-	return errors.Join(err, a.report(ctx, log, app, st, nil, prev, msg))
+	return errors.Join(err, run.report(ctx, steps.commitMessage(app.Name, err)))
 }
 
 // countRollout updates the rollout metrics after a rollout that did
@@ -165,36 +157,6 @@ type SupersededError struct {
 
 func (e *SupersededError) Error() string {
 	return fmt.Sprintf("stopped after wave %d: %s arrived; planning again from it", e.Wave+1, e.By.Short())
-}
-
-// checkpoint returns the function the rollout calls after each wave that
-// leaves work: it commits the progress so far (phase Progressing), so a
-// restarted agent resumes at the next wave, and stops the rollout when the
-// followed ref has moved to a newer commit. The progress is recorded even
-// when ctx is cancelled meanwhile (the agent is stopping): what was applied
-// must be on the status branch.
-func (a *Agent) checkpoint(ctx context.Context, log logrus.FieldLogger, app AppConfig, snap sources.Snapshot, st *AppStatus, r *rollout, prev *previous) func(int) error {
-	ctx = context.WithoutCancel(ctx)
-	return func(wave int) error {
-		progress := *st
-		progress.Phase, progress.Message = PhaseProgressing, fmt.Sprintf("wave %d of %d done", wave+1, len(r.plan.Waves))
-		progress.Prerequisites, progress.Roles = r.prereq, r.roles
-		msg := r.commitMessage(app.Name, nil) + fmt.Sprintf(" [wave %d/%d]", wave+1, len(r.plan.Waves))
-		r.checkpointing = true
-		err := a.report(ctx, log, app, &progress, r, prev, msg)
-		r.checkpointing = false
-		if err != nil {
-			return err
-		}
-		if err := a.suspendedStop(app.Name, wave, snap.Revision); err != nil {
-			return err
-		}
-		head, err := a.deps.Fetcher.Head(ctx)
-		if err == nil && head.Commit != snap.Revision.Commit {
-			return &SupersededError{Wave: wave, By: head}
-		}
-		return nil
-	}
 }
 
 // dryRunApp diffs the plan against the cluster and logs what a rollout
@@ -304,12 +266,12 @@ func (a *Agent) plan(ctx context.Context, snap sources.Snapshot, app AppConfig, 
 	return plan, nil
 }
 
-// rollout applies the prerequisite step and then each wave's changed
+// applyWaves applies the prerequisite step and then each wave's changed
 // roles, waiting for every wave to be healthy before the next starts.
 //
 // After every wave that leaves work for later waves, checkpoint (when not
 // nil) records progress and may stop the rollout: a newer commit arrived.
-func (a *Agent) rollout(ctx context.Context, log logrus.FieldLogger, app AppConfig, r *rollout, checkpoint func(wave int) error) error {
+func (a *Agent) applyWaves(ctx context.Context, log logrus.FieldLogger, app AppConfig, r *rollout, checkpoint func(wave int) error) error {
 	// An object that already carries the hash of what this rollout applies
 	// (a wave interrupted by a crash, an unchanged object of a changed
 	// role) is not written again.
@@ -425,45 +387,6 @@ func (a *Agent) applyStep(ctx context.Context, log logrus.FieldLogger, objs []*u
 	a.live.progressed()
 	log.WithFields(logrus.Fields{"created": counts[apply.Created], "configured": counts[apply.Configured] + counts[apply.Recreated],
 		"unchanged": counts[apply.Unchanged], "elapsed": time.Since(started).Round(time.Millisecond)}).Info("healthy")
-	return nil
-}
-
-// report commits the app's status files to the status branch.
-func (a *Agent) report(ctx context.Context, log logrus.FieldLogger, app AppConfig, st *AppStatus, r *rollout, prev *previous, msg string) error {
-	a.mu.Lock()
-	a.results[app.Name] = st
-	delete(a.done, app.Name)
-	if st.Phase == PhaseSucceeded {
-		a.done[app.Name] = st.Revision
-	}
-	a.mu.Unlock()
-	if st.Phase == PhaseFailed && a.backoffRetries {
-		at := metav1.NewTime(a.deps.now().Add(retryBackoff(st.Attempts)).Truncate(time.Second))
-		st.RetryAfter = &at
-	} else {
-		st.Attempts, st.RetryAfter = 0, nil
-	}
-	files, err := statusFiles(app, st, r, prev, st.Phase == PhaseSucceeded)
-	if err != nil {
-		return err
-	}
-	_, err = a.deps.Status.Commit(ctx, files, msg)
-	if errors.Is(err, sources.ErrNoChange) {
-		a.driftReported(ctx, log, app, st, r)
-		return nil
-	}
-	if err != nil {
-		log.WithError(err).Error("status not recorded")
-		return fmt.Errorf("record status: %w", err)
-	}
-	log.WithField("phase", st.Phase).Info(msg)
-	if st.Phase == PhaseSucceeded || st.Phase == PhaseProgressing {
-		a.syncClusterRevisions(ctx, log, app, files)
-	}
-	a.driftReported(ctx, log, app, st, r)
-	if st.Phase == PhaseSucceeded && r != nil && !r.checkpointing {
-		a.watchApp(ctx, app, r.plan.Inventory())
-	}
 	return nil
 }
 

@@ -99,14 +99,15 @@ func (a *Agent) Rollback(ctx context.Context, appName, role string, n int64) (*R
 	st := &AppStatus{APIVersion: ConfigAPIVersion, Kind: StatusKind, App: app.Name, Source: a.sourceURL, Path: app.Path,
 		Revision: prev.status.Revision, Phase: PhaseSucceeded, StatusBranch: prev.refused}
 	app.Prune = false // a rollback applies one role; it never deletes
-	err = a.rollout(ctx, log, app, steps, nil)
+	err = a.applyWaves(ctx, log, app, steps, nil)
 	st.Prerequisites, st.Roles = steps.prereq, steps.roles
 	if err != nil {
 		st.Phase, st.Message = PhaseFailed, err.Error()
 	}
 	msg := steps.commitMessage(app.Name, err)
 	msg = strings.TrimSuffix(msg, fmt.Sprintf(" (%s)", snap.Revision.Short())) + fmt.Sprintf(" (rollback to rev %d)", n)
-	err = errors.Join(err, a.report(ctx, log, app, st, steps, prev, msg))
+	run := &appRun{a: a, app: app, log: log, snap: snap, prev: prev, st: st, steps: steps}
+	err = errors.Join(err, run.report(ctx, msg))
 	res := &RollbackResult{App: app.Name, Role: role, ToRevision: n, Phase: st.Phase, Message: st.Message, StatusCommit: rec.last}
 	for _, r := range plan.Roles() {
 		if r.Name == role {

@@ -33,9 +33,6 @@ type rollout struct {
 	started time.Time
 	waves   []WaveRecord
 	pruned  []string
-	// checkpointing is set while progress between waves is recorded: the
-	// rollout's history record waits for its end.
-	checkpointing bool
 	// drift is the app's drift when the watches started this reconcile
 	// (planHeal); healObjs the drifted objects it applies again and
 	// healing the roles applied for that alone.

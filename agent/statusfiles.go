@@ -3,7 +3,6 @@ package agent
 import (
 	"path"
 	"strings"
-	"time"
 
 	"sigs.k8s.io/yaml"
 
@@ -15,8 +14,10 @@ import (
 // inventory.yaml and every role revision, with revisions dropped by
 // truncation deleted (nil content). History is truncated to the app's
 // revisionHistoryLimit only after a rollout that succeeded; the inventory
-// after a failed one keeps everything the app may have applied.
-func statusFiles(app AppConfig, st *AppStatus, r *rollout, prev *previous, succeeded bool) (map[string][]byte, error) {
+// after a failed one keeps everything the app may have applied. progress
+// (a checkpoint between waves) adds no history record: the rollout's
+// comes at its end. r is nil when nothing was planned.
+func statusFiles(app AppConfig, st *AppStatus, r *rollout, prev *previous, succeeded, progress bool) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	data, err := st.encode()
 	if err != nil {
@@ -27,21 +28,15 @@ func statusFiles(app AppConfig, st *AppStatus, r *rollout, prev *previous, succe
 	if err != nil {
 		return nil, err
 	}
-	if r == nil {
-		if st.Phase == PhaseFailed {
-			failed := &rollout{trigger: "poll", started: time.Now()}
-			if data, ok, err := failed.historyFile(app.Name, records, st, "poll", failed.started); err != nil {
-				return nil, err
-			} else if ok {
-				files[historyPath(app.Name)] = data
-			}
+	if !progress {
+		if data, ok, err := r.historyFile(app.Name, records, st); err != nil {
+			return nil, err
+		} else if ok {
+			files[historyPath(app.Name)] = data
 		}
-		return files, nil
 	}
-	if data, ok, err := r.historyFile(app.Name, records, st, r.trigger, r.started); err != nil {
-		return nil, err
-	} else if ok {
-		files[historyPath(app.Name)] = data
+	if r == nil {
+		return files, nil
 	}
 	inv := r.plan.Inventory()
 	if !succeeded {

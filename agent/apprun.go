@@ -1,0 +1,120 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/roleout/roleout/sources"
+)
+
+// appRun is one app's reconcile (or rollback, or refusal record): the
+// values every step of it reads once — the agent as it serves the app
+// (with the app's cluster), the app, its logger, the snapshot, what the
+// status branch held, the status being written and the rollout being
+// applied (nil before a plan exists).
+type appRun struct {
+	a     *Agent
+	app   AppConfig
+	log   logrus.FieldLogger
+	snap  sources.Snapshot
+	prev  *previous
+	st    *AppStatus
+	steps *rollout
+}
+
+// report commits the run's status, with the rollout's records, to the
+// status branch.
+func (r *appRun) report(ctx context.Context, msg string) error {
+	return r.commit(ctx, r.st, msg, false)
+}
+
+// fail records err, met before anything was applied, as the app's failed
+// status, keeping the roles of the previous one.
+func (r *appRun) fail(ctx context.Context, err error, msg string) error {
+	r.st.Phase, r.st.Message = PhaseFailed, err.Error()
+	if s := r.prev.status; s != nil {
+		r.st.Prerequisites, r.st.Roles = s.Prerequisites, s.Roles
+	}
+	r.steps = nil
+	return errors.Join(err, r.report(ctx, msg))
+}
+
+// checkpoint returns the function the rollout calls after each wave that
+// leaves work: it commits the progress so far (phase Progressing), so a
+// restarted agent resumes at the next wave, and stops the rollout when the
+// followed ref has moved to a newer commit or the app was suspended. The
+// progress is recorded even when ctx is cancelled meanwhile (the agent is
+// stopping): what was applied must be on the status branch.
+func (r *appRun) checkpoint(ctx context.Context) func(int) error {
+	ctx = context.WithoutCancel(ctx)
+	steps := r.steps
+	return func(wave int) error {
+		progress := *r.st
+		progress.Phase, progress.Message = PhaseProgressing, fmt.Sprintf("wave %d of %d done", wave+1, len(steps.plan.Waves))
+		progress.Prerequisites, progress.Roles = steps.prereq, steps.roles
+		msg := steps.commitMessage(r.app.Name, nil) + fmt.Sprintf(" [wave %d/%d]", wave+1, len(steps.plan.Waves))
+		if err := r.commit(ctx, &progress, msg, true); err != nil {
+			return err
+		}
+		if err := r.a.suspendedStop(r.app.Name, wave, r.snap.Revision); err != nil {
+			return err
+		}
+		head, err := r.a.deps.Fetcher.Head(ctx)
+		if err == nil && head.Commit != r.snap.Revision.Commit {
+			return &SupersededError{Wave: wave, By: head}
+		}
+		return nil
+	}
+}
+
+// commit writes st and the run's files to the status branch. progress is
+// a checkpoint between waves: the rollout's history record, its drift
+// report and the watch of what it applied wait for its end.
+func (r *appRun) commit(ctx context.Context, st *AppStatus, msg string, progress bool) error {
+	a, app, log := r.a, r.app, r.log
+	a.mu.Lock()
+	a.results[app.Name] = st
+	delete(a.done, app.Name)
+	if st.Phase == PhaseSucceeded {
+		a.done[app.Name] = st.Revision
+	}
+	a.mu.Unlock()
+	if st.Phase == PhaseFailed && a.backoffRetries {
+		at := metav1.NewTime(a.deps.now().Add(retryBackoff(st.Attempts)).Truncate(time.Second))
+		st.RetryAfter = &at
+	} else {
+		st.Attempts, st.RetryAfter = 0, nil
+	}
+	files, err := statusFiles(app, st, r.steps, r.prev, st.Phase == PhaseSucceeded, progress)
+	if err != nil {
+		return err
+	}
+	_, err = a.deps.Status.Commit(ctx, files, msg)
+	if errors.Is(err, sources.ErrNoChange) {
+		if !progress {
+			a.driftReported(ctx, log, app, st, r.steps)
+		}
+		return nil
+	}
+	if err != nil {
+		log.WithError(err).Error("status not recorded")
+		return fmt.Errorf("record status: %w", err)
+	}
+	log.WithField("phase", st.Phase).Info(msg)
+	if st.Phase == PhaseSucceeded || st.Phase == PhaseProgressing {
+		a.syncClusterRevisions(ctx, log, app, files)
+	}
+	if progress {
+		return nil
+	}
+	a.driftReported(ctx, log, app, st, r.steps)
+	if st.Phase == PhaseSucceeded && r.steps != nil {
+		a.watchApp(ctx, app, r.steps.plan.Inventory())
+	}
+	return nil
+}
