@@ -388,3 +388,15 @@ func (d *drifts) forget(app string) {
 		delete(d.apps, app)
 	}
 }
+
+// release stops tracking refs of app: roleout is about to delete them
+// (prune), which is not drift.
+func (d *drifts) release(app string, refs []apply.ObjectRef) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if w := d.apps[app]; w != nil {
+		for _, ref := range refs {
+			delete(w.objs, ref)
+		}
+	}
+}

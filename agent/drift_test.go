@@ -92,4 +92,12 @@ func TestDriftTracking(t *testing.T) {
 	if _, all := d.due("shop"); len(all) != 1 || !all[0].Deleted {
 		t.Errorf("after a delete: %+v, want a deleted drift", all)
 	}
+
+	// An object roleout prunes is released first: its delete is no drift.
+	d.event("shop", aw, metaEvent(ref, "50", applied.Add(time.Hour), full))
+	d.release("shop", []apply.ObjectRef{ref})
+	d.event("shop", aw, apply.WatchEvent{Object: ref})
+	if _, all := d.due("shop"); len(all) != 0 {
+		t.Errorf("a pruned object's delete was taken for drift: %+v", all)
+	}
 }

@@ -342,6 +342,7 @@ func (a *Agent) prune(ctx context.Context, log logrus.FieldLogger, app AppConfig
 	for i, e := range plan.Prune {
 		refs[i] = e.ObjectRef
 	}
+	a.drift.release(app.Name, refs) // their deletion is not drift
 	results, err := a.deps.Applier.Prune(ctx, refs, pruneOptions(app, a.appField(app, "prunePersistent")))
 	for _, res := range results {
 		plog := log.WithField("object", res.Object.String())
