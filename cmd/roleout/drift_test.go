@@ -164,10 +164,16 @@ func TestDriftHealed(t *testing.T) {
 	if n := writesTo(t, ns, "deployments", "elastic"); n != 1 {
 		t.Errorf("roleout wrote Deployment elastic %d times, want once (its rollout): the autoscaler's replicas are not drift", n)
 	}
-	if evs, err := cs.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{FieldSelector: "involvedObject.name=b,reason=DriftHealed"}); err != nil || len(evs.Items) == 0 {
-		t.Errorf("no DriftHealed Event on Deployment b (%v)", err)
-	} else if msg := evs.Items[0].Message; !strings.Contains(msg, "kubectl") {
-		t.Errorf("DriftHealed Event says %q, want the other manager named", msg)
+	// The Event follows the status commit.
+	var healedEvent string
+	for deadline := time.Now().Add(30 * time.Second); healedEvent == "" && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		evs, err := cs.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{FieldSelector: "involvedObject.name=b,reason=DriftHealed"})
+		if err == nil && len(evs.Items) > 0 {
+			healedEvent = evs.Items[0].Message
+		}
+	}
+	if !strings.Contains(healedEvent, "kubectl") {
+		t.Errorf("DriftHealed Event on Deployment b says %q, want one naming the other manager", healedEvent)
 	}
 
 	writesC := writesTo(t, ns, "deployments", "c")
