@@ -280,14 +280,25 @@ type RenderConfig struct {
 	MaxMemoryBytes int64 `json:"maxMemoryBytes,omitempty"`
 }
 
-// RoleConfig declares a role: its upgradeOrder and, optionally, a
-// selector that puts objects into it.
+// RoleConfig declares a role: its upgradeOrder and, optionally, the
+// criteria that put objects into it. An object joins the role when it
+// matches every criterion set (selector, kinds, names, paths) and has no
+// roleout.dev/role annotation of its own; a role whose criteria match no
+// object of the render is an error. See render.RoleSpec.
 type RoleConfig struct {
 	Name         string                `json:"name"`
 	UpgradeOrder *int                  `json:"upgradeOrder,omitempty"`
 	Selector     *metav1.LabelSelector `json:"selector,omitempty"`
-	// Kinds, when set, limits the selector to objects of these kinds.
+	// Kinds, when set, claims objects of these kinds only.
 	Kinds []string `json:"kinds,omitempty"`
+	// Names, when set, claims objects whose name matches one of these
+	// shell patterns ("postgres-*"); a pattern with a "/" matches
+	// namespace/name of a namespaced object ("data/*").
+	Names []string `json:"names,omitempty"`
+	// Paths, when set, claims objects rendered from a file at or under
+	// one of these repository paths ("bases/database"), relative to the
+	// repository root.
+	Paths []string `json:"paths,omitempty"`
 }
 
 // WindowConfig allows or denies rollouts for Duration after each time

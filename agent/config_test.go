@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/roleout/roleout/sources"
 )
 
 const minimalConfig = `apiVersion: roleout.dev/v1alpha1
@@ -87,6 +89,15 @@ func TestParseConfigErrors(t *testing.T) {
 		{"role name that is a path", func(s string) string {
 			return strings.Replace(s, "path: apps/web}", "path: apps/web, roles: [{name: ../other-app/x}]}", 1)
 		}, []string{`apps[0].roles[0].name: "../other-app/x" is not a valid role name`}},
+		{"bad role criteria", func(s string) string {
+			return strings.Replace(s, "path: apps/web}", `path: apps/web, roles: [{name: db}, {name: data, kinds: ["apps/StatefulSet"], names: ["postgres-[", "a/b/c"],
+  paths: [bases/database, /bases/cache, ../shared, "./bases/x"]}]}`, 1)
+		}, []string{`apps[0].roles[1].kinds[0]: "apps/StatefulSet" is not a kind`,
+			`apps[0].roles[1].names[0]: invalid pattern "postgres-["`, "shell patterns",
+			`apps[0].roles[1].names[1]: "a/b/c" has more than one "/"`,
+			`apps[0].roles[1].paths[1]: "/bases/cache" must be relative to the repository root, not absolute: write "bases/cache"`,
+			`apps[0].roles[1].paths[2]: "../shared" must not contain ".."`,
+			`apps[0].roles[1].paths[3]: "./bases/x" must be a clean path: write "bases/x"`}},
 		{"wrong type", func(s string) string {
 			return strings.Replace(s, "path: apps/web}", "path: apps/web, roles: [{name: db, upgradeOrder: first}]}", 1)
 		}, []string{"upgradeOrder"}},
@@ -131,6 +142,32 @@ func TestParseConfigErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRoleCriteriaConfig: a role's names and paths reach its render
+// spec, and only an app with a paths role renders with origins.
+func TestRoleCriteriaConfig(t *testing.T) {
+	c, err := ParseConfig([]byte(strings.Replace(minimalConfig, "path: apps/web}", `path: apps/web, roles: [
+  {name: data, upgradeOrder: 1, paths: [bases/database], names: ["postgres-*", "data/*"]}, {name: web, kinds: [Deployment]}]}
+- {name: other, path: apps/other, roles: [{name: web, kinds: [Deployment]}]}`, 1)), "agent.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs, err := RoleSpecs(c.Apps[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"bases/database"}, specs[0].Paths); diff != "" {
+		t.Errorf("paths (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"postgres-*", "data/*"}, specs[0].Names); diff != "" {
+		t.Errorf("names (-want +got):\n%s", diff)
+	}
+	for i, want := range []bool{true, false} {
+		if _, opts := renderRequest(sources.Snapshot{Dir: t.TempDir()}, c.Apps[i]); opts.Origins != want {
+			t.Errorf("app %s renders with origins %v, want %v", c.Apps[i].Name, opts.Origins, want)
+		}
 	}
 }
 

@@ -198,6 +198,7 @@ func (a *AppConfig) validate(field string, add func(field, format string, args .
 				add(rf+".selector", "invalid label selector: %v", err)
 			}
 		}
+		r.validateCriteria(rf, add)
 	}
 	for j, w := range a.Windows {
 		wf := fmt.Sprintf("%s.windows[%d]", field, j)
@@ -212,6 +213,33 @@ func (a *AppConfig) validate(field string, add func(field, format string, args .
 		}
 		if _, err := time.LoadLocation(w.TimeZone); err != nil {
 			add(wf+".timeZone", "unknown time zone %q", w.TimeZone)
+		}
+	}
+}
+
+// validateCriteria checks a role's kinds, names and paths (field is
+// apps[1].roles[0]).
+func (r RoleConfig) validateCriteria(field string, add func(field, format string, args ...any)) {
+	for k, kind := range r.Kinds {
+		if !kindRE.MatchString(kind) {
+			add(fmt.Sprintf("%s.kinds[%d]", field, k), "%q is not a kind: name one such as StatefulSet (no group, no wildcard)", kind)
+		}
+	}
+	for k, p := range r.Names {
+		nf := fmt.Sprintf("%s.names[%d]", field, k)
+		_, err := path.Match(p, "")
+		switch {
+		case p == "":
+			add(nf, "empty: give a name or a shell pattern such as postgres-*")
+		case err != nil:
+			add(nf, "invalid pattern %q: %v; use shell patterns (*, ?, [a-z], \\ to escape) as Go's path.Match takes them", p, err)
+		case strings.Count(p, "/") > 1:
+			add(nf, "%q has more than one \"/\": write a name pattern (postgres-*) or namespace/name (data/postgres-*)", p)
+		}
+	}
+	for k, p := range r.Paths {
+		if msg := render.CheckRepoPath(p); msg != "" {
+			add(fmt.Sprintf("%s.paths[%d]", field, k), "%q %s", p, msg)
 		}
 	}
 }

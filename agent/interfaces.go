@@ -134,12 +134,24 @@ func renderRequest(snap sources.Snapshot, app AppConfig) (render.Source, render.
 		src.Index = snap.Index
 	}
 	opts := renderOptions(app.Render)
+	opts.Origins = usesPaths(app)
 	if snap.Trust == sources.Trusted {
 		src.Domain = string(sources.Trusted)
 	} else {
 		opts = untrustedOptions(opts)
 	}
 	return src, opts
+}
+
+// usesPaths reports whether a role of app claims objects by source path:
+// only then does its render record them (render.Options.Origins).
+func usesPaths(app AppConfig) bool {
+	for _, r := range app.Roles {
+		if len(r.Paths) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // untrustedOptions returns o with exec functions, helm and remote fetches
@@ -193,7 +205,7 @@ func (rolePlanner) Plan(objs []*unstructured.Unstructured, opts render.PlanOptio
 func RoleSpecs(app AppConfig) ([]render.RoleSpec, error) {
 	var out []render.RoleSpec
 	for _, r := range app.Roles {
-		spec := render.RoleSpec{Name: r.Name, UpgradeOrder: r.UpgradeOrder, Kinds: r.Kinds}
+		spec := render.RoleSpec{Name: r.Name, UpgradeOrder: r.UpgradeOrder, Kinds: r.Kinds, Names: r.Names, Paths: r.Paths}
 		if r.Selector != nil {
 			sel, err := metav1.LabelSelectorAsSelector(r.Selector)
 			if err != nil {

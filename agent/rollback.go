@@ -161,9 +161,9 @@ func findRevision(prev *previous, app, role string, n int64) (revision.RoleRevis
 }
 
 // replaceRole returns objs without role's objects (by their role
-// annotation) plus the recorded objects of the revision to restore.
-// Objects that joined the role through a selector are matched by
-// identity.
+// annotation) plus the recorded objects of the revision to restore,
+// marked as the role's (render.MarkRestored). Objects that joined the
+// role through its config criteria are matched by identity.
 func replaceRole(objs []*unstructured.Unstructured, role string, restore []*unstructured.Unstructured) []*unstructured.Unstructured {
 	drop := map[render.ObjectRef]bool{}
 	for _, o := range restore {
@@ -176,6 +176,8 @@ func replaceRole(objs []*unstructured.Unstructured, role string, restore []*unst
 		}
 		out = append(out, o)
 	}
+	// A revision records no source paths (roles[].paths).
+	render.MarkRestored(restore, role)
 	return append(out, restore...)
 }
 

@@ -15,17 +15,21 @@
 //     PriorityClasses, StorageClasses, ClusterRoles and
 //     ClusterRoleBindings go in a prerequisite step before the first wave,
 //     whatever their role.
-//  2. Membership. An object's roleout.dev/role annotation names its role.
-//     An object without one joins the config role that claims it: its
-//     selector matches the object's labels and, when the role lists
-//     kinds, the object is of one of them (kinds alone claim every object
-//     of those kinds); two claiming roles are an error naming the object.
-//     Anything else joins the role "default". A config role with a
-//     selector or kinds that claims no object of the render is an error
-//     naming the role (a typo in a selector is never silence). A role
-//     name, annotated or configured, is a DNS label short enough that
-//     <app>-<role>-<hash> is an object name (CheckRoleName); any other
-//     is an error naming the object and the value.
+//  2. Membership. An object a rollback restored belongs to the role it
+//     was restored for (RestoredRoleAnnotation). Else its
+//     roleout.dev/role annotation names its role: the annotation wins
+//     over every config role. An object without one joins the config
+//     role that claims it: it matches every criterion the role sets
+//     (RoleSpec: selector, kinds, names, paths by the object's source
+//     path); two claiming roles are an error naming the object and both
+//     roles, whatever their order. Anything else joins the role
+//     "default". A config role with criteria that match no object of the
+//     render is an error naming the role and every criterion (a typo is
+//     never silence). A role name, annotated or configured, is a DNS
+//     label short enough that <app>-<role>-<hash> is an object name
+//     (CheckRoleName); any other is an error naming the object and the
+//     value. The internal annotations (origin.go) are removed first:
+//     objects are planned, hashed and recorded without them.
 //  3. Order. A role's upgradeOrder comes from the app config, else from
 //     the roleout.dev/upgrade-order annotation of its objects. Objects of
 //     one role that disagree with each other or with the config are an

@@ -36,6 +36,11 @@ type repoFS struct {
 	// external is set when the render reads outside the repository (an
 	// allowed remote base or file); such a render is never cached.
 	external bool
+	// origins, when set, is the overlay's directory (resolved): its
+	// kustomization file is served asking for origin annotations
+	// (origin.go). userOrigins says that file asked for them itself.
+	origins     string
+	userOrigins bool
 }
 
 var _ filesys.FileSystem = (*repoFS)(nil)
@@ -211,6 +216,7 @@ func (fs *repoFS) ReadFile(path string) ([]byte, error) {
 	if !isKustomization(p) {
 		fs.docs += countDocuments(data)
 	}
+	data = fs.serveKustomization(path, data)
 	if max := fs.limits.MaxObjects; max > 0 && fs.docs > max {
 		return nil, fmt.Errorf("render reads more than %d YAML documents, at %s (limit maxObjects)", max, fs.display(p))
 	}

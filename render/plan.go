@@ -3,13 +3,11 @@ package render
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/secrets"
@@ -36,19 +34,6 @@ const (
 	UnorderedLast UnorderedPolicy = "Last"
 )
 
-// RoleSpec declares a role in the app config.
-type RoleSpec struct {
-	Name string
-	// UpgradeOrder, when set, overrides nothing: objects' annotations must
-	// agree with it.
-	UpgradeOrder *int
-	// Selector, when set, claims objects without a role annotation whose
-	// labels match.
-	Selector labels.Selector
-	// Kinds, when set, limits Selector to these kinds.
-	Kinds []string
-}
-
 // PlanOptions configures NewPlan: the app's role config and what the
 // previous status recorded.
 type PlanOptions struct {
@@ -67,9 +52,11 @@ type PlanOptions struct {
 	// values, when a cluster was reachable; predictions use none (or 0)
 	// otherwise.
 	CollisionCounts map[ObjectRef]*int32
-	// CRDs are CustomResourceDefinitions the cluster has; with the CRDs of
-	// the render they give custom workloads' schema defaults to
-	// predictions.
+	// CRDs are CustomResourceDefinitions the cluster has. They give
+	// custom workloads' schema defaults to predictions, unless the render
+	// has the CRD (it wins: the prerequisite step applies it first);
+	// without either, the CRDs built into roleout do
+	// (revision.BuiltinCRDs).
 	CRDs []*unstructured.Unstructured
 	// Masker masks Secret values in role revisions and keys them in
 	// template hashes (internal/secrets). Nil: a random key for this plan
@@ -136,12 +123,15 @@ func (p *Plan) Roles() []*Role {
 }
 
 // NewPlan groups objs into roles and orders the roles into waves. It is
-// pure; the rules are in the package documentation.
+// pure; the rules are in the package documentation. Objects that carry
+// internal annotations (SourcePathAnnotation, RestoredRoleAnnotation) are
+// planned as copies without them; objs is not changed.
 func NewPlan(objs []*unstructured.Unstructured, opts PlanOptions) (*Plan, error) {
 	if opts.Masker == nil {
 		opts.Masker = secrets.Ephemeral()
 	}
 	p := &Plan{Masker: opts.Masker}
+	objs, marks := takeMarks(objs)
 	var rest []*unstructured.Unstructured
 	for _, o := range objs {
 		if IsPrerequisite(o) {
@@ -150,7 +140,7 @@ func NewPlan(objs []*unstructured.Unstructured, opts PlanOptions) (*Plan, error)
 			rest = append(rest, o)
 		}
 	}
-	roles, err := groupRoles(rest, opts.App, opts.Roles)
+	roles, err := groupRoles(rest, opts.App, opts.Roles, marks)
 	if err != nil {
 		return nil, err
 	}
@@ -160,10 +150,10 @@ func NewPlan(objs []*unstructured.Unstructured, opts PlanOptions) (*Plan, error)
 	if p.PrerequisitesHash, err = revision.TemplateHash(p.Prerequisites, opts.Masker); err != nil {
 		return nil, err
 	}
-	crds := append([]*unstructured.Unstructured(nil), opts.CRDs...)
+	schemas := revision.PredictOptions{CRDs: opts.CRDs}
 	for _, o := range p.Prerequisites {
 		if o.GetKind() == "CustomResourceDefinition" {
-			crds = append(crds, o)
+			schemas.RenderCRDs = append(schemas.RenderCRDs, o)
 		}
 	}
 	for _, r := range roles {
@@ -174,7 +164,7 @@ func NewPlan(objs []*unstructured.Unstructured, opts PlanOptions) (*Plan, error)
 		if err != nil {
 			return nil, fmt.Errorf("role %s: %w", r.Name, err)
 		}
-		if r.Workloads, err = predictWorkloads(r, opts.CollisionCounts, crds); err != nil {
+		if r.Workloads, err = predictWorkloads(r, opts.CollisionCounts, schemas); err != nil {
 			return nil, fmt.Errorf("role %s: %w", r.Name, err)
 		}
 	}
@@ -197,102 +187,6 @@ var prerequisiteKinds = map[string]string{
 func IsPrerequisite(o *unstructured.Unstructured) bool {
 	group, ok := prerequisiteKinds[o.GetKind()]
 	return ok && o.GroupVersionKind().Group == group
-}
-
-// groupRoles assigns every object to a role: its role annotation, else
-// the one config selector that matches it, else the default role. Roles
-// come in declaration order: config roles first, then roles met in objs.
-// Every role name, configured or annotated, must pass CheckRoleName.
-func groupRoles(objs []*unstructured.Unstructured, app string, specs []RoleSpec) ([]*Role, error) {
-	var roles []*Role
-	byName := map[string]*Role{}
-	get := func(name string) *Role {
-		if r := byName[name]; r != nil {
-			return r
-		}
-		r := &Role{Name: name}
-		byName[name] = r
-		roles = append(roles, r)
-		return r
-	}
-	var errs []error
-	for _, s := range specs {
-		if err := CheckRoleName(app, s.Name); err != nil {
-			return nil, fmt.Errorf("app config role: %w", err)
-		}
-		get(s.Name)
-	}
-	claims := map[string]bool{} // config roles whose selector or kinds match some object
-	for _, o := range objs {
-		for _, s := range specs {
-			claims[s.Name] = claims[s.Name] || s.matches(o)
-		}
-		name := o.GetAnnotations()[RoleAnnotation]
-		if name != "" {
-			if err := CheckRoleName(app, name); err != nil {
-				errs = append(errs, fmt.Errorf("%s: annotation %s: %w", Describe(o), RoleAnnotation, err))
-				continue
-			}
-		} else {
-			var matched []string
-			for _, s := range specs {
-				if s.matches(o) {
-					matched = append(matched, s.Name)
-				}
-			}
-			switch len(matched) {
-			case 0:
-				name = DefaultRole
-			case 1:
-				name = matched[0]
-			default:
-				errs = append(errs, fmt.Errorf("%s: matched by the selectors of roles %s: give it a %s annotation or narrow the selectors",
-					Describe(o), strings.Join(matched, " and "), RoleAnnotation))
-				continue
-			}
-		}
-		r := get(name)
-		r.Objects = append(r.Objects, o)
-	}
-	for _, s := range specs {
-		if (s.Selector != nil || len(s.Kinds) > 0) && !claims[s.Name] {
-			errs = append(errs, fmt.Errorf("role %s matches no object: %s matched nothing in the render; fix roles[].selector or roles[].kinds of the app, or remove the role",
-				s.Name, s.describeMatch()))
-		}
-	}
-	var out []*Role
-	for _, r := range roles {
-		if len(r.Objects) > 0 {
-			out = append(out, r)
-		}
-	}
-	return out, errors.Join(errs...)
-}
-
-// matches reports whether the spec claims o: o is of one of its kinds
-// (when it lists any) and its labels match its selector (when it has
-// one). A spec with neither claims nothing: it only orders the objects
-// its role annotation brings.
-func (s RoleSpec) matches(o *unstructured.Unstructured) bool {
-	if s.Selector == nil && len(s.Kinds) == 0 {
-		return false
-	}
-	if len(s.Kinds) > 0 && !slices.Contains(s.Kinds, o.GetKind()) {
-		return false
-	}
-	return s.Selector == nil || s.Selector.Matches(labels.Set(o.GetLabels()))
-}
-
-// describeMatch says what the spec claims, for errors.
-func (s RoleSpec) describeMatch() string {
-	var parts []string
-	if s.Selector != nil {
-		parts = append(parts, fmt.Sprintf("selector %q", s.Selector.String()))
-	}
-	if len(s.Kinds) > 0 {
-		parts = append(parts, "kinds "+strings.Join(s.Kinds, ", "))
-	}
-	return strings.Join(parts, " with ")
 }
 
 // orderRoles sets each role's upgradeOrder from the config or its

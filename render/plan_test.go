@@ -124,7 +124,7 @@ func TestNewPlanRules(t *testing.T) {
 		{name: "a config role that claims nothing is an error", objs: func(t *testing.T) objs {
 			return objs{deploy(t, "web", "", "", "tier", "web")}
 		}, opts: PlanOptions{Roles: []RoleSpec{{Name: "data", UpgradeOrder: intp(1), Selector: labels.SelectorFromSet(labels.Set{"tier": "db"}), Kinds: []string{"StatefulSet"}}}},
-			wantErr: []string{`role data matches no object: selector "tier=db" with kinds StatefulSet matched nothing in the render`}},
+			wantErr: []string{`role data matches no object: selector "tier=db", kinds [StatefulSet] matched nothing in the render`}},
 		{name: "an order-only config role may be empty", objs: func(t *testing.T) objs { return objs{deploy(t, "web", "", "")} },
 			opts: PlanOptions{Roles: []RoleSpec{{Name: "data", UpgradeOrder: intp(1)}}}, want: planShape{Waves: []string{"0: default=update"}}},
 		{name: "annotation beats selector", objs: func(t *testing.T) objs { return objs{deploy(t, "web", "data", "", "tier", "web")} },

@@ -46,6 +46,11 @@ type Options struct {
 	EnableHelm bool
 	// EnableExec lets exec KRM functions run.
 	EnableExec bool
+	// Origins records each object's source path, the repository file it
+	// came from, in SourcePathAnnotation, for roles[].paths (origin.go).
+	// NewPlan removes the annotation; the objects are otherwise those of
+	// a render without Origins.
+	Origins bool
 }
 
 // DefaultOptions returns the defaults: 10,000 objects (kustomize's time
@@ -218,6 +223,8 @@ func (e *errStopped) Unwrap() error { return e.cause }
 // runKustomize runs kustomize on dir through fs, turning a panic into an
 // error. It runs in a sandbox child, alone: kustomize's process-global
 // state (its OpenAPI schema) dies with the process.
+// With opts.Origins each object carries its source path
+// (SourcePathAnnotation, origin.go).
 func runKustomize(fs *repoFS, dir string, opts Options) (objs []*unstructured.Unstructured, err error) {
 	defer openapi.ResetOpenAPI()
 	defer func() {
@@ -236,11 +243,21 @@ func runKustomize(fs *repoFS, dir string, opts Options) (objs []*unstructured.Un
 		kopts.PluginConfig.HelmConfig.Enabled = true
 		kopts.PluginConfig.HelmConfig.Command = "helm"
 	}
+	if opts.Origins {
+		fs.origins = fs.resolve(dir)
+	}
 	resMap, err := krusty.MakeKustomizer(kopts).Run(fs, dir)
 	if err != nil {
 		return nil, err
 	}
-	for _, res := range resMap.Resources() {
+	var sources []string
+	if opts.Origins {
+		overlay, _ := fs.rel(fs.origins)
+		if sources, err = fs.takeOrigins(resMap, overlay); err != nil {
+			return nil, fmt.Errorf("read the objects' origins: %w", err)
+		}
+	}
+	for i, res := range resMap.Resources() {
 		// A JSON round trip gives the int64/float64 values unstructured
 		// objects need (kustomize's maps hold plain ints).
 		data, err := res.MarshalJSON()
@@ -250,6 +267,9 @@ func runKustomize(fs *repoFS, dir string, opts Options) (objs []*unstructured.Un
 		u := &unstructured.Unstructured{}
 		if err := u.UnmarshalJSON(data); err != nil {
 			return nil, fmt.Errorf("%s: %w", res.CurId(), err)
+		}
+		if opts.Origins {
+			setSourcePath(u, sources[i])
 		}
 		objs = append(objs, u)
 	}

@@ -1,0 +1,68 @@
+package agent
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/render/revision"
+)
+
+// TestRollbackPathRole: a rollback of a role that claims its objects by
+// path restores the recorded objects into that role (a revision records
+// no source paths), as a rollback.
+func TestRollbackPathRole(t *testing.T) {
+	render1 := func(image string) []*unstructured.Unstructured {
+		mk := func(name, img, src string) *unstructured.Unstructured {
+			o := &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": "apps/v1", "kind": "Deployment",
+				"metadata": map[string]any{"name": name, "namespace": "shop",
+					"annotations": map[string]any{render.SourcePathAnnotation: src}},
+				"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+					"containers": []any{map[string]any{"name": name, "image": img}}}}},
+			}}
+			return o
+		}
+		return []*unstructured.Unstructured{mk("postgres", image, "bases/database/d.yaml"), mk("redis", "redis:7", "bases/cache/d.yaml")}
+	}
+	one, two := 1, 2
+	opts := render.PlanOptions{App: "shop", Roles: []render.RoleSpec{
+		{Name: "data", UpgradeOrder: &one, Paths: []string{"bases/database"}},
+		{Name: "cache", UpgradeOrder: &two, Paths: []string{"bases/cache"}},
+	}}
+	history := map[string][]revision.RoleRevision{}
+	for _, image := range []string{"postgres:15", "postgres:16"} {
+		p, err := render.NewPlan(render1(image), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range p.Roles() {
+			history[r.Name] = r.History
+		}
+		opts.History = history
+	}
+	first := history["data"][0]
+	objs := replaceRole(render1("postgres:16"), "data", first.UnstructuredObjects())
+	p, err := render.NewPlan(objs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range p.Roles() {
+		switch r.Name {
+		case "data":
+			if r.Decision.Action != revision.Rollback || len(r.Objects) != 1 || r.Hash != first.Hash {
+				t.Errorf("role data: %s to %s with %d objects; want a rollback to %s", r.Decision.Action, r.Hash, len(r.Objects), first.Hash)
+			}
+			if _, ok := r.Objects[0].GetAnnotations()[render.RestoredRoleAnnotation]; ok {
+				t.Error("the restored object is planned with its internal annotation")
+			}
+		case "cache":
+			if r.Changed() {
+				t.Errorf("role cache: %s, want unchanged", r.Decision.Action)
+			}
+		default:
+			t.Errorf("unexpected role %s with %d objects", r.Name, len(r.Objects))
+		}
+	}
+}

@@ -1,0 +1,229 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// RoleSpec declares a role in the app config. Its criteria (Selector,
+// Kinds, Names, Paths) claim the objects that match every criterion it
+// sets; a spec that sets none claims nothing and only orders the objects
+// annotated into its role.
+type RoleSpec struct {
+	Name string
+	// UpgradeOrder, when set, overrides nothing: objects' annotations must
+	// agree with it.
+	UpgradeOrder *int
+	// Selector, when set, claims objects whose labels match.
+	Selector labels.Selector
+	// Kinds, when set, claims objects of these kinds only.
+	Kinds []string
+	// Names, when set, claims objects whose name matches one of these
+	// shell patterns (path.Match: *, ?, [a-z], \). A pattern with a "/"
+	// matches namespace/name of a namespaced object, so "db/*" claims
+	// every object of namespace db; it never matches a cluster-scoped
+	// object.
+	Names []string
+	// Paths, when set, claims objects rendered from a file at or under
+	// one of these repository paths (slash-separated, relative to the
+	// repository root, clean: "bases/database"). An object's path is the
+	// file kustomize read it from, or for a generated object the
+	// kustomization that generated it, as the kustomizations name them
+	// (SourcePathAnnotation); objects of remote bases have none. Paths
+	// need a render with Options.Origins.
+	Paths []string
+}
+
+// claims reports whether any criterion is set.
+func (s RoleSpec) claims() bool {
+	return s.Selector != nil || len(s.Kinds) > 0 || len(s.Names) > 0 || len(s.Paths) > 0
+}
+
+// matches reports whether the spec claims o, whose source path (from
+// the render, "" when unknown) is src: o matches every criterion the
+// spec sets. A spec with none claims nothing.
+func (s RoleSpec) matches(o *unstructured.Unstructured, src string) bool {
+	if !s.claims() {
+		return false
+	}
+	if len(s.Kinds) > 0 && !slices.Contains(s.Kinds, o.GetKind()) {
+		return false
+	}
+	if s.Selector != nil && !s.Selector.Matches(labels.Set(o.GetLabels())) {
+		return false
+	}
+	if len(s.Names) > 0 && !slices.ContainsFunc(s.Names, func(p string) bool { return nameMatches(p, o) }) {
+		return false
+	}
+	if len(s.Paths) > 0 && !slices.ContainsFunc(s.Paths, func(p string) bool { return pathUnder(src, p) }) {
+		return false
+	}
+	return true
+}
+
+// nameMatches matches pattern against o's name, or against
+// namespace/name when the pattern has a "/" (namespaced objects only).
+func nameMatches(pattern string, o *unstructured.Unstructured) bool {
+	subject := o.GetName()
+	if strings.Contains(pattern, "/") {
+		if o.GetNamespace() == "" {
+			return false
+		}
+		subject = o.GetNamespace() + "/" + subject
+	}
+	ok, err := path.Match(pattern, subject)
+	return err == nil && ok
+}
+
+// pathUnder reports whether src is dir or lies under it.
+func pathUnder(src, dir string) bool {
+	dir = strings.TrimSuffix(dir, "/")
+	return src != "" && (src == dir || strings.HasPrefix(src, dir+"/"))
+}
+
+// check refuses criteria that can never be matched as written: a
+// malformed name pattern, a path that is not clean and relative.
+func (s RoleSpec) check() error {
+	for _, p := range s.Names {
+		if _, err := path.Match(p, ""); err != nil || p == "" || strings.Count(p, "/") > 1 {
+			return fmt.Errorf("role %s: names pattern %q is not a shell pattern of a name or namespace/name", s.Name, p)
+		}
+	}
+	for _, p := range s.Paths {
+		if msg := CheckRepoPath(p); msg != "" {
+			return fmt.Errorf("role %s: paths entry %q: %s", s.Name, p, msg)
+		}
+	}
+	return nil
+}
+
+// CheckRepoPath checks a roles[].paths entry: a clean slash-separated
+// path relative to the repository root, inside it. It returns what is
+// wrong and how to write it, or "" when p is good.
+func CheckRepoPath(p string) string {
+	clean := path.Clean(strings.ReplaceAll(p, "\\", "/"))
+	switch {
+	case p == "":
+		return "must name a directory or file of the repository, such as bases/database"
+	case strings.HasPrefix(p, "/"):
+		return fmt.Sprintf("must be relative to the repository root, not absolute: write %q", strings.TrimLeft(clean, "/"))
+	case clean == ".." || strings.HasPrefix(clean, "../") || slices.Contains(strings.Split(p, "/"), ".."):
+		return "must not contain \"..\": name a directory inside the repository, relative to its root"
+	case clean == ".":
+		return "names the whole repository: name a directory such as bases/database, or claim by kinds or selector instead"
+	case strings.Contains(p, "\\"):
+		return fmt.Sprintf("must use \"/\" as separator: write %q", clean)
+	case clean != strings.TrimSuffix(p, "/"):
+		return fmt.Sprintf("must be a clean path: write %q", clean)
+	}
+	return ""
+}
+
+// describeMatch says what the spec claims, for errors: every criterion
+// it sets.
+func (s RoleSpec) describeMatch() string {
+	var parts []string
+	if s.Selector != nil {
+		parts = append(parts, fmt.Sprintf("selector %q", s.Selector.String()))
+	}
+	if len(s.Kinds) > 0 {
+		parts = append(parts, "kinds ["+strings.Join(s.Kinds, ", ")+"]")
+	}
+	if len(s.Names) > 0 {
+		parts = append(parts, "names ["+strings.Join(s.Names, ", ")+"]")
+	}
+	if len(s.Paths) > 0 {
+		parts = append(parts, "paths ["+strings.Join(s.Paths, ", ")+"]")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// groupRoles assigns every object to a role: the role a rollback
+// restored it into (RestoredRoleAnnotation), else its role annotation,
+// else the one config role whose criteria it matches, else the default
+// role. Roles come in declaration order: config roles first, then roles
+// met in objs. Every role name, configured or annotated, must pass
+// CheckRoleName. marks are the objects' internal annotations (takeMarks).
+func groupRoles(objs []*unstructured.Unstructured, app string, specs []RoleSpec, marks map[*unstructured.Unstructured]mark) ([]*Role, error) {
+	var roles []*Role
+	byName := map[string]*Role{}
+	get := func(name string) *Role {
+		if r := byName[name]; r != nil {
+			return r
+		}
+		r := &Role{Name: name}
+		byName[name] = r
+		roles = append(roles, r)
+		return r
+	}
+	var errs []error
+	for _, s := range specs {
+		if err := CheckRoleName(app, s.Name); err != nil {
+			return nil, fmt.Errorf("app config role: %w", err)
+		}
+		if err := s.check(); err != nil {
+			return nil, fmt.Errorf("app config %w", err)
+		}
+		get(s.Name)
+	}
+	claims := map[string]bool{} // config roles whose criteria match some object
+	sourced := false            // some object has a source path
+	for _, o := range objs {
+		m := marks[o]
+		sourced = sourced || m.source != ""
+		var matched []string
+		for _, s := range specs {
+			if s.matches(o, m.source) {
+				matched = append(matched, s.Name)
+				claims[s.Name] = true
+			}
+		}
+		name, from := m.restored, RestoredRoleAnnotation
+		if name == "" {
+			name, from = o.GetAnnotations()[RoleAnnotation], RoleAnnotation
+		}
+		if m.restored != "" {
+			claims[m.restored] = true // what the rollback restored stands for the role's criteria
+		}
+		switch {
+		case name != "":
+			if err := CheckRoleName(app, name); err != nil {
+				errs = append(errs, fmt.Errorf("%s: annotation %s: %w", Describe(o), from, err))
+				continue
+			}
+		case len(matched) == 0:
+			name = DefaultRole
+		case len(matched) == 1:
+			name = matched[0]
+		default:
+			errs = append(errs, fmt.Errorf("%s matches roles %s of the app config: give it a %s annotation, or narrow the roles' selector, kinds, names or paths so that one claims it",
+				Describe(o), strings.Join(matched, " and "), RoleAnnotation))
+			continue
+		}
+		r := get(name)
+		r.Objects = append(r.Objects, o)
+	}
+	for _, s := range specs {
+		if s.claims() && !claims[s.Name] {
+			hint := ""
+			if len(s.Paths) > 0 && !sourced {
+				hint = " (no object of the render has a source path: it was rendered without origins, or only from remote bases)"
+			}
+			errs = append(errs, fmt.Errorf("role %s matches no object: %s matched nothing in the render%s; fix roles[].selector, kinds, names or paths of the app, or remove the role",
+				s.Name, s.describeMatch(), hint))
+		}
+	}
+	var out []*Role
+	for _, r := range roles {
+		if len(r.Objects) > 0 {
+			out = append(out, r)
+		}
+	}
+	return out, errors.Join(errs...)
+}
