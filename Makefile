@@ -47,9 +47,10 @@ fuzz:
 test-unit:
 	$(GO) test -short -count=1 ./...
 
-## bench: roleout vs kubectl, Flux's ssa engine and raw SSA on the local control plane (docs/benchmarks.md); BENCH_PAIRS=N rounds (default 5)
+## bench: roleout vs kubectl, Flux's ssa engine and raw SSA, drift heal times and watch memory, on the local control plane
+## (docs/benchmarks.md); BENCH_PAIRS=N rounds (default 5), BENCH_FLAGS='-only 10,11' some scenarios
 bench: cluster-bins
-	$(GO) run ./hack/bench/roleoutbench
+	$(GO) run ./hack/bench/roleoutbench $(BENCH_FLAGS)
 
 ## run: the demo: a local control plane, examples/llm-serving in a local git repository, two real rollouts
 run: build cluster-bins

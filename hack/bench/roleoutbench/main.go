@@ -3,7 +3,9 @@
 // server (internal/testgit) it measures roleout's agent and apply engine
 // side by side with `kubectl apply --server-side -k` and with Flux's apply
 // engine (fluxcd/pkg/ssa, built from the separate module hack/bench/flux),
-// and against the API server's raw server-side-apply throughput.
+// and against the API server's raw server-side-apply throughput; it also
+// times how fast `roleout run` heals drift its watches see (scenario 10)
+// and what its watches cost in memory and requests (scenario 11).
 //
 //	go run ./hack/bench/roleoutbench [-pairs 5] [-only 1,3] [-out out/bench.txt] [-cpuprofile DIR]
 //
@@ -76,6 +78,8 @@ var scenarios = []scenario{
 	{4, "first install", true, (*env).firstInstall},
 	{7, "the limit", true, (*env).limit},
 	{8, "memory", true, (*env).memory},
+	{10, "drift heal", true, (*env).drift},
+	{11, "memory and requests while watching", true, (*env).watchMemory},
 }
 
 func main() {

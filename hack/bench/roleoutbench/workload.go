@@ -32,6 +32,8 @@ type workload struct {
 	versions  [roles]int
 	// restart puts the version into the pod templates too.
 	restart bool
+	// replicas is every Deployment's spec.replicas (0 unless set: no pods).
+	replicas int
 }
 
 // newWorkload returns the workload at version 0 in namespace ns.
@@ -134,7 +136,7 @@ metadata:
   labels:
     app.kubernetes.io/part-of: bench
 spec:
-  replicas: 0
+  replicas: %d
   selector:
     matchLabels:
       app: %s
@@ -154,7 +156,7 @@ spec:
         - containerPort: 8080
         resources:
           requests: {cpu: 10m, memory: 16Mi}
-`, name, role, r+1, v, name, name, role, template, role, r+1, i)
+`, name, role, r+1, v, w.replicas, name, name, role, template, role, r+1, i)
 	}
 	return b.String()
 }
