@@ -83,7 +83,8 @@ func (a *Agent) observeWorkloads(ctx context.Context, log logrus.FieldLogger, ro
 		st := r.status(role.Name)
 		st.Workloads = nil
 		for _, w := range role.Workloads {
-			ws := WorkloadStatus{Kind: w.Ref.Kind, Namespace: w.Ref.Namespace, Name: w.Ref.Name, RestartsPods: w.RestartsPods, Predicted: w.Predicted}
+			ws := WorkloadStatus{Kind: w.Ref.Kind, Namespace: w.Ref.Namespace, Name: w.Ref.Name, RestartsPods: w.RestartsPods,
+				Predicted: w.Predicted, Schema: w.Schema, Unverified: w.Unverified}
 			res := results[w.Ref]
 			wlog := log.WithFields(logrus.Fields{"role": role.Name, "workload": w.Ref.String()})
 			if res.Err != nil {
@@ -91,8 +92,13 @@ func (a *Agent) observeWorkloads(ctx context.Context, log logrus.FieldLogger, ro
 			} else {
 				p := observedIdentity(res.Observed)
 				ws.Observed, ws.Match = &p, p.Equal(w.Predicted)
-				a.workloadEvent(ctx, role, st, w, p)
-				if !ws.Match {
+				if !r.healing[role.Name] { // a heal is its own Event (DriftHealed)
+					a.workloadEvent(ctx, role, st, w, p)
+				}
+				switch {
+				case !ws.Match && w.Unverified != "":
+					wlog.Infof("the controller made %s; roleout predicted %s", DescribePrediction(p), DescribePredicted(w.Predicted, w.Unverified))
+				case !ws.Match:
 					wlog.Warnf("predicted %s but the controller made %s: a webhook, another writer or a version skew changed the template",
 						DescribePrediction(w.Predicted), DescribePrediction(p))
 				}
@@ -149,10 +155,25 @@ func (a *Agent) workloadEvent(ctx context.Context, role *render.Role, st *RoleSt
 	}
 	msg := fmt.Sprintf("role %s → rev %d (%s): %s", role.Name, st.Revision, st.RevisionName, DescribePrediction(observed))
 	if !observed.Equal(w.Predicted) {
-		msg += fmt.Sprintf(" (predicted %s)", DescribePrediction(w.Predicted))
+		msg += fmt.Sprintf(" (predicted %s)", DescribePredicted(w.Predicted, w.Unverified))
 	}
 	if err := a.deps.Applier.Event(ctx, w.Ref, "RolledOut", msg); err != nil {
 		a.log.WithError(err).WithField("workload", w.Ref.String()).Debug("event not recorded")
+	}
+}
+
+// DescribePredicted names a workload's predicted identity for a person,
+// marked unverified with the reason when roleout cannot vouch for it
+// (render.Workload.Unverified): "ReplicaSet web-6d9f8c7b5", "no
+// prediction, unverified: …".
+func DescribePredicted(p revision.Prediction, unverified string) string {
+	switch {
+	case unverified == "":
+		return DescribePrediction(p)
+	case p.Equal(revision.Prediction{}):
+		return "no prediction, unverified: " + unverified
+	default:
+		return DescribePrediction(p) + ", unverified: " + unverified
 	}
 }
 

@@ -74,6 +74,10 @@ func (a *Applier) Watch(ctx context.Context, refs []ObjectRef, selector string, 
 			}
 			handle(WatchEvent{Object: ref, Meta: m})
 		}
+		if err := inf.SetTransform(slimMetadata); err != nil {
+			cancel()
+			return nil, fmt.Errorf("watch %s: %w", k.gvr, err)
+		}
 		reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(obj any) { deliver(obj, false) },
 			UpdateFunc: func(_, obj any) { deliver(obj, false) },
@@ -92,4 +96,26 @@ func (a *Applier) Watch(ctx context.Context, refs []ObjectRef, selector string, 
 		return nil, fmt.Errorf("watch the app's objects: %w", context.Cause(ctx))
 	}
 	return cancel, nil
+}
+
+// slimMetadata keeps, of a watched object, only what drift needs: its
+// name, namespace, version and the managedFields entries of the main
+// resource and its scale subresource (status entries own no field roleout
+// applies). Labels, annotations (a last-applied-configuration can be as
+// big as the object) and the rest are dropped, so the informers' cache of
+// thousands of objects stays small.
+func slimMetadata(obj any) (any, error) {
+	m, ok := obj.(*metav1.PartialObjectMetadata)
+	if !ok {
+		return obj, nil
+	}
+	slim := &metav1.PartialObjectMetadata{TypeMeta: m.TypeMeta, ObjectMeta: metav1.ObjectMeta{
+		Name: m.Name, Namespace: m.Namespace, ResourceVersion: m.ResourceVersion, UID: m.UID,
+	}}
+	for _, e := range m.ManagedFields {
+		if e.Subresource == "" || e.Subresource == "scale" {
+			slim.ManagedFields = append(slim.ManagedFields, e)
+		}
+	}
+	return slim, nil
 }
