@@ -199,6 +199,27 @@ func TestDriftHealed(t *testing.T) {
 	if n := writesTo(t, ns, "deployments", "c"); n != writesC {
 		t.Errorf("healing wave 1 wrote Deployment c of wave 3 (%d writes, was %d): it did not drift", n, writesC)
 	}
+
+	// Two waves drift at once: wave 1's Deployment deleted, wave 3's
+	// scaled. The heal goes in wave order: c is written only after a is
+	// recreated (and wave 1 healthy).
+	since := len(appWritesList(t, ns))
+	if err := cs.AppsV1().Deployments(ns).Delete(context.Background(), "a", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	scale(t, cs, ns, "c", 4, "kubectl")
+	if !replicasBecome(t, cs, ns, "c", 2, time.Minute) {
+		t.Fatalf("Deployment c was not healed:\n%s", out.String())
+	}
+	var order []string
+	for _, w := range appWritesList(t, ns)[since:] {
+		if w.Resource == "deployments" {
+			order = append(order, w.Verb+" "+w.Name)
+		}
+	}
+	if ia, ic := slices.Index(order, "patch a"), slices.Index(order, "patch c"); ia < 0 || ic < 0 || ia > ic {
+		t.Errorf("writes while healing two waves = %v, want Deployment a recreated (a server-side apply patch) before c is patched", order)
+	}
 }
 
 // TestDriftNotHealed: with selfHeal: false, drift is recorded in the
