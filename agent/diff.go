@@ -74,6 +74,9 @@ type WorkloadDiff struct {
 	Name      string `json:"name"`
 	// Predicted is the identity the controller will give the new template.
 	Predicted revision.Prediction `json:"predicted"`
+	// Unverified, when set, says why Predicted may not be it (zero
+	// Predicted: no prediction), as in the plan.
+	Unverified string `json:"unverified,omitempty"`
 	// Current is the identity of the live template, read from the cluster
 	// (nil offline, or for a workload that does not exist yet).
 	Current *revision.Prediction `json:"current,omitempty"`
@@ -86,12 +89,17 @@ type WorkloadDiff struct {
 func restarts(role *render.Role, current map[apply.ObjectRef]apply.ObserveResult, scope namespaceScope) []WorkloadDiff {
 	var out []WorkloadDiff
 	for _, w := range role.Workloads {
-		d := WorkloadDiff{Kind: w.Ref.Kind, Namespace: w.Ref.Namespace, Name: w.Ref.Name, Predicted: w.Predicted}
+		d := WorkloadDiff{Kind: w.Ref.Kind, Namespace: w.Ref.Namespace, Name: w.Ref.Name, Predicted: w.Predicted, Unverified: w.Unverified}
 		restart := w.RestartsPods
 		if current != nil && scope.reads(w.Ref.Namespace) {
 			if res, ok := current[w.Ref]; ok && res.Err == nil {
 				p := observedIdentity(res.Observed)
-				d.Current, restart = &p, !p.Equal(w.Predicted)
+				d.Current = &p
+				// Without a prediction, the plan's answer (the object
+				// changed) stands.
+				if !w.Predicted.Equal(revision.Prediction{}) {
+					restart = !p.Equal(w.Predicted)
+				}
 			} else {
 				restart = true // not there yet (or unreadable): its pods are created
 			}
@@ -272,7 +280,7 @@ func observeWorkloadsOf(ctx context.Context, applier Applier, roles []*render.Ro
 	var objs []*unstructured.Unstructured
 	for _, role := range roles {
 		for _, o := range role.Objects {
-			if revision.IsWorkload(o) && scope.reads(o.GetNamespace()) {
+			if revision.IsWorkloadKind(o) && scope.reads(o.GetNamespace()) {
 				objs = append(objs, o)
 			}
 		}

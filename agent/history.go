@@ -50,7 +50,10 @@ type RoleRecord struct {
 	Name         string `json:"name"`
 	Revision     int64  `json:"revision"`
 	RevisionName string `json:"revisionName"`
-	// Action is update or rollback (KEP-238 terms).
+	// Action is update or rollback in KEP-238 terms, the revision
+	// history's decision (a first install is an update here, while plans
+	// and previews call it install: revision.Decision.PlanAction), or
+	// retry or heal.
 	Action string `json:"action"`
 }
 

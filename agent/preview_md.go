@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/revision"
 )
 
@@ -52,7 +53,7 @@ func previewMarkdown(p Preview) string {
 				if wl.RestartsPods {
 					restart = "**restarts pods**"
 				}
-				wls = append(wls, fmt.Sprintf("%s → %s (%s)", mdText(wl.Kind+"/"+wl.Name), predictionMD(wl.Predicted), restart))
+				wls = append(wls, fmt.Sprintf("%s → %s (%s)", mdText(wl.Kind+"/"+wl.Name), workloadMD(wl), restart))
 			}
 			fmt.Fprintf(&b, "| %d | %d | %s | %s | %d %s | %s |\n", i+1, w.UpgradeOrder, mdText(r.Name), change, r.Revision, mdCell(mdCode(r.RevisionName)), strings.Join(wls, "<br>"))
 		}
@@ -103,6 +104,20 @@ func diffTarget(d *DiffReport) string {
 		return "the last status in git"
 	}
 	return "the cluster (server-side dry run)"
+}
+
+// workloadMD is a workload's predicted identity inside a table cell,
+// marked unverified with the reason (escaped: it names the workload's
+// kind) when roleout cannot vouch for it.
+func workloadMD(wl render.WorkloadSummary) string {
+	switch {
+	case wl.Unverified == "":
+		return predictionMD(wl.Predicted)
+	case wl.Predicted.Equal(revision.Prediction{}):
+		return "no prediction, **unverified**: " + mdText(wl.Unverified)
+	default:
+		return predictionMD(wl.Predicted) + ", **unverified**: " + mdText(wl.Unverified)
+	}
 }
 
 // predictionMD is a prediction as a code span inside a table cell.

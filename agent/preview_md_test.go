@@ -51,9 +51,10 @@ const hostile = "x`` ```\n```\n# Injected heading\n<script>alert(1)</script>\n| 
 func TestPreviewMarkdownContainsHostileText(t *testing.T) {
 	wl := render.WorkloadSummary{Kind: "Deployment", Name: hostile, RestartsPods: true,
 		Predicted: revision.Prediction{ReplicaSetName: hostile}}
+	unverified := render.WorkloadSummary{Kind: hostile, Name: hostile, Unverified: "no CRD for " + hostile}
 	plan := &render.Summary{
 		Waves: []render.WaveSummary{{UpgradeOrder: 1, Roles: []render.RoleSummary{{
-			Name: hostile, Changed: true, Action: "update", Revision: 2, RevisionName: hostile, Workloads: []render.WorkloadSummary{wl},
+			Name: hostile, Changed: true, Action: "update", Revision: 2, RevisionName: hostile, Workloads: []render.WorkloadSummary{wl, unverified},
 		}}}},
 		Prerequisites: []render.ObjectRef{{APIVersion: "v1", Kind: "Namespace", Name: hostile}},
 		Prune:         []render.ObjectRef{{APIVersion: "v1", Kind: "ConfigMap", Namespace: "app", Name: hostile}},
@@ -162,4 +163,49 @@ func cells(row string) int {
 		}
 	}
 	return n - 1
+}
+
+// TestPreviewMarkdownActionsAndUnverified: a first install says install,
+// and a workload roleout cannot vouch for says unverified, with the
+// reason, instead of stating its identity as a fact.
+func TestPreviewMarkdownActionsAndUnverified(t *testing.T) {
+	plan := &render.Summary{Waves: []render.WaveSummary{{UpgradeOrder: 1, Roles: []render.RoleSummary{{
+		Name: "serving", Changed: true, Action: string(revision.Install), Revision: 1, RevisionName: "llm-serving-5c9f7d8b4",
+		Workloads: []render.WorkloadSummary{
+			{Kind: "LeaderWorkerSet", Name: "decode", RestartsPods: true, Predicted: revision.Prediction{TemplateRevisionHash: "79c7df5f65"}, Schema: revision.SchemaBuiltin},
+			{Kind: "LeaderWorkerSet", Name: "next", RestartsPods: true, Predicted: revision.Prediction{TemplateRevisionHash: "6d9f8c7b5"},
+				Unverified: "no CRD for LeaderWorkerSet.leaderworkerset.x-k8s.io v2 in the render, the cluster or built in"},
+			{Kind: "StormService", Name: "pd", RestartsPods: true, Unverified: "the model.aibrix.ai/sidecar-injection annotation lets aibrix's webhook add a sidecar"},
+		},
+	}}}}}
+	md := previewMarkdown(Preview{App: "llm", Ref: "refs/pull/1/head", Commit: "0123456789", Plan: plan})
+	for _, want := range []string{
+		"| 1 | 1 | serving | **install** | 1 `llm-serving-5c9f7d8b4` |",
+		"LeaderWorkerSet/decode → `template-revision-hash 79c7df5f65` (**restarts pods**)",
+		"LeaderWorkerSet/next → `template-revision-hash 6d9f8c7b5`, **unverified**: no CRD for LeaderWorkerSet.leaderworkerset.x-k8s.io v2 in the render, the cluster or built in (**restarts pods**)",
+		"StormService/pd → no prediction, **unverified**: the model.aibrix.ai/sidecar-injection annotation lets aibrix's webhook add a sidecar (**restarts pods**)",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("preview lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+// TestDescribePredicted: the log, diff and Event wording of a prediction,
+// marked unverified with the reason when it is.
+func TestDescribePredicted(t *testing.T) {
+	lws := revision.Prediction{TemplateRevisionHash: "79c7df5f65"}
+	for _, c := range []struct {
+		p          revision.Prediction
+		unverified string
+		want       string
+	}{
+		{lws, "", "template-revision-hash 79c7df5f65"},
+		{lws, "no CRD", "template-revision-hash 79c7df5f65, unverified: no CRD"},
+		{revision.Prediction{}, "a webhook", "no prediction, unverified: a webhook"},
+	} {
+		if got := DescribePredicted(c.p, c.unverified); got != c.want {
+			t.Errorf("DescribePredicted(%+v, %q) = %q, want %q", c.p, c.unverified, got, c.want)
+		}
+	}
 }

@@ -85,8 +85,8 @@ func restartsAgainstApplied(role *render.Role, old *RoleStatus) {
 	for i := range role.Workloads {
 		w := &role.Workloads[i]
 		w.RestartsPods = true
-		if old == nil {
-			continue
+		if old == nil || w.Predicted.Equal(revision.Prediction{}) {
+			continue // nothing to compare: a workload without a prediction may restart
 		}
 		for _, ws := range old.Workloads {
 			if ws.Kind == w.Ref.Kind && ws.Namespace == w.Ref.Namespace && ws.Name == w.Ref.Name {
@@ -122,10 +122,10 @@ func (r *rollout) logSequence(log logrus.FieldLogger) {
 		switch {
 		case d.Action == revision.Rollback:
 			state = fmt.Sprintf("rollback to the template of %s", d.Revision.Name)
-		case d.Action == revision.Update && d.Previous > 0:
-			state = fmt.Sprintf("update from rev %d", d.Previous)
-		case d.Action == revision.Update:
+		case d.PlanAction() == revision.Install:
 			state = "new"
+		case d.Action == revision.Update:
+			state = fmt.Sprintf("update from rev %d", d.Previous)
 		case r.healing[role.Name]:
 			state = "heal drift"
 		case r.apply[role.Name]:
@@ -141,7 +141,7 @@ func (r *rollout) logSequence(log logrus.FieldLogger) {
 			if w.RestartsPods {
 				restart = "restarts pods"
 			}
-			rlog.Infof("    %s → %s (%s)", w.Ref, DescribePrediction(w.Predicted), restart)
+			rlog.Infof("    %s → %s (%s)", w.Ref, DescribePredicted(w.Predicted, w.Unverified), restart)
 		}
 	}
 }

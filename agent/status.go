@@ -163,6 +163,10 @@ type WorkloadStatus struct {
 	Name         string              `json:"name"`
 	RestartsPods bool                `json:"restartsPods"`
 	Predicted    revision.Prediction `json:"predicted"`
+	// Schema and Unverified are the prediction's, as in the plan
+	// (render.WorkloadSummary).
+	Schema     revision.Schema `json:"schema,omitempty"`
+	Unverified string          `json:"unverified,omitempty"`
 	// Observed is what the controller made, read after the wave; nil
 	// when it could not be read.
 	Observed *revision.Prediction `json:"observed,omitempty"`

@@ -83,9 +83,11 @@ func asPrediction(o Observed) revision.Prediction {
 	}
 }
 
+// mustPredict predicts o with no CRD at all (none built in either), so a
+// custom workload shows what its CRD's defaults change.
 func mustPredict(t *testing.T, o *unstructured.Unstructured) revision.Prediction {
 	t.Helper()
-	p, err := revision.Predict(o, revision.PredictOptions{})
+	p, err := revision.Predict(o, revision.PredictOptions{NoBuiltinCRDs: true})
 	if err != nil {
 		t.Fatal(err)
 	}

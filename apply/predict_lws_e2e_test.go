@@ -154,7 +154,8 @@ func loadCRDs(t *testing.T, dir string) []*unstructured.Unstructured {
 // TestPredictionMatchesLeaderWorkerSetController runs the real lws v0.9.0
 // controller against the test cluster and checks that every predicted
 // template-revision-hash equals the one the controller computed, with the
-// CRD's schema defaults applied from the CRD and without it.
+// CRD's schema defaults applied from the CRD installed and from the one
+// built in, and, where those defaults matter, differs without any CRD.
 func TestPredictionMatchesLeaderWorkerSetController(t *testing.T) {
 	a := newApplier(t)
 	crds := startLWS(t, a)
@@ -170,6 +171,13 @@ func TestPredictionMatchesLeaderWorkerSetController(t *testing.T) {
 			got := observe(t, a, o).TemplateRevisionHash
 			if got != withCRD.TemplateRevisionHash {
 				t.Errorf("predicted %s with the CRD, the controller made %s", withCRD.TemplateRevisionHash, got)
+			}
+			builtin, err := revision.Predict(o, revision.PredictOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if builtin.TemplateRevisionHash != got {
+				t.Errorf("predicted %s with the built-in CRD, the controller made %s", builtin.TemplateRevisionHash, got)
 			}
 			without := mustPredict(t, o).TemplateRevisionHash
 			if crdMatters := name == "size-from-crd-default" || name == "leader-and-ports"; (without == got) == crdMatters {

@@ -130,6 +130,9 @@ func TestPredictionMatchesStormServiceController(t *testing.T) {
 			if diff := cmp.Diff(want, stormObserved(observe(t, a, o))); diff != "" {
 				t.Errorf("(-predicted +controller):\n%s", diff)
 			}
+			if builtin, err := revision.Predict(o, revision.PredictOptions{}); err != nil || !builtin.Equal(want) {
+				t.Errorf("with the built-in CRD: %+v, %v; want %+v", builtin, err, want)
+			}
 			if !mustPredict(t, o).Equal(want) {
 				crdMatters++
 			}

@@ -17,10 +17,11 @@ type WaveSummary struct {
 }
 
 // RoleSummary is one role of a Summary. Action is the decision against
-// the revision history the plan was made with; Changed is whether a
-// rollout applies the role: the decision is a change, unless Summarize
-// was told otherwise (the agent compares with what its status records as
-// applied).
+// the revision history the plan was made with, as plans name it
+// (revision.Decision.PlanAction: install, update, rollback or
+// unchanged); Changed is whether a rollout applies the role: the decision
+// is a change, unless Summarize was told otherwise (the agent compares
+// with what its status records as applied).
 type RoleSummary struct {
 	Name         string            `json:"name"`
 	UpgradeOrder int               `json:"upgradeOrder"`
@@ -33,13 +34,21 @@ type RoleSummary struct {
 	Workloads    []WorkloadSummary `json:"workloads"`
 }
 
-// WorkloadSummary is one workload of a RoleSummary.
+// WorkloadSummary is one workload of a RoleSummary. Schema says where
+// the schema of the prediction came from: "render" or "cluster" (a
+// custom workload's CRD), "builtin" (the Kubernetes types roleout links,
+// or the CRD it carries for a custom workload), absent for none.
+// Unverified, when present, says why Predicted may not be what the
+// controller will compute (Predicted is {} when roleout cannot predict
+// the workload at all).
 type WorkloadSummary struct {
 	Kind         string              `json:"kind"`
 	Namespace    string              `json:"namespace,omitempty"`
 	Name         string              `json:"name"`
 	RestartsPods bool                `json:"restartsPods"`
 	Predicted    revision.Prediction `json:"predicted"`
+	Schema       revision.Schema     `json:"schema,omitempty"`
+	Unverified   string              `json:"unverified,omitempty"`
 }
 
 // Pending is what State says of a role that is changed although its
@@ -78,7 +87,7 @@ func (p *Plan) Summarize(changed func(*Role) bool) Summary {
 			d := r.Decision.Revision
 			rs := RoleSummary{
 				Name: r.Name, UpgradeOrder: r.UpgradeOrder, Hash: d.Hash, Revision: d.Revision,
-				RevisionName: d.Name, Changed: r.Decision.Action != revision.Unchanged, Action: string(r.Decision.Action),
+				RevisionName: d.Name, Changed: r.Decision.Action != revision.Unchanged, Action: string(r.Decision.PlanAction()),
 				Objects: []ObjectRef{}, Workloads: []WorkloadSummary{},
 			}
 			if changed != nil {
@@ -91,6 +100,7 @@ func (p *Plan) Summarize(changed func(*Role) bool) Summary {
 				rs.Workloads = append(rs.Workloads, WorkloadSummary{
 					Kind: w.Ref.Kind, Namespace: w.Ref.Namespace, Name: w.Ref.Name,
 					RestartsPods: w.RestartsPods && rs.Changed, Predicted: w.Predicted,
+					Schema: w.Schema, Unverified: w.Unverified,
 				})
 			}
 			ws.Roles = append(ws.Roles, rs)

@@ -1,6 +1,8 @@
 package render
 
 import (
+	"encoding/json"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/render/revision"
@@ -11,15 +13,25 @@ import (
 type Workload struct {
 	Ref       ObjectRef
 	Predicted revision.Prediction
+	// Schema says where the schema of the prediction came from
+	// (revision.SchemaRender, SchemaCluster or SchemaBuiltin; "" for
+	// none).
+	Schema revision.Schema
+	// Unverified, when set, says why Predicted may not be the identity
+	// the controller computes (Predicted is zero when roleout cannot
+	// predict the workload at all).
+	Unverified string
 	// RestartsPods says the identity differs from the one of the role's
 	// previous revision, or the workload is new: its pods are replaced
-	// (or created).
+	// (or created). For a workload without a prediction it says the
+	// workload's object changed, which may or may not touch its template.
 	RestartsPods bool
 }
 
-// predictWorkloads predicts every workload of r and compares each with
-// the same workload in the role's previous revision.
-func predictWorkloads(r *Role, collisions map[ObjectRef]*int32, crds []*unstructured.Unstructured) ([]Workload, error) {
+// predictWorkloads predicts every workload of r, with the collision
+// counts and the CRDs of schemas, and compares each with the same
+// workload in the role's previous revision.
+func predictWorkloads(r *Role, collisions map[ObjectRef]*int32, schemas revision.PredictOptions) ([]Workload, error) {
 	previous := map[string]*unstructured.Unstructured{}
 	if r.Decision.Action != revision.Unchanged {
 		for _, h := range r.History {
@@ -32,24 +44,39 @@ func predictWorkloads(r *Role, collisions map[ObjectRef]*int32, crds []*unstruct
 	}
 	var out []Workload
 	for _, o := range r.Objects {
-		if !revision.IsWorkload(o) {
+		if !revision.IsWorkloadKind(o) {
 			continue
 		}
 		ref := RefOf(o)
-		opts := revision.PredictOptions{CollisionCount: collisions[ref], CRDs: crds}
-		pred, err := revision.Predict(o, opts)
+		opts := schemas
+		opts.CollisionCount = collisions[ref]
+		res, err := revision.PredictOutcome(o, opts)
 		if err != nil {
 			return nil, err
 		}
-		w := Workload{Ref: ref, Predicted: pred}
+		w := Workload{Ref: ref, Predicted: res.Prediction, Schema: res.Schema, Unverified: res.Unverified}
 		if r.Decision.Action != revision.Unchanged {
 			w.RestartsPods = true
 			if old, ok := previous[ref.Key()]; ok {
-				before, err := revision.Predict(old, opts)
-				w.RestartsPods = err != nil || !before.Equal(pred)
+				w.RestartsPods = restarts(old, o, res, opts)
 			}
 		}
 		out = append(out, w)
 	}
 	return out, nil
+}
+
+// restarts reports whether workload o, predicted as res, restarts the
+// pods of old, its version in the previous revision: its identity
+// changes, or, with no prediction, its object does.
+func restarts(old, o *unstructured.Unstructured, res revision.Outcome, opts revision.PredictOptions) bool {
+	if res.Prediction.Equal(revision.Prediction{}) {
+		// As JSON: a record read back from the status branch may hold a
+		// number in another Go type than the render.
+		a, err1 := json.Marshal(revision.Normalize(old))
+		b, err2 := json.Marshal(revision.Normalize(o))
+		return err1 != nil || err2 != nil || string(a) != string(b)
+	}
+	before, err := revision.Predict(old, opts)
+	return err != nil || !before.Equal(res.Prediction)
 }

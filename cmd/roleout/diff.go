@@ -152,7 +152,7 @@ func printRestarts(p *printer, rep *agent.DiffReport) {
 			if w.Current != nil {
 				now = "now " + agent.DescribePrediction(*w.Current)
 			}
-			p.f("  %-20s %s → %s (%s)\n", stepLabel(s.Role), ref, agent.DescribePrediction(w.Predicted), now)
+			p.f("  %-20s %s → %s (%s)\n", stepLabel(s.Role), ref, agent.DescribePredicted(w.Predicted, w.Unverified), now)
 		}
 	}
 }

@@ -131,10 +131,13 @@ func printRoles(p *printer, rep *agent.HistoryReport) {
 			p.f("%s\t%d\t%s\t%s\t%s\t\t\t\n", r.Name, r.UpgradeOrder, rev, name, result)
 		}
 		for i, wl := range r.Workloads {
-			observed := "-"
+			observed, predicted := "-", predictionText(wl.Predicted)
+			if wl.Unverified != "" {
+				predicted = strings.TrimPrefix(predicted+" (unverified: "+wl.Unverified+")", " ")
+			}
 			if wl.Observed != nil {
 				observed = predictionText(*wl.Observed)
-				if !wl.Match {
+				if !wl.Match && wl.Unverified == "" {
 					observed += " (MISMATCH)"
 				}
 			}
@@ -143,7 +146,7 @@ func printRoles(p *printer, rep *agent.HistoryReport) {
 			} else {
 				p.f("\t\t\t\t\t")
 			}
-			p.f("%s/%s\t%s\t%s\n", wl.Kind, wl.Name, predictionText(wl.Predicted), observed)
+			p.f("%s/%s\t%s\t%s\n", wl.Kind, wl.Name, predicted, observed)
 		}
 	}
 }

@@ -193,7 +193,7 @@ func printPlan(w io.Writer, header string, s render.Summary) error {
 				if w.RestartsPods {
 					restart = "restarts pods"
 				}
-				p.f("    %s/%s → %s (%s)\n", w.Kind, w.Name, predictionText(w.Predicted), restart)
+				p.f("    %s/%s → %s (%s)\n", w.Kind, w.Name, workloadText(w), restart)
 			}
 		}
 	}
@@ -245,6 +245,20 @@ func printRender(w io.Writer, plan *render.Plan, output string) error {
 		}
 	}
 	return p.err
+}
+
+// workloadText names a workload's predicted identity, marked unverified,
+// with the reason, when it is not one roleout can vouch for.
+func workloadText(w render.WorkloadSummary) string {
+	pred := predictionText(w.Predicted)
+	switch {
+	case w.Unverified == "":
+		return pred
+	case pred == "":
+		return "no prediction, unverified: " + w.Unverified
+	default:
+		return pred + ", unverified: " + w.Unverified
+	}
 }
 
 // predictionText names a predicted identity.

@@ -30,8 +30,8 @@ func TestPlanLocalDir(t *testing.T) {
 	for _, w := range s.Waves {
 		for _, r := range w.Roles {
 			got = append(got, r.Name+"@"+r.RevisionName[:len("web-")+len(r.Name)])
-			if !r.Changed || r.Revision != 1 || r.Hash == "" || len(r.Objects) == 0 {
-				t.Errorf("role %+v: want changed, revision 1, a hash and objects", r)
+			if !r.Changed || r.Action != "install" || r.Revision != 1 || r.Hash == "" || len(r.Objects) == 0 {
+				t.Errorf("role %+v: want changed, action install, revision 1, a hash and objects", r)
 			}
 		}
 	}
@@ -43,7 +43,7 @@ func TestPlanLocalDir(t *testing.T) {
 	}
 
 	code, out, _ = cli("plan", "testdata/web")
-	for _, want := range []string{"prerequisites: Namespace/web", "wave 1 (upgradeOrder 1)", "role db", "wave 2 (upgradeOrder 2)", "role worker",
+	for _, want := range []string{"prerequisites: Namespace/web", "wave 1 (upgradeOrder 1)", "role db", "wave 2 (upgradeOrder 2)", "role worker", " install ",
 		"Deployment/worker → ReplicaSet worker-", "(restarts pods)"} {
 		if code != exitOK || !strings.Contains(out, want) {
 			t.Errorf("text plan lacks %q:\n%s", want, out)
@@ -260,7 +260,7 @@ func TestPlanFromGit(t *testing.T) {
 					}
 				}
 			}
-			if diff := cmp.Diff([]string{"1:db:update:1", "2:api:update:1", "2:worker:update:1"}, got); diff != "" {
+			if diff := cmp.Diff([]string{"1:db:install:1", "2:api:install:1", "2:worker:install:1"}, got); diff != "" {
 				t.Fatalf("roles, no previous status (-want +got):\n%s", diff)
 			}
 			hash := s.Waves[len(s.Waves)-1].Roles[len(s.Waves[len(s.Waves)-1].Roles)-1].Hash

@@ -50,6 +50,11 @@ const (
 	Rollback Action = "rollback"
 	// Update: no revision has it; a new one gets max+1.
 	Update Action = "update"
+	// Install is what plans and previews call an Update of a role that
+	// has no earlier revision (Decision.Previous 0): its first install.
+	// Decide never returns it, and history records keep Update: for the
+	// history both are a new revision (KEP-238). See PlanAction.
+	Install Action = "install"
 )
 
 // Decision is the outcome of comparing a render with a role's history.
@@ -59,6 +64,15 @@ type Decision struct {
 	Revision RoleRevision
 	// Previous is the revision number the role had before (0 for none).
 	Previous int64
+}
+
+// PlanAction is d's action as plans, previews and logs name it: Install
+// for an Update of a role with no earlier revision, else d.Action.
+func (d Decision) PlanAction() Action {
+	if d.Action == Update && d.Previous == 0 {
+		return Install
+	}
+	return d.Action
 }
 
 // Decide compares the objects rendered for role of app with the role's

@@ -48,25 +48,66 @@ type PredictOptions struct {
 	// cluster has it; nil when the cluster is not reachable or the field
 	// is unset (the controllers then use none, or 0).
 	CollisionCount *int32
-	// CRDs are CustomResourceDefinitions at hand (from the render or the
-	// cluster); a custom workload's CRD gives its schema defaults.
+	// CRDs are the CustomResourceDefinitions the cluster has; a custom
+	// workload's CRD gives its schema defaults and pruning.
 	CRDs []*unstructured.Unstructured
+	// RenderCRDs are the CustomResourceDefinitions of the render. They
+	// win over CRDs: the prerequisite step applies them before any wave,
+	// so the API server serves the workload with them.
+	RenderCRDs []*unstructured.Unstructured
+	// NoBuiltinCRDs turns off the fallback to BuiltinCRDs: a custom
+	// workload whose CRD is in neither RenderCRDs nor CRDs is predicted
+	// without a schema, and unverified. Tests use it to show what the
+	// schema changes.
+	NoBuiltinCRDs bool
+}
+
+// Outcome is a prediction and what it rests on.
+type Outcome struct {
+	// Prediction is the identity predicted; zero when the workload
+	// cannot be predicted at all (Unverified says why).
+	Prediction Prediction
+	// Schema is where the schema applied came from: SchemaBuiltin for
+	// the apps kinds; for a custom kind the CRD's source, "" when none
+	// was found.
+	Schema Schema
+	// Unverified, when set, says why Prediction may not be the identity
+	// the controller will compute: no schema for a custom kind, or a
+	// template the modelled code does not produce (a webhook roleout does
+	// not model rewrites it).
+	Unverified string
 }
 
 // IsWorkload reports whether Predict knows o's kind and can predict o
 // (not a StormService whose template aibrix's webhook rewrites).
 func IsWorkload(o *unstructured.Unstructured) bool {
+	return IsWorkloadKind(o) && unmodelled(o) == ""
+}
+
+// IsWorkloadKind reports whether o is of a kind whose workloads roleout
+// predicts: plans list every such object, with its prediction or as
+// unverified (PredictOutcome).
+func IsWorkloadKind(o *unstructured.Unstructured) bool {
 	_, ok := predictors[o.GroupVersionKind().GroupKind().String()]
-	return ok && predictable(o)
+	return ok
+}
+
+// predictor computes the prediction for one group/kind. crd is the
+// schema of a custom kind (nil when none was found); the apps kinds have
+// theirs compiled in and get nil.
+type predictor struct {
+	predict func(o, crd *unstructured.Unstructured, opts PredictOptions) (Prediction, error)
+	// custom says the kind is a custom resource, whose schema is a CRD.
+	custom bool
 }
 
 // predictors computes a prediction per group/kind.
-var predictors = map[string]func(*unstructured.Unstructured, PredictOptions) (Prediction, error){
-	"Deployment.apps":                          predictDeployment,
-	"StatefulSet.apps":                         predictStatefulSet,
-	"DaemonSet.apps":                           predictDaemonSet,
-	"LeaderWorkerSet.leaderworkerset.x-k8s.io": predictLeaderWorkerSet,
-	"StormService.orchestration.aibrix.ai":     predictStormService,
+var predictors = map[string]predictor{
+	"Deployment.apps":                          {predict: predictDeployment},
+	"StatefulSet.apps":                         {predict: predictStatefulSet},
+	"DaemonSet.apps":                           {predict: predictDaemonSet},
+	"LeaderWorkerSet.leaderworkerset.x-k8s.io": {predict: predictLeaderWorkerSet, custom: true},
+	"StormService.orchestration.aibrix.ai":     {predict: predictStormService, custom: true},
 }
 
 // Predict returns the identity o's controller will compute for o's
@@ -76,20 +117,65 @@ var predictors = map[string]func(*unstructured.Unstructured, PredictOptions) (Pr
 // controller's own hash code (k8s.io/kubernetes v1.37.2, linked); the
 // custom kinds through their CRD's schema and their controllers' code
 // (predict_lws.go, predict_storm.go). It returns an error for a kind it
-// does not know.
+// does not know and for a workload it cannot predict at all; see
+// PredictOutcome for where the schema came from and whether the
+// prediction is verified.
 func Predict(o *unstructured.Unstructured, opts PredictOptions) (Prediction, error) {
-	p, ok := predictors[o.GroupVersionKind().GroupKind().String()]
-	if !ok {
-		return Prediction{}, fmt.Errorf("%s/%s: no prediction for kind %s", o.GetKind(), o.GetName(), o.GroupVersionKind())
-	}
-	pred, err := p(o, opts)
+	out, err := PredictOutcome(o, opts)
 	if err != nil {
-		return Prediction{}, fmt.Errorf("predict %s %s/%s: %w", o.GetKind(), o.GetNamespace(), o.GetName(), err)
+		return Prediction{}, err
 	}
-	return pred, nil
+	if out.Prediction.Equal(Prediction{}) && out.Unverified != "" {
+		return Prediction{}, fmt.Errorf("%s %s/%s: not predicted: %s", o.GetKind(), o.GetNamespace(), o.GetName(), out.Unverified)
+	}
+	return out.Prediction, nil
 }
 
-func predictDeployment(o *unstructured.Unstructured, opts PredictOptions) (Prediction, error) {
+// PredictOutcome predicts o as Predict does and says what the
+// prediction rests on. A custom workload's schema is the CRD in the
+// render, else the cluster's, else the one built in (schemaFor); with
+// none, it is predicted without schema defaults and unverified. A
+// workload whose template a webhook roleout does not model rewrites has
+// no prediction and is unverified.
+func PredictOutcome(o *unstructured.Unstructured, opts PredictOptions) (Outcome, error) {
+	gvk := o.GroupVersionKind()
+	p, ok := predictors[gvk.GroupKind().String()]
+	if !ok {
+		return Outcome{}, fmt.Errorf("%s/%s: no prediction for kind %s", o.GetKind(), o.GetName(), gvk)
+	}
+	if why := unmodelled(o); why != "" {
+		return Outcome{Unverified: why}, nil
+	}
+	out := Outcome{Schema: SchemaBuiltin}
+	var crd *unstructured.Unstructured
+	if p.custom {
+		var err error
+		if crd, out.Schema, err = schemaFor(o, opts); err != nil {
+			return Outcome{}, err
+		}
+		if crd == nil {
+			out.Unverified = fmt.Sprintf("no CRD for %s.%s %s in the render, the cluster or built in: predicted without its schema's defaults",
+				gvk.Kind, gvk.Group, gvk.Version)
+		}
+	}
+	pred, err := p.predict(o, crd, opts)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("predict %s %s/%s: %w", o.GetKind(), o.GetNamespace(), o.GetName(), err)
+	}
+	out.Prediction = pred
+	return out, nil
+}
+
+// unmodelled says why roleout cannot predict workload o of a known kind,
+// "" when it can.
+func unmodelled(o *unstructured.Unstructured) string {
+	if o.GroupVersionKind().GroupKind().String() == "StormService.orchestration.aibrix.ai" {
+		return stormUnmodelled(o)
+	}
+	return ""
+}
+
+func predictDeployment(o, _ *unstructured.Unstructured, opts PredictOptions) (Prediction, error) {
 	d := &appsv1.Deployment{}
 	if err := asServed(o, d); err != nil {
 		return Prediction{}, err
@@ -112,7 +198,7 @@ func replicaSetName(deployment, hash string) string {
 // cutting the revision patch.
 var stsPatchCodec = clientscheme.Codecs.LegacyCodec(appsv1.SchemeGroupVersion)
 
-func predictStatefulSet(o *unstructured.Unstructured, opts PredictOptions) (Prediction, error) {
+func predictStatefulSet(o, _ *unstructured.Unstructured, opts PredictOptions) (Prediction, error) {
 	set := &appsv1.StatefulSet{}
 	if err := asServed(o, set); err != nil {
 		return Prediction{}, err
@@ -135,7 +221,7 @@ func predictStatefulSet(o *unstructured.Unstructured, opts PredictOptions) (Pred
 	return Prediction{ControllerRevisionName: history.ControllerRevisionName(set.Name, history.HashControllerRevision(cr, &cc))}, nil
 }
 
-func predictDaemonSet(o *unstructured.Unstructured, opts PredictOptions) (Prediction, error) {
+func predictDaemonSet(o, _ *unstructured.Unstructured, opts PredictOptions) (Prediction, error) {
 	ds := &appsv1.DaemonSet{}
 	if err := asServed(o, ds); err != nil {
 		return Prediction{}, err

@@ -24,12 +24,12 @@ var lwsScheme = func() *runtime.Scheme {
 
 // predictLeaderWorkerSet predicts the template-revision-hash the
 // LeaderWorkerSet controller (sigs.k8s.io/lws v0.9.0, linked) gives o: the
-// CRD's structural defaults and pruning when the CRD is at hand, the
+// CRD's structural defaults and pruning when it has a CRD (crd), the
 // mutating webhook's defaults, then lws' own revision code on the object
 // decoded into its types, as the controller reads it.
-func predictLeaderWorkerSet(o *unstructured.Unstructured, opts PredictOptions) (Prediction, error) {
+func predictLeaderWorkerSet(o, crd *unstructured.Unstructured, _ PredictOptions) (Prediction, error) {
 	u := o.DeepCopy()
-	if crd := findCRD(u, opts.CRDs); crd != nil {
+	if crd != nil {
 		if err := asStored(u, crd); err != nil {
 			return Prediction{}, err
 		}

@@ -22,14 +22,13 @@ const (
 	SidecarInjectionAnnotation = "model.aibrix.ai/sidecar-injection"
 )
 
-// predictable reports whether Predict can give o's identity: every
-// StormService but one whose template aibrix's webhook rewrites.
-func predictable(o *unstructured.Unstructured) bool {
-	if o.GroupVersionKind().GroupKind().String() != "StormService.orchestration.aibrix.ai" {
-		return true
+// stormUnmodelled says why roleout cannot predict StormService o: its
+// template is one aibrix's webhook rewrites; "" for every other.
+func stormUnmodelled(o *unstructured.Unstructured) string {
+	if _, injected := o.GetAnnotations()[SidecarInjectionAnnotation]; injected {
+		return fmt.Sprintf("the %s annotation lets aibrix's mutating webhook add its runtime sidecar, which roleout does not model", SidecarInjectionAnnotation)
 	}
-	_, injected := o.GetAnnotations()[SidecarInjectionAnnotation]
-	return !injected
+	return ""
 }
 
 // predictStormService predicts what the aibrix v0.6.0 StormService
@@ -46,19 +45,18 @@ func predictable(o *unstructured.Unstructured) bool {
 // util/controller_utils.go ComputeHash). Both see exactly the fields of
 // the v0.31.8 Go structs, which roleout does not link: it decodes into
 // the generated table of those structs (aibrix_types.json) and writes the
-// patch and the dump from it. The CRD's structural defaults and pruning
+// patch and the dump from it. The structural defaults and pruning of crd
 // go first, as the API server applies them to the StormService and again
 // to the RoleSet.
-func predictStormService(o *unstructured.Unstructured, opts PredictOptions) (Prediction, error) {
-	if !predictable(o) {
-		return Prediction{}, fmt.Errorf("not predicted: the %s annotation lets aibrix's webhook add a sidecar", SidecarInjectionAnnotation)
+func predictStormService(o, crd *unstructured.Unstructured, opts PredictOptions) (Prediction, error) {
+	if why := stormUnmodelled(o); why != "" {
+		return Prediction{}, fmt.Errorf("not predicted: %s", why)
 	}
 	types, err := aibrixTypes()
 	if err != nil {
 		return Prediction{}, err
 	}
 	u := o.DeepCopy()
-	crd := findCRD(u, opts.CRDs)
 	if crd != nil {
 		if err := asStored(u, crd); err != nil {
 			return Prediction{}, err

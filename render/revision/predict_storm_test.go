@@ -144,7 +144,8 @@ func TestStormServicePredictionMatchesAibrixCode(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			want := runOracle(t, stored(t, objs, c.crds, c.cc))
 			for i, o := range objs {
-				opts := PredictOptions{CRDs: c.crds}
+				// Without the CRD means none built in either.
+				opts := PredictOptions{CRDs: c.crds, NoBuiltinCRDs: c.crds == nil}
 				if c.cc != nil {
 					n := int32(*c.cc)
 					opts.CollisionCount = &n

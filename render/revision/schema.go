@@ -12,6 +12,50 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
+// Schema says where the schema a prediction applied came from.
+type Schema string
+
+// The Schemas of an Outcome.
+const (
+	// SchemaRender: a CustomResourceDefinition in the render, which the
+	// prerequisite step applies before any wave, so the API server
+	// serves the workload with it.
+	SchemaRender Schema = "render"
+	// SchemaCluster: the CustomResourceDefinition the cluster has.
+	SchemaCluster Schema = "cluster"
+	// SchemaBuiltin: built into roleout: the Kubernetes v1.37.2 types
+	// for the apps kinds, and for the custom kinds the CRDs of the
+	// controller modules roleout links (BuiltinCRDs).
+	SchemaBuiltin Schema = "builtin"
+)
+
+// schemaFor returns the CustomResourceDefinition that gives custom
+// resource o its schema and where it came from: the render's, else the
+// cluster's, else a built-in one that serves o's version (unless
+// opts.NoBuiltinCRDs); nil and "" when there is none. A CRD in the render
+// or the cluster is taken as the API server would take it, whatever
+// versions it serves (one that does not serve o's is an error later:
+// the server would refuse o).
+func schemaFor(o *unstructured.Unstructured, opts PredictOptions) (*unstructured.Unstructured, Schema, error) {
+	if crd := findCRD(o, opts.RenderCRDs); crd != nil {
+		return crd, SchemaRender, nil
+	}
+	if crd := findCRD(o, opts.CRDs); crd != nil {
+		return crd, SchemaCluster, nil
+	}
+	if opts.NoBuiltinCRDs {
+		return nil, "", nil
+	}
+	builtin, err := BuiltinCRDs()
+	if err != nil {
+		return nil, "", err
+	}
+	if crd := findCRD(o, builtin); crd != nil && serves(crd, o.GroupVersionKind().Version) {
+		return crd, SchemaBuiltin, nil
+	}
+	return nil, "", nil
+}
+
 // findCRD returns the CustomResourceDefinition among crds that defines
 // o's kind, or nil.
 func findCRD(o *unstructured.Unstructured, crds []*unstructured.Unstructured) *unstructured.Unstructured {
@@ -24,6 +68,18 @@ func findCRD(o *unstructured.Unstructured, crds []*unstructured.Unstructured) *u
 		}
 	}
 	return nil
+}
+
+// serves reports whether crd serves version.
+func serves(crd *unstructured.Unstructured, version string) bool {
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	for _, v := range versions {
+		m, _ := v.(map[string]any)
+		if served, _ := m["served"].(bool); served && m["name"] == version {
+			return true
+		}
+	}
+	return false
 }
 
 // asStored applies to o what the API server does to a custom resource
