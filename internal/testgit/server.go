@@ -2,6 +2,7 @@ package testgit
 
 import (
 	"bytes"
+	"context"
 	"crypto/subtle"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Endpoint is one kind of smart-HTTP request.
@@ -241,9 +243,18 @@ func (s *Server) Resume() error {
 	return nil
 }
 
-// Close stops the server.
+// Close stops the server. It waits (up to 10 s) for requests in flight,
+// whose git processes write to the log file, before closing that file.
 func (s *Server) Close() error {
-	err := s.http.Close()
+	s.mu.Lock()
+	srv := s.http
+	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := srv.Shutdown(ctx)
+	if err != nil {
+		err = srv.Close()
+	}
 	s.logFile.Close()
 	return err
 }
