@@ -333,21 +333,40 @@ func LoadConfig(path string) (*Config, error) {
 func ParseConfig(data []byte, name string) (*Config, error) {
 	js, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: invalid YAML: %w", name, err)
+		return nil, fmt.Errorf("%s: invalid YAML: %w%s", name, err, yamlHint(err))
 	}
 	var c Config
 	strict, err := sigsjson.UnmarshalStrict(js, &c, sigsjson.DisallowUnknownFields)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	if err == nil && len(strict) > 0 {
+		err = fmt.Errorf("%w (check the field names against the configuration reference in the README)", strict[0])
 	}
-	if len(strict) > 0 {
-		return nil, fmt.Errorf("%s: %w (check the field names against the configuration reference in the README)", name, strict[0])
+	if err != nil {
+		if explained := explainDecode(js); explained != nil {
+			return nil, fmt.Errorf("%s: %w", name, explained)
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	c.setDefaults()
 	if err := c.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return &c, nil
+}
+
+// yamlHint says how to fix the YAML errors a hand-written file most
+// often has.
+func yamlHint(err error) string {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "found a tab character"), strings.Contains(msg, "found character that cannot start any token"):
+		return ": indent with spaces, not tabs (YAML does not allow tabs in indentation)"
+	case strings.Contains(msg, "already set in map"), strings.Contains(msg, "duplicate"):
+		return ": a key appears twice in the same mapping; keep one"
+	case strings.Contains(msg, "mapping values are not allowed"), strings.Contains(msg, "did not find expected key"),
+		strings.Contains(msg, "did not find expected '-' indicator"):
+		return ": check the indentation at that line (fields of one mapping line up; a value with a colon and a space needs quotes)"
+	}
+	return ""
 }
 
 func (c *Config) setDefaults() {

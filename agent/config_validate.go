@@ -29,8 +29,11 @@ func (c *Config) validate() error {
 	add := func(field, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
 	}
-	if c.APIVersion != ConfigAPIVersion || c.Kind != ConfigKind {
-		add("apiVersion/kind", "must be %s / %s, got %q / %q", ConfigAPIVersion, ConfigKind, c.APIVersion, c.Kind)
+	if c.APIVersion != ConfigAPIVersion {
+		add("apiVersion", "must be %s, got %q: write apiVersion: %s (apiVersion/kind identify an agent configuration)", ConfigAPIVersion, c.APIVersion, ConfigAPIVersion)
+	}
+	if c.Kind != ConfigKind {
+		add("kind", "must be %s, got %q: write kind: %s (apiVersion/kind identify an agent configuration)", ConfigKind, c.Kind, ConfigKind)
 	}
 	c.validateSource(add)
 	if c.Schedule.Interval.Duration < 0 {
@@ -41,7 +44,7 @@ func (c *Config) validate() error {
 			add("schedule", "set interval or cron, not both")
 		}
 		if _, err := cronParser.Parse(c.Schedule.Cron); err != nil {
-			add("schedule.cron", "invalid cron expression %q: %v", c.Schedule.Cron, err)
+			add("schedule.cron", "invalid cron expression %q: %v; %s", c.Schedule.Cron, err, cronHint)
 		}
 	}
 	if _, err := time.LoadLocation(c.Schedule.TimeZone); err != nil {
@@ -75,14 +78,15 @@ func (c *Config) validate() error {
 		add("apps", "at least one app is required")
 	}
 	validateDestinations("defaults", c.Defaults.AllowedNamespaces, c.Defaults.AllowedKinds, add)
-	seen := map[string]bool{}
+	seen := map[string]int{}
 	for i := range c.Apps {
 		a := &c.Apps[i]
 		field := fmt.Sprintf("apps[%d]", i)
-		if seen[a.Name] {
-			add(field+".name", "duplicate app name %q", a.Name)
+		if j, ok := seen[a.Name]; ok && a.Name != "" {
+			add(field+".name", "duplicate app name %q (apps[%d] has it too): app names must be unique; rename one", a.Name, j)
+		} else if !ok {
+			seen[a.Name] = i
 		}
-		seen[a.Name] = true
 		a.validate(field, add)
 	}
 	return errors.Join(errs...)
@@ -91,7 +95,7 @@ func (c *Config) validate() error {
 func (c *Config) validateSource(add func(field, format string, args ...any)) {
 	s := c.Source
 	if s.URL == "" {
-		add("source.url", "required: the git repository to poll")
+		add("source.url", "required: the git repository to poll, such as https://github.com/org/config.git or ssh://git@github.com/org/config.git")
 	}
 	refs := 0
 	for _, v := range []string{s.Branch, s.Tag, s.Semver, s.Commit} {
@@ -103,7 +107,13 @@ func (c *Config) validateSource(add func(field, format string, args ...any)) {
 	case refs == 0:
 		add("source.branch", "required: set one of branch, tag, semver or commit")
 	case refs > 1:
-		add("source", "set only one of branch, tag, semver and commit")
+		var set []string
+		for _, r := range []struct{ name, value string }{{"branch", s.Branch}, {"tag", s.Tag}, {"semver", s.Semver}, {"commit", s.Commit}} {
+			if r.value != "" {
+				set = append(set, fmt.Sprintf("%s (%q)", r.name, r.value))
+			}
+		}
+		add("source", "set only one of branch, tag, semver and commit; %s are set: keep the one to follow and remove the others", strings.Join(set, " and "))
 	}
 	if s.Commit != "" && !commitRE.MatchString(s.Commit) {
 		add("source.commit", "must be a full 40-character lower-case commit hash, got %q", s.Commit)
@@ -118,7 +128,7 @@ func (c *Config) validateSource(add func(field, format string, args ...any)) {
 	}
 	if v := s.Verify; v != nil {
 		if v.Mode != "" && v.Mode != "head" && v.Mode != "tag" {
-			add("source.verify.mode", "must be head or tag, got %q", v.Mode)
+			add("source.verify.mode", "must be head (verify the signature of each followed commit) or tag (verify the signed tag; needs source.tag or source.semver), got %q", v.Mode)
 		}
 		if v.Mode == "tag" && s.Tag == "" && s.Semver == "" {
 			add("source.verify.mode", "tag needs source.tag or source.semver")
@@ -131,15 +141,17 @@ func (c *Config) validateSource(add func(field, format string, args ...any)) {
 
 func (a *AppConfig) validate(field string, add func(field, format string, args ...any)) {
 	if a.Name == "" {
-		add(field+".name", "required")
+		add(field+".name", "required: a name for the app, a DNS label such as web or llm-serving")
 	} else if msgs := validation.IsDNS1123Label(a.Name); len(msgs) > 0 {
-		add(field+".name", "%q is not a valid name: %s", a.Name, strings.Join(msgs, "; "))
+		add(field+".name", "%q is not a valid name: app names are DNS labels (at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit)%s", a.Name, suggestLabel(a.Name))
 	}
 	switch {
 	case a.Path == "":
 		add(field+".path", "required: the overlay directory, relative to the repository root")
-	case path.IsAbs(a.Path) || strings.HasPrefix(path.Clean(a.Path), ".."):
-		add(field+".path", "%q must be relative and inside the repository", a.Path)
+	case path.IsAbs(a.Path):
+		add(field+".path", "%q must be relative and inside the repository, not absolute: write %q, relative to the repository root", a.Path, strings.TrimLeft(path.Clean(a.Path), "/"))
+	case strings.HasPrefix(path.Clean(a.Path), ".."):
+		add(field+".path", "%q must be relative and inside the repository: it leaves the repository through \"..\"; name the overlay directory from the repository root, such as apps/web", a.Path)
 	}
 	if a.Namespace != "" {
 		if msgs := validation.IsDNS1123Label(a.Namespace); len(msgs) > 0 {
@@ -148,7 +160,7 @@ func (a *AppConfig) validate(field string, add func(field, format string, args .
 	}
 	if r := a.KubeconfigSecret; r != nil {
 		if a.Kubeconfig != "" {
-			add(field+".kubeconfigSecret", "set kubeconfig (a file) or kubeconfigSecret, not both")
+			add(field+".kubeconfigSecret", "set kubeconfig (a file) or kubeconfigSecret, not both: remove one of them")
 		}
 		if msgs := validation.IsDNS1123Subdomain(r.Name); len(msgs) > 0 {
 			add(field+".kubeconfigSecret.name", "%q is not a valid Secret name: %s", r.Name, strings.Join(msgs, "; "))
@@ -183,15 +195,17 @@ func (a *AppConfig) validate(field string, add func(field, format string, args .
 	roles := map[string]bool{}
 	for j, r := range a.Roles {
 		rf := fmt.Sprintf("%s.roles[%d]", field, j)
-		if err := render.CheckRoleName(a.Name, r.Name); err != nil {
+		if r.Name == "" {
+			add(rf+".name", "required: every role needs a name, a DNS label such as database (objects join it by roleout.dev/role: NAME or by the role's selector, kinds, names or paths)")
+		} else if err := render.CheckRoleName(a.Name, r.Name); err != nil {
 			add(rf+".name", "%v", err)
 		}
-		if roles[r.Name] {
+		if roles[r.Name] && r.Name != "" {
 			add(rf+".name", "duplicate role %q", r.Name)
 		}
 		roles[r.Name] = true
 		if r.UpgradeOrder != nil && *r.UpgradeOrder < 0 {
-			add(rf+".upgradeOrder", "must be 0 or more, got %d", *r.UpgradeOrder)
+			add(rf+".upgradeOrder", "must be 0 or more, got %d: lower goes first and unset counts as 0; to put this role last, give the others lower orders or set unorderedRoles: Last", *r.UpgradeOrder)
 		}
 		if r.Selector != nil {
 			if _, err := metav1.LabelSelectorAsSelector(r.Selector); err != nil {
@@ -206,10 +220,12 @@ func (a *AppConfig) validate(field string, add func(field, format string, args .
 			add(wf+".kind", "must be allow or deny, got %q", w.Kind)
 		}
 		if _, err := cronParser.Parse(w.Cron); err != nil {
-			add(wf+".cron", "invalid cron expression %q: %v", w.Cron, err)
+			add(wf+".cron", "invalid cron expression %q: %v; %s", w.Cron, err, cronHint)
 		}
-		if w.Duration.Duration <= 0 {
-			add(wf+".duration", "must be positive, got %s", w.Duration.Duration)
+		if w.Duration.Duration == 0 {
+			add(wf+".duration", "required: how long the window lasts after each time cron fires, such as 2h or 30m")
+		} else if w.Duration.Duration < 0 {
+			add(wf+".duration", "must be positive, got %s: write how long the window lasts, such as 2h or 30m", w.Duration.Duration)
 		}
 		if _, err := time.LoadLocation(w.TimeZone); err != nil {
 			add(wf+".timeZone", "unknown time zone %q", w.TimeZone)
@@ -267,6 +283,34 @@ func validBranchName(b string) bool {
 	return true
 }
 
+// cronHint says how to write a cron expression.
+const cronHint = `write five fields "minute hour day-of-month month day-of-week", such as "0 3 * * *" (03:00 every day) or "0 9 * * 1-5" (09:00 on weekdays), or a descriptor such as @hourly`
+
+// suggestLabel returns ": write NAME" with name made a DNS label, when
+// that is possible.
+func suggestLabel(name string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		default:
+			b.WriteRune('-')
+		}
+	}
+	s := strings.Trim(b.String(), "-")
+	for strings.Contains(s, "--") {
+		s = strings.ReplaceAll(s, "--", "-")
+	}
+	if len(s) > 63 {
+		s = strings.Trim(s[:63], "-")
+	}
+	if s == "" || len(validation.IsDNS1123Label(s)) > 0 {
+		return ""
+	}
+	return fmt.Sprintf(": write %q", s)
+}
+
 var kindRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*$`)
 
 // validateDestinations checks allowedNamespaces and allowedKinds of an
@@ -292,8 +336,12 @@ func validateDestinations(field string, namespaces []string, kinds []KindConfig,
 		if k.Group == "*" {
 			add(kf+".group", "must name an API group (\"\" is the core group); \"*\" is only allowed as kind")
 		} else if k.Group != "" {
-			if msgs := validation.IsDNS1123Subdomain(k.Group); len(msgs) > 0 {
-				add(kf+".group", "%q is not an API group: %s", k.Group, strings.Join(msgs, "; "))
+			if g, _, versioned := strings.Cut(k.Group, "/"); versioned && len(validation.IsDNS1123Subdomain(g)) == 0 {
+				add(kf+".group", "%q is not an API group: it has a version; write the group alone, %q (the core group of v1 is \"\")", k.Group, g)
+			} else if k.Group == "v1" {
+				add(kf+".group", "\"v1\" is a version, not an API group: the core group is \"\" (leave group out)")
+			} else if msgs := validation.IsDNS1123Subdomain(k.Group); len(msgs) > 0 {
+				add(kf+".group", "%q is not an API group: %s; write a group such as apps or batch, or \"\" for the core group", k.Group, strings.Join(msgs, "; "))
 			}
 		}
 	}
