@@ -62,11 +62,62 @@ func (a *Agent) liveCRDs(ctx context.Context, objs []*unstructured.Unstructured)
 	return out
 }
 
+// versionReader is an Applier that reads the versions its cluster runs
+// (apply.Applier.ClusterVersions, cached per cluster). It is optional:
+// an Applier without it leaves them unknown.
+type versionReader interface {
+	ClusterVersions(ctx context.Context) revision.ClusterVersions
+}
+
+// clusterVersions returns the Kubernetes and controller versions the
+// app's cluster runs, as far as they are known, for predictions to be
+// marked unverified where they differ from the ones modelled.
+func (a *Agent) clusterVersions(ctx context.Context) revision.ClusterVersions {
+	if vr, ok := a.deps.Applier.(versionReader); ok && vr != nil {
+		return vr.ClusterVersions(ctx)
+	}
+	return revision.ClusterVersions{}
+}
+
+// logSkew logs, in one line per version skew, how many predictions of
+// the workloads of roles it leaves unverified: "version skew: the cluster
+// runs lws v0.8.1, roleout models v0.9.0: 3 LeaderWorkerSet predictions
+// unverified".
+func logSkew(log logrus.FieldLogger, roles []*render.Role) {
+	type key struct {
+		skew revision.Skew
+		kind string
+	}
+	counts := map[key]int{}
+	var order []key
+	for _, role := range roles {
+		for _, w := range role.Workloads {
+			if w.Skew.IsZero() {
+				continue
+			}
+			k := key{w.Skew, w.Ref.Kind}
+			if counts[k] == 0 {
+				order = append(order, k)
+			}
+			counts[k]++
+		}
+	}
+	for _, k := range order {
+		noun := "prediction"
+		if counts[k] > 1 {
+			noun += "s"
+		}
+		log.Warnf("version skew: the cluster runs %s %s, roleout models %s: %d %s %s unverified",
+			k.skew.Component, k.skew.Cluster, k.skew.Modelled, counts[k], k.kind, noun)
+	}
+}
+
 // observeWorkloads reads, after a healthy wave, the identity each
 // workload of the wave's applied roles was given by its controller,
 // records it next to the prediction in the role's status and warns on a
 // mismatch: a webhook, another writer or a version skew changed the
-// template.
+// template. A known version skew is one line for the wave (logSkew); the
+// mismatches of the predictions it leaves unverified are logged at info.
 func (a *Agent) observeWorkloads(ctx context.Context, log logrus.FieldLogger, roles []*render.Role, r *rollout) {
 	var objs []*unstructured.Unstructured
 	for _, role := range roles {
@@ -78,6 +129,7 @@ func (a *Agent) observeWorkloads(ctx context.Context, log logrus.FieldLogger, ro
 			objs = append(objs, byRef[w.Ref])
 		}
 	}
+	logSkew(log, roles)
 	results := a.observeAll(ctx, objs)
 	for _, role := range roles {
 		st := r.status(role.Name)

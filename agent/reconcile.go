@@ -12,6 +12,7 @@ import (
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/render/revision"
 	"github.com/roleout/roleout/sources"
 )
 
@@ -252,13 +253,19 @@ func (a *Agent) plan(ctx context.Context, snap sources.Snapshot, app AppConfig, 
 	// inside the app's namespaces (docs/design.md, "Safety and trust",
 	// Previews).
 	live := objs
+	// The cluster's versions are read outside the app's namespaces, which
+	// previews never do.
+	var versions revision.ClusterVersions
 	if snap.Trust != sources.Trusted {
 		live = previewScope(app, prev).filter(objs)
+	} else {
+		versions = a.clusterVersions(ctx)
 	}
 	plan, err := a.deps.Planner.Plan(objs, render.PlanOptions{
 		App: app.Name, Roles: roles, UnorderedRoles: render.UnorderedPolicy(app.UnorderedRoles),
 		History: prev.history, Inventory: prev.inventory, Source: snap.Revision.String(),
-		CollisionCounts: a.collisionCounts(ctx, live), CRDs: a.liveCRDs(ctx, live), Masker: a.deps.Masker,
+		CollisionCounts: a.collisionCounts(ctx, live), CRDs: a.liveCRDs(ctx, live),
+		Versions: versions, Masker: a.deps.Masker,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("plan %s at %s: %w", app.Path, snap.Revision.Short(), err)

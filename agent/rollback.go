@@ -85,7 +85,8 @@ func (a *Agent) Rollback(ctx context.Context, appName, role string, n int64) (*R
 	plan, err := a.deps.Planner.Plan(objs, render.PlanOptions{
 		App: app.Name, Roles: roles, UnorderedRoles: render.UnorderedPolicy(app.UnorderedRoles),
 		History: prev.history, Inventory: prev.inventory, Source: target.Source,
-		CollisionCounts: a.collisionCounts(ctx, objs), CRDs: a.liveCRDs(ctx, objs), Masker: a.deps.Masker,
+		CollisionCounts: a.collisionCounts(ctx, objs), CRDs: a.liveCRDs(ctx, objs),
+		Versions: a.clusterVersions(ctx), Masker: a.deps.Masker,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("plan the rollback: %w", err)

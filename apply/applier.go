@@ -56,6 +56,10 @@ type Applier struct {
 	mapper *restmapper.DeferredDiscoveryRESTMapper
 	// cfg is the configuration the clients were made from (As copies it).
 	cfg *rest.Config
+	// disc reads the server's version; versions caches what
+	// ClusterVersions read.
+	disc     discovery.ServerVersionInterface
+	versions *versionCache
 }
 
 // New returns an Applier for the cluster cfg reaches. Client QPS and
@@ -93,11 +97,13 @@ func New(cfg *rest.Config, opts Options) (*Applier, error) {
 		return nil, fmt.Errorf("create discovery client: %w", err)
 	}
 	return &Applier{
-		opts:   opts,
-		client: client,
-		meta:   meta,
-		mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc)),
-		cfg:    cfg,
+		opts:     opts,
+		client:   client,
+		meta:     meta,
+		mapper:   restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc)),
+		cfg:      cfg,
+		disc:     disc,
+		versions: &versionCache{},
 	}, nil
 }
 

@@ -58,6 +58,10 @@ type PlanOptions struct {
 	// without either, the CRDs built into roleout do
 	// (revision.BuiltinCRDs).
 	CRDs []*unstructured.Unstructured
+	// Versions are the Kubernetes and controller versions the cluster
+	// runs, when known: predictions of code at another version than
+	// roleout models are unverified (revision.ClusterVersions.SkewFor).
+	Versions revision.ClusterVersions
 	// Masker masks Secret values in role revisions and keys them in
 	// template hashes (internal/secrets). Nil: a random key for this plan
 	// only, so its Secrets' hashes and masks match no other plan's.
@@ -150,7 +154,7 @@ func NewPlan(objs []*unstructured.Unstructured, opts PlanOptions) (*Plan, error)
 	if p.PrerequisitesHash, err = revision.TemplateHash(p.Prerequisites, opts.Masker); err != nil {
 		return nil, err
 	}
-	schemas := revision.PredictOptions{CRDs: opts.CRDs}
+	schemas := revision.PredictOptions{CRDs: opts.CRDs, Cluster: opts.Versions}
 	for _, o := range p.Prerequisites {
 		if o.GetKind() == "CustomResourceDefinition" {
 			schemas.RenderCRDs = append(schemas.RenderCRDs, o)

@@ -21,6 +21,9 @@ type Workload struct {
 	// the controller computes (Predicted is zero when roleout cannot
 	// predict the workload at all).
 	Unverified string
+	// Skew, when not zero, is the version skew between the cluster and
+	// roleout that makes the prediction unverified (PlanOptions.Versions).
+	Skew revision.Skew
 	// RestartsPods says the identity differs from the one of the role's
 	// previous revision, or the workload is new: its pods are replaced
 	// (or created). For a workload without a prediction it says the
@@ -54,7 +57,7 @@ func predictWorkloads(r *Role, collisions map[ObjectRef]*int32, schemas revision
 		if err != nil {
 			return nil, err
 		}
-		w := Workload{Ref: ref, Predicted: res.Prediction, Schema: res.Schema, Unverified: res.Unverified}
+		w := Workload{Ref: ref, Predicted: res.Prediction, Schema: res.Schema, Unverified: res.Unverified, Skew: res.Skew}
 		if r.Decision.Action != revision.Unchanged {
 			w.RestartsPods = true
 			if old, ok := previous[ref.Key()]; ok {

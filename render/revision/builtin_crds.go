@@ -20,7 +20,7 @@ import (
 //
 //	cp "$(go list -m -f '{{.Dir}}' MODULE)/PATH" render/revision/crds/
 //
-// and set Version.
+// and set the version in versions.go.
 type builtinCRD struct {
 	// Module and Version name the Go module the CRD comes from, as go.mod
 	// requires it.
@@ -35,8 +35,8 @@ type builtinCRD struct {
 // RoleSet's spec schema is the StormService's spec.template.spec
 // (predict_storm.go, roleTemplateHashes).
 var builtinCRDSources = []builtinCRD{
-	{Module: "sigs.k8s.io/lws", Version: "v0.9.0", Path: "config/crd/bases/leaderworkerset.x-k8s.io_leaderworkersets.yaml"},
-	{Module: "github.com/vllm-project/aibrix", Version: "v0.6.0", Path: "config/crd/orchestration/orchestration.aibrix.ai_stormservices.yaml"},
+	{Module: "sigs.k8s.io/lws", Version: LWSVersion, Path: "config/crd/bases/leaderworkerset.x-k8s.io_leaderworkersets.yaml"},
+	{Module: "github.com/vllm-project/aibrix", Version: AibrixVersion, Path: "config/crd/orchestration/orchestration.aibrix.ai_stormservices.yaml"},
 }
 
 // crdFiles holds the copies: crds/<base name of Path>.

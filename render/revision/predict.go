@@ -60,6 +60,9 @@ type PredictOptions struct {
 	// without a schema, and unverified. Tests use it to show what the
 	// schema changes.
 	NoBuiltinCRDs bool
+	// Cluster are the versions the cluster runs, when known: a
+	// prediction whose code differs from them is unverified (SkewFor).
+	Cluster ClusterVersions
 }
 
 // Outcome is a prediction and what it rests on.
@@ -74,8 +77,12 @@ type Outcome struct {
 	// Unverified, when set, says why Prediction may not be the identity
 	// the controller will compute: no schema for a custom kind, or a
 	// template the modelled code does not produce (a webhook roleout does
-	// not model rewrites it).
+	// not model rewrites it), or the cluster runs another version of the
+	// code than roleout models (Skew).
 	Unverified string
+	// Skew, when not zero, is the version skew that makes the prediction
+	// unverified (PredictOptions.Cluster).
+	Skew Skew
 }
 
 // IsWorkload reports whether Predict knows o's kind and can predict o
@@ -136,17 +143,20 @@ func Predict(o *unstructured.Unstructured, opts PredictOptions) (Prediction, err
 // render, else the cluster's, else the one built in (schemaFor); with
 // none, it is predicted without schema defaults and unverified. A
 // workload whose template a webhook roleout does not model rewrites has
-// no prediction and is unverified.
+// no prediction and is unverified. A workload whose code the cluster runs
+// at another version than roleout models (opts.Cluster) is unverified
+// too, with Skew set.
 func PredictOutcome(o *unstructured.Unstructured, opts PredictOptions) (Outcome, error) {
 	gvk := o.GroupVersionKind()
 	p, ok := predictors[gvk.GroupKind().String()]
 	if !ok {
 		return Outcome{}, fmt.Errorf("%s/%s: no prediction for kind %s", o.GetKind(), o.GetName(), gvk)
 	}
+	skew := opts.Cluster.SkewFor(gvk.GroupKind().String())
 	if why := unmodelled(o); why != "" {
-		return Outcome{Unverified: why}, nil
+		return Outcome{Unverified: joinReasons(why, skew.String()), Skew: skew}, nil
 	}
-	out := Outcome{Schema: SchemaBuiltin}
+	out := Outcome{Schema: SchemaBuiltin, Skew: skew}
 	var crd *unstructured.Unstructured
 	if p.custom {
 		var err error
@@ -163,7 +173,19 @@ func PredictOutcome(o *unstructured.Unstructured, opts PredictOptions) (Outcome,
 		return Outcome{}, fmt.Errorf("predict %s %s/%s: %w", o.GetKind(), o.GetNamespace(), o.GetName(), err)
 	}
 	out.Prediction = pred
+	out.Unverified = joinReasons(out.Unverified, skew.String())
 	return out, nil
+}
+
+// joinReasons joins the reasons a prediction is unverified that are set.
+func joinReasons(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
 }
 
 // unmodelled says why roleout cannot predict workload o of a known kind,
