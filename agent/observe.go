@@ -64,19 +64,24 @@ func (a *Agent) liveCRDs(ctx context.Context, objs []*unstructured.Unstructured)
 
 // versionReader is an Applier that reads the versions its cluster runs
 // (apply.Applier.ClusterVersions, cached per cluster). It is optional:
-// an Applier without it leaves them unknown.
+// an Applier without it (the fakes, the bench's wrapper) knows none.
 type versionReader interface {
-	ClusterVersions(ctx context.Context) revision.ClusterVersions
+	ClusterVersions(ctx context.Context, controllers []apply.ControllerDeployment) apply.ClusterVersions
 }
 
-// clusterVersions returns the Kubernetes and controller versions the
-// app's cluster runs, as far as they are known, for predictions to be
-// marked unverified where they differ from the ones modelled.
+// clusterVersions reads the versions the app's cluster runs of Kubernetes
+// and of the controllers roleout models (revision.Controllers).
 func (a *Agent) clusterVersions(ctx context.Context) revision.ClusterVersions {
-	if vr, ok := a.deps.Applier.(versionReader); ok && vr != nil {
-		return vr.ClusterVersions(ctx)
+	vr, ok := a.deps.Applier.(versionReader)
+	if !ok || vr == nil {
+		return revision.ClusterVersions{}
 	}
-	return revision.ClusterVersions{}
+	var cds []apply.ControllerDeployment
+	for _, c := range revision.Controllers() {
+		cds = append(cds, apply.ControllerDeployment{Name: c.Name, Namespace: c.Namespace, Deployment: c.Deployment, Container: c.Container})
+	}
+	v := vr.ClusterVersions(ctx, cds)
+	return revision.ClusterVersions{Kubernetes: v.Kubernetes, Controllers: v.Controllers}
 }
 
 // logSkew logs, in one line per version skew, how many predictions of

@@ -19,9 +19,9 @@ type versionedApplier struct {
 	reads    int
 }
 
-func (v *versionedApplier) ClusterVersions(context.Context) revision.ClusterVersions {
+func (v *versionedApplier) ClusterVersions(context.Context, []apply.ControllerDeployment) apply.ClusterVersions {
 	v.reads++
-	return v.versions
+	return apply.ClusterVersions{Kubernetes: v.versions.Kubernetes, Controllers: v.versions.Controllers}
 }
 
 // TestReconcileVersionSkew checks that a Kubernetes minor version other

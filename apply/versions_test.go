@@ -12,8 +12,6 @@ import (
 	fakediscovery "k8s.io/client-go/discovery/fake"
 	fakedynamic "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
-
-	"github.com/roleout/roleout/render/revision"
 )
 
 func TestImageTag(t *testing.T) {
@@ -54,6 +52,13 @@ func fakeVersionApplier(gitVersion string, objs ...runtime.Object) (*Applier, *f
 	return &Applier{client: client, disc: disc, versions: &versionCache{}}, client, disc
 }
 
+// testControllers are the controllers roleout models (render/revision
+// Controllers, which apply may not import).
+var testControllers = []ControllerDeployment{
+	{Name: "lws", Namespace: "lws-system", Deployment: "lws-controller-manager", Container: "manager"},
+	{Name: "aibrix", Namespace: "aibrix-system", Deployment: "aibrix-controller-manager", Container: "manager"},
+}
+
 func TestClusterVersions(t *testing.T) {
 	ctx := context.Background()
 	t.Run("read", func(t *testing.T) {
@@ -61,8 +66,8 @@ func TestClusterVersions(t *testing.T) {
 			controllerDeployment("lws-system", "lws-controller-manager", [2]string{"manager", "registry.k8s.io/lws/lws:v0.8.1"}),
 			controllerDeployment("aibrix-system", "aibrix-controller-manager",
 				[2]string{"kube-rbac-proxy", "quay.io/brancz/kube-rbac-proxy:v0.15.0"}, [2]string{"manager", "aibrix/controller-manager:v0.6.0"}))
-		want := revision.ClusterVersions{Kubernetes: "v1.36.4", Controllers: map[string]string{"lws": "v0.8.1", "aibrix": "v0.6.0"}}
-		if diff := cmp.Diff(want, a.ClusterVersions(ctx)); diff != "" {
+		want := ClusterVersions{Kubernetes: "v1.36.4", Controllers: map[string]string{"lws": "v0.8.1", "aibrix": "v0.6.0"}}
+		if diff := cmp.Diff(want, a.ClusterVersions(ctx, testControllers)); diff != "" {
 			t.Errorf("ClusterVersions (-want +got):\n%s", diff)
 		}
 	})
@@ -75,20 +80,20 @@ func TestClusterVersions(t *testing.T) {
 			}
 			return false, nil, nil
 		})
-		want := revision.ClusterVersions{Kubernetes: "v1.37.2"}
-		if diff := cmp.Diff(want, a.ClusterVersions(ctx)); diff != "" {
+		want := ClusterVersions{Kubernetes: "v1.37.2"}
+		if diff := cmp.Diff(want, a.ClusterVersions(ctx, testControllers)); diff != "" {
 			t.Errorf("ClusterVersions (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("cached", func(t *testing.T) {
 		a, client, disc := fakeVersionApplier("v1.37.2")
-		a.ClusterVersions(ctx)
+		a.ClusterVersions(ctx, testControllers)
 		reads, versionReads := len(client.Actions()), len(disc.Actions())
-		if reads != len(revision.Controllers()) {
+		if reads != len(testControllers) {
 			t.Errorf("first read: %d requests, want one get per controller: %v", reads, client.Actions())
 		}
 		for range 3 {
-			a.ClusterVersions(ctx)
+			a.ClusterVersions(ctx, testControllers)
 		}
 		if len(client.Actions()) != reads || len(disc.Actions()) != versionReads {
 			t.Errorf("read again within %s: %d requests, then %d", versionsTTL, reads, len(client.Actions()))
