@@ -215,7 +215,7 @@ func (d *drifts) event(app string, aw *appWatch, ev apply.WatchEvent) {
 	if err != nil {
 		return
 	}
-	t.lastRV, t.last, t.lastTime = rv, fields, ownTime(ev.Meta.ManagedFields, aw.manager)
+	t.lastRV, t.last, t.lastTime = rv, fields, apply.OwnedTime(ev.Meta.ManagedFields, aw.manager)
 	if first || t.waitRV != "" || t.base == nil || t.lastTime.After(t.baseTime.Time) {
 		// Listed, roleout's own write, or roleout applied it since.
 		t.rebase()
@@ -254,16 +254,6 @@ func (d *drifts) detected(app string, t *tracked) {
 func olderThan(a, b string) bool {
 	c, err := resourceversion.CompareResourceVersion(a, b)
 	return err == nil && c < 0
-}
-
-// ownTime is the time of manager's apply entry.
-func ownTime(entries []metav1.ManagedFieldsEntry, manager string) metav1.Time {
-	for _, e := range entries {
-		if e.Manager == manager && e.Operation == metav1.ManagedFieldsOperationApply && e.Subresource == "" && e.Time != nil {
-			return *e.Time
-		}
-	}
-	return metav1.Time{}
 }
 
 // applied tells the watch of app about roleout's own writes: the object

@@ -64,34 +64,29 @@ func (r *rollout) planHeal(w driftWork) {
 	}
 }
 
-// healed returns the drift this rollout healed, marked so.
-func (r *rollout) healed() []Drift {
-	var out []Drift
-	for _, d := range r.drift {
-		if r.healObjs[d.ref] {
-			d.Healed = true
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
 // driftReported records, once the status commit is in, what became of
 // the app's drift: Events on the objects, the metric, the heal backoff.
 func (a *Agent) driftReported(ctx context.Context, log logrus.FieldLogger, app AppConfig, st *AppStatus, r *rollout) {
 	if r == nil || r.drift == nil {
 		return
 	}
-	healed := r.healed()
-	if st.Phase == PhaseSucceeded {
-		a.drift.reported(app.Name, healed)
-	} else if len(healed) == 0 {
-		a.drift.reported(app.Name, nil)
+	recorded := r.recordedDrift()
+	var healed []Drift
+	for _, d := range recorded {
+		if d.Healed {
+			healed = append(healed, d)
+		}
 	}
-	for _, d := range r.drift {
+	switch {
+	case st.Phase == PhaseSucceeded:
+		a.drift.reported(app.Name, healed)
+	case len(r.healObjs) == 0:
+		a.drift.reported(app.Name, nil) // recorded only; a failed heal is tried again
+	}
+	for _, d := range recorded {
 		reason, outcome := "Drift", "recorded"
 		msg := "roleout found drift: " + d.String()
-		if r.healObjs[d.ref] && st.Phase == PhaseSucceeded {
+		if d.Healed && st.Phase == PhaseSucceeded {
 			reason, outcome, msg = "DriftHealed", "healed", "roleout healed drift: "+d.String()
 		}
 		a.drift.metric.WithLabelValues(app.Name, outcome).Inc()

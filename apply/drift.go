@@ -31,6 +31,17 @@ func OwnedFields(entries []metav1.ManagedFieldsEntry, manager string) (FieldSet,
 	return nil, false, nil
 }
 
+// OwnedTime is the time of manager's apply entry on the main resource;
+// zero when it has none.
+func OwnedTime(entries []metav1.ManagedFieldsEntry, manager string) metav1.Time {
+	for _, e := range entries {
+		if isApplyOf(e, manager) && e.Time != nil {
+			return *e.Time
+		}
+	}
+	return metav1.Time{}
+}
+
 // fieldSetOf returns every path of e's fields, inner nodes included.
 func fieldSetOf(e metav1.ManagedFieldsEntry) (FieldSet, error) {
 	s := FieldSet{}
@@ -99,7 +110,7 @@ func LostFields(was FieldSet, now []metav1.ManagedFieldsEntry, manager string) (
 	}
 	sort.Strings(d.Fields)
 	for _, e := range now {
-		if e.Manager == manager && e.Subresource == "" && e.Operation == metav1.ManagedFieldsOperationApply {
+		if isApplyOf(e, manager) {
 			continue
 		}
 		s, err := fieldSetOf(e)

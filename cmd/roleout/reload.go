@@ -28,20 +28,23 @@ func reloadOnChange(ctx context.Context, log logrus.FieldLogger, o *runOptions, 
 	tick := time.NewTicker(configCheckInterval)
 	defer tick.Stop()
 	for {
+		signalled := false
 		select {
 		case <-ctx.Done():
 			return
 		case <-hup:
 			log.Info("SIGHUP: reloading the configuration")
+			signalled = true
 		case <-tick.C:
-			data, err := os.ReadFile(o.config)
-			if err != nil || bytes.Equal(data, last) {
-				continue
-			}
 		}
 		data, err := os.ReadFile(o.config)
-		if err != nil {
-			log.WithError(err).Error("configuration not reloaded")
+		switch {
+		case err != nil:
+			if signalled { // a file being replaced is tried again at the next tick
+				log.WithError(err).Error("configuration not reloaded")
+			}
+			continue
+		case !signalled && bytes.Equal(data, last):
 			continue
 		}
 		last = data

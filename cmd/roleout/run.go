@@ -72,18 +72,11 @@ func runAgent(ctx context.Context, cmd *cobra.Command, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := agent.LoadConfig(o.config)
+	cfg, err := loadShard(o)
 	if err != nil {
 		return err
 	}
 	if o.shard != "" {
-		i, n, err := agent.ParseShard(o.shard)
-		if err != nil {
-			return err
-		}
-		if err := cfg.Shard(i, n); err != nil {
-			return err
-		}
 		log.WithFields(logrus.Fields{"shard": o.shard, "apps": len(cfg.Apps)}).Info("serving one shard of the apps")
 	}
 	if cfg.Status.SigningKeyFile == "" {
