@@ -115,6 +115,11 @@ type Plan struct {
 	// Masker is the masker the plan's records and hashes were made with
 	// (PlanOptions.Masker): diffs of the plan mask Secrets with it.
 	Masker *secrets.Masker
+	// Unchecked are the objects of kinds roleout has no schema for (a
+	// custom kind whose CRD is in neither the render, PlanOptions.CRDs
+	// nor roleout): NewPlan could not check that the API server takes
+	// them.
+	Unchecked []ObjectRef
 }
 
 // Roles returns every role of the plan in apply order.
@@ -126,8 +131,10 @@ func (p *Plan) Roles() []*Role {
 	return out
 }
 
-// NewPlan groups objs into roles and orders the roles into waves. It is
-// pure; the rules are in the package documentation. Objects that carry
+// NewPlan checks objs as the API server would, groups them into roles
+// and orders the roles into waves. It is pure; the rules are in the
+// package documentation. When the API server would refuse an object, it
+// returns an *InvalidObjectsError and no plan. Objects that carry
 // internal annotations (SourcePathAnnotation, RestoredRoleAnnotation) are
 // planned as copies without them; objs is not changed.
 func NewPlan(objs []*unstructured.Unstructured, opts PlanOptions) (*Plan, error) {
@@ -144,6 +151,16 @@ func NewPlan(objs []*unstructured.Unstructured, opts PlanOptions) (*Plan, error)
 			rest = append(rest, o)
 		}
 	}
+	schemas := revision.PredictOptions{CRDs: opts.CRDs, Cluster: opts.Versions}
+	for _, o := range p.Prerequisites {
+		if o.GetKind() == "CustomResourceDefinition" {
+			schemas.RenderCRDs = append(schemas.RenderCRDs, o)
+		}
+	}
+	var err error
+	if p.Unchecked, err = validate(objs, schemas); err != nil {
+		return nil, err
+	}
 	roles, err := groupRoles(rest, opts.App, opts.Roles, marks)
 	if err != nil {
 		return nil, err
@@ -153,12 +170,6 @@ func NewPlan(objs []*unstructured.Unstructured, opts PlanOptions) (*Plan, error)
 	}
 	if p.PrerequisitesHash, err = revision.TemplateHash(p.Prerequisites, opts.Masker); err != nil {
 		return nil, err
-	}
-	schemas := revision.PredictOptions{CRDs: opts.CRDs, Cluster: opts.Versions}
-	for _, o := range p.Prerequisites {
-		if o.GetKind() == "CustomResourceDefinition" {
-			schemas.RenderCRDs = append(schemas.RenderCRDs, o)
-		}
 	}
 	for _, r := range roles {
 		if r.Hash, err = revision.TemplateHash(r.Objects, opts.Masker); err != nil {

@@ -24,10 +24,13 @@ func obj(t *testing.T, y string) *unstructured.Unstructured {
 }
 
 // deploy returns a Deployment with the given role and upgrade-order
-// annotations ("" leaves one out) and labels.
+// annotations ("" leaves one out) and labels: one container, image
+// "img:1" (setImage changes it).
 func deploy(t *testing.T, name, role, order string, lbls ...string) *unstructured.Unstructured {
 	t.Helper()
-	o := obj(t, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: "+name+", namespace: app}\n")
+	o := obj(t, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: "+name+", namespace: app}\n"+
+		"spec:\n  selector: {matchLabels: {app: "+name+"}}\n  template:\n    metadata: {labels: {app: "+name+"}}\n"+
+		"    spec: {containers: [{name: c, image: \"img:1\"}]}\n")
 	ann := map[string]string{}
 	if role != "" {
 		ann[RoleAnnotation] = role
@@ -46,6 +49,14 @@ func deploy(t *testing.T, name, role, order string, lbls ...string) *unstructure
 		o.SetLabels(l)
 	}
 	return o
+}
+
+// setImage sets the image of d's one container.
+func setImage(t *testing.T, d *unstructured.Unstructured, image string) {
+	t.Helper()
+	if err := unstructured.SetNestedSlice(d.Object, []any{map[string]any{"name": "c", "image": image}}, "spec", "template", "spec", "containers"); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func intp(n int) *int { return &n }
@@ -232,7 +243,7 @@ func TestPlanInventory(t *testing.T) {
 func TestNewPlanDecisions(t *testing.T) {
 	objs := func(image string) []*unstructured.Unstructured {
 		d := deploy(t, "api", "api", "1")
-		d.Object["spec"] = map[string]any{"image": image}
+		setImage(t, d, image)
 		return []*unstructured.Unstructured{d, deploy(t, "db", "db", "0")}
 	}
 	p1, err := NewPlan(objs("v1"), PlanOptions{App: "web", Source: "main@sha1:1"})
@@ -249,7 +260,7 @@ func TestNewPlanDecisions(t *testing.T) {
 	}
 	got := map[string]string{}
 	for _, r := range p2.Roles() {
-		got[r.Name] = string(r.Decision.Action) + ":" + strconv.Itoa(int(r.Decision.Revision.Revision))
+		got[r.Name] = string(r.Decision.Action) + ":" + strconv.Itoa(int(r.Decision.Revision.Number))
 		if r.Decision.Revision.Name != "web-"+r.Name+"-"+r.Decision.Revision.Hash {
 			t.Errorf("revision name %q", r.Decision.Revision.Name)
 		}

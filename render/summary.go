@@ -8,6 +8,10 @@ type Summary struct {
 	Waves         []WaveSummary `json:"waves"`
 	Prerequisites []ObjectRef   `json:"prerequisites"`
 	Prune         []ObjectRef   `json:"prune"`
+	// Unchecked are the objects whose kind roleout has no schema for, so
+	// that it could not check the API server takes them (Plan.Unchecked);
+	// absent when every object was checked.
+	Unchecked []ObjectRef `json:"unchecked,omitempty"`
 }
 
 // WaveSummary is one wave of a Summary.
@@ -51,6 +55,14 @@ type WorkloadSummary struct {
 	Unverified   string              `json:"unverified,omitempty"`
 }
 
+// Summary is the workload as plans, previews and status show it.
+func (w Workload) Summary() WorkloadSummary {
+	return WorkloadSummary{
+		Kind: w.Ref.Kind, Namespace: w.Ref.Namespace, Name: w.Ref.Name,
+		RestartsPods: w.RestartsPods, Predicted: w.Predicted, Schema: w.Schema, Unverified: w.Unverified,
+	}
+}
+
 // Pending is what State says of a role that is changed although its
 // decision is unchanged: the history holds its revision, but the status
 // does not record it as applied (a paused, window-blocked or failed
@@ -81,12 +93,13 @@ func (p *Plan) Summarize(changed func(*Role) bool) Summary {
 	for _, e := range p.Prune {
 		s.Prune = append(s.Prune, e.ObjectRef)
 	}
+	s.Unchecked = p.Unchecked
 	for _, w := range p.Waves {
 		ws := WaveSummary{UpgradeOrder: w.UpgradeOrder}
 		for _, r := range w.Roles {
 			d := r.Decision.Revision
 			rs := RoleSummary{
-				Name: r.Name, UpgradeOrder: r.UpgradeOrder, Hash: d.Hash, Revision: d.Revision,
+				Name: r.Name, UpgradeOrder: r.UpgradeOrder, Hash: d.Hash, Revision: d.Number,
 				RevisionName: d.Name, Changed: r.Decision.Action != revision.Unchanged, Action: string(r.Decision.PlanAction()),
 				Objects: []ObjectRef{}, Workloads: []WorkloadSummary{},
 			}
@@ -97,11 +110,9 @@ func (p *Plan) Summarize(changed func(*Role) bool) Summary {
 				rs.Objects = append(rs.Objects, RefOf(o))
 			}
 			for _, w := range r.Workloads {
-				rs.Workloads = append(rs.Workloads, WorkloadSummary{
-					Kind: w.Ref.Kind, Namespace: w.Ref.Namespace, Name: w.Ref.Name,
-					RestartsPods: w.RestartsPods && rs.Changed, Predicted: w.Predicted,
-					Schema: w.Schema, Unverified: w.Unverified,
-				})
+				sum := w.Summary()
+				sum.RestartsPods = w.RestartsPods && rs.Changed
+				rs.Workloads = append(rs.Workloads, sum)
 			}
 			ws.Roles = append(ws.Roles, rs)
 		}

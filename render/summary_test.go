@@ -16,8 +16,7 @@ import (
 func TestSummaryActions(t *testing.T) {
 	web := func(image string) []*unstructured.Unstructured {
 		d := deploy(t, "web", "web", "1")
-		d.Object["spec"] = map[string]any{"template": map[string]any{"spec": map[string]any{
-			"containers": []any{map[string]any{"name": "web", "image": image}}}}}
+		setImage(t, d, image)
 		return []*unstructured.Unstructured{d}
 	}
 	var history map[string][]revision.RoleRevision

@@ -70,10 +70,12 @@ func findCRD(o *unstructured.Unstructured, crds []*unstructured.Unstructured) *u
 	return nil
 }
 
-// serves reports whether crd serves version.
+// serves reports whether crd serves version. It reads crd in place: a
+// copy of a large CRD's versions costs more than a prediction.
 func serves(crd *unstructured.Unstructured, version string) bool {
-	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
-	for _, v := range versions {
+	versions, _, _ := unstructured.NestedFieldNoCopy(crd.Object, "spec", "versions")
+	list, _ := versions.([]any)
+	for _, v := range list {
 		m, _ := v.(map[string]any)
 		if served, _ := m["served"].(bool); served && m["name"] == version {
 			return true
@@ -97,9 +99,23 @@ func asStored(o *unstructured.Unstructured, crd *unstructured.Unstructured) erro
 
 // structural returns crd's structural schema for version.
 func structural(crd *unstructured.Unstructured, version string) (*structuralschema.Structural, error) {
+	_, props, err := versionSchema(crd, version)
+	if err != nil {
+		return nil, err
+	}
+	s, err := structuralschema.NewStructural(props)
+	if err != nil {
+		return nil, fmt.Errorf("CRD %s has no structural schema: %w", crd.GetName(), err)
+	}
+	return s, nil
+}
+
+// versionSchema returns crd as its Go type and its openAPIV3Schema for
+// version in the API server's internal form.
+func versionSchema(crd *unstructured.Unstructured, version string) (*apiextensionsv1.CustomResourceDefinition, *apiextensions.JSONSchemaProps, error) {
 	var def apiextensionsv1.CustomResourceDefinition
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(crd.Object, &def); err != nil {
-		return nil, fmt.Errorf("read CRD %s: %w", crd.GetName(), err)
+		return nil, nil, fmt.Errorf("read CRD %s: %w", crd.GetName(), err)
 	}
 	for _, v := range def.Spec.Versions {
 		if v.Name != version || v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
@@ -107,13 +123,9 @@ func structural(crd *unstructured.Unstructured, version string) (*structuralsche
 		}
 		var internal apiextensions.JSONSchemaProps
 		if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(v.Schema.OpenAPIV3Schema, &internal, nil); err != nil {
-			return nil, fmt.Errorf("convert the schema of CRD %s: %w", crd.GetName(), err)
+			return nil, nil, fmt.Errorf("convert the schema of CRD %s: %w", crd.GetName(), err)
 		}
-		s, err := structuralschema.NewStructural(&internal)
-		if err != nil {
-			return nil, fmt.Errorf("CRD %s has no structural schema: %w", crd.GetName(), err)
-		}
-		return s, nil
+		return &def, &internal, nil
 	}
-	return nil, fmt.Errorf("CRD %s does not serve version %s", crd.GetName(), version)
+	return nil, nil, fmt.Errorf("CRD %s does not serve version %s", crd.GetName(), version)
 }

@@ -3,7 +3,6 @@ package revision
 import (
 	"sync"
 
-	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -11,9 +10,9 @@ import (
 // predictions were last given: reading one out of a large CRD (aibrix's
 // StormService CRD has 4,000 lines) costs tens of milliseconds, and a
 // plan predicts every workload of a kind with the same CRD object.
-var structuralSchemas = &schemaCache{entries: map[schemaKey]*structuralschema.Structural{}}
+var structuralSchemas = newSchemaCache(structural)
 
-// schemaCacheSize bounds the cache; it is emptied when full.
+// schemaCacheSize bounds a cache; it is emptied when full.
 const schemaCacheSize = 64
 
 // schemaKey names one CRD object's schema for one version. The
@@ -25,14 +24,22 @@ type schemaKey struct {
 	generation               int64
 }
 
-type schemaCache struct {
+// schemaCache remembers what compile made of a CRD's schema for one
+// version: its structural schema (structuralSchemas), or the validators
+// of the API server (crdChecks, validate_custom.go).
+type schemaCache[T any] struct {
+	compile func(crd *unstructured.Unstructured, version string) (T, error)
 	mu      sync.Mutex
-	entries map[schemaKey]*structuralschema.Structural
+	entries map[schemaKey]T
 }
 
-// get returns crd's structural schema for version, reading it once.
-// Pruning and defaulting only read a schema, so callers share it.
-func (c *schemaCache) get(crd *unstructured.Unstructured, version string) (*structuralschema.Structural, error) {
+func newSchemaCache[T any](compile func(crd *unstructured.Unstructured, version string) (T, error)) *schemaCache[T] {
+	return &schemaCache[T]{compile: compile, entries: map[schemaKey]T{}}
+}
+
+// get returns what compile makes of crd for version, compiling it once.
+// Pruning, defaulting and validation only read it, so callers share it.
+func (c *schemaCache[T]) get(crd *unstructured.Unstructured, version string) (T, error) {
 	key := schemaKey{crd: crd, resourceVersion: crd.GetResourceVersion(), version: version, generation: crd.GetGeneration()}
 	c.mu.Lock()
 	s, ok := c.entries[key]
@@ -40,9 +47,9 @@ func (c *schemaCache) get(crd *unstructured.Unstructured, version string) (*stru
 	if ok {
 		return s, nil
 	}
-	s, err := structural(crd, version)
+	s, err := c.compile(crd, version)
 	if err != nil {
-		return nil, err
+		return s, err
 	}
 	c.mu.Lock()
 	if len(c.entries) >= schemaCacheSize {
