@@ -266,7 +266,9 @@ type RenderConfig struct {
 	// RemoteHosts are the hosts remote bases may come from; none by
 	// default.
 	RemoteHosts []string `json:"remoteHosts,omitempty"`
-	// EnableHelm lets helmCharts run the helm program.
+	// EnableHelm renders kustomize's helmCharts with Helm's library inside
+	// the render sandbox (no helm program); remote charts only from
+	// RemoteHosts. Previews never render charts.
 	EnableHelm bool `json:"enableHelm,omitempty"`
 	// EnableExec lets exec KRM functions and plugins run.
 	EnableExec   bool            `json:"enableExec,omitempty"`

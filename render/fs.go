@@ -41,6 +41,10 @@ type repoFS struct {
 	// (origin.go). userOrigins says that file asked for them itself.
 	origins     string
 	userOrigins bool
+	// pulled, when set, is where this render's helm pulls charts
+	// (helm.go): a path of the repository that does not exist is served
+	// from the same path under pulled, when it exists there.
+	pulled string
 }
 
 var _ filesys.FileSystem = (*repoFS)(nil)
@@ -79,6 +83,9 @@ func (fs *repoFS) check(path string) (string, error) {
 	}
 	resolved := fs.resolve(abs)
 	if rel, ok := fs.rel(resolved); ok {
+		if p, ok := fs.pulledChart(resolved, rel); ok {
+			return p, nil
+		}
 		fs.inputs[rel] = true
 		return resolved, nil
 	}
@@ -87,6 +94,24 @@ func (fs *repoFS) check(path string) (string, error) {
 		return resolved, nil
 	}
 	return "", &errOutside{path: fs.display(abs)}
+}
+
+// pulledChart returns where a chart this render pulled serves resolved
+// (rel in the repository), when the repository has nothing there. Pulled
+// charts hold only what helm's untar wrote: files and directories.
+func (fs *repoFS) pulledChart(resolved, rel string) (string, bool) {
+	if fs.pulled == "" {
+		return "", false
+	}
+	if _, err := os.Lstat(resolved); err == nil {
+		return "", false
+	}
+	p := filepath.Join(fs.pulled, filepath.FromSlash(rel))
+	if _, err := os.Lstat(p); err != nil {
+		return "", false
+	}
+	fs.external = true
+	return p, true
 }
 
 // rel returns p relative to the root, slash-separated ("" for the root),

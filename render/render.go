@@ -42,7 +42,9 @@ type Options struct {
 	// RemoteHosts are the hosts remote bases and every HTTP fetch of the
 	// render may reach; empty refuses them all.
 	RemoteHosts []string
-	// EnableHelm lets helmCharts run the helm program.
+	// EnableHelm lets helmCharts render, with Helm's library inside the
+	// sandbox (helm.go): charts in the repository, and charts pulled
+	// from chart repositories and OCI registries on RemoteHosts.
 	EnableHelm bool
 	// EnableExec lets exec KRM functions run.
 	EnableExec bool
@@ -157,6 +159,7 @@ func (r *Renderer) Build(ctx context.Context, src Source, overlay string, opts O
 	if child.Error != "" {
 		return Result{}, fmt.Errorf("kustomize build %s: %s", overlay, child.Error)
 	}
+	fixManagedBy(objs)
 	res := Result{Objects: objs}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -240,8 +243,9 @@ func runKustomize(fs *repoFS, dir string, opts Options) (objs []*unstructured.Un
 		kopts.PluginConfig.FnpLoadingOptions.EnableExec = true
 	}
 	if opts.EnableHelm {
-		kopts.PluginConfig.HelmConfig.Enabled = true
-		kopts.PluginConfig.HelmConfig.Command = "helm"
+		if err := useHelm(kopts, fs, opts); err != nil {
+			return nil, err
+		}
 	}
 	if opts.Origins {
 		fs.origins = fs.resolve(dir)
@@ -284,6 +288,8 @@ func explain(err error, root string) string {
 	switch {
 	case errors.As(err, &outside):
 		return msg
+	case strings.Contains(msg, helmErrorPrefix):
+		return explainHelm(msg)
 	case strings.Contains(msg, "--enable-helm"):
 		return msg + " (helmCharts are off for this app: set render.enableHelm: true to allow them)"
 	case strings.Contains(msg, "plugins disabled") || strings.Contains(msg, "external plugins"):

@@ -46,10 +46,15 @@ type childResult struct {
 
 // The child is started by re-executing the binary that imports render
 // (roleout, or a test binary) with sandboxEnv set; it serves one request
-// and exits before the binary's own main or TestMain runs.
+// and exits before the binary's own main or TestMain runs. A render's
+// helm commands are the same binary again, with sandboxEnv set to
+// helmMode (helm.go).
 func init() {
-	if os.Getenv(sandboxEnv) == "1" {
+	switch os.Getenv(sandboxEnv) {
+	case "1":
 		os.Exit(serveChild(os.Stdin, os.NewFile(sandboxResultFD, "result")))
+	case helmMode:
+		os.Exit(serveHelm(os.Args[1:], os.Stdout, os.Stderr))
 	}
 }
 
