@@ -24,22 +24,25 @@ type Deps struct {
 	Fetcher  Fetcher
 	Renderer Renderer
 	Planner  Planner
-	Applier  Applier
-	Status   StatusStore
+	// Cluster is the agent's own cluster: the apps that name none go
+	// there, and it holds every app's role revisions and the control
+	// ConfigMap.
+	Cluster Cluster
+	Status  StatusStore
 	// Clock tells the time for rollout windows and liveness; nil is
 	// time.Now.
 	Clock func() time.Time
 	// PullRequests lists and fetches pull-request heads for previews;
 	// nil turns previews off.
 	PullRequests PullRequests
-	// ApplierFor returns the applier of the cluster an app names with
+	// ClusterFor returns the cluster an app names with
 	// apps[].kubeconfig or apps[].kubeconfigSecret; nil allows no such
 	// apps.
-	ApplierFor func(ctx context.Context, app AppConfig) (Applier, error)
-	// PreviewApplierFor returns the applier previews of app use: its
-	// cluster, as serviceAccount ("namespace/name"); nil lets previews
-	// read no cluster.
-	PreviewApplierFor func(ctx context.Context, app AppConfig, serviceAccount string) (Applier, error)
+	ClusterFor func(ctx context.Context, app AppConfig) (Cluster, error)
+	// PreviewClusterFor returns what previews of app read: its cluster,
+	// as serviceAccount ("namespace/name"); nil lets previews read no
+	// cluster.
+	PreviewClusterFor func(ctx context.Context, app AppConfig, serviceAccount string) (ClusterReader, error)
 	// Masker masks Secret values in plans, records and diffs; nil is a
 	// random key for this Agent value only (internal/secrets.Ephemeral),
 	// fit for commands that write no git.
@@ -77,9 +80,6 @@ type Agent struct {
 	// .RetryAfter); Run sets it, as the loop it starts is the agent's
 	// life. RunOnce alone retries at once.
 	backoffRetries bool
-	// home is the applier of the agent's own cluster while the agent
-	// serves an app of another cluster (forApp); nil otherwise.
-	home Applier
 	// synced holds, by status-branch path, the digest of each role
 	// revision this agent put into the cluster (guarded by mu).
 	synced map[string][32]byte
@@ -105,23 +105,36 @@ type Agent struct {
 func (a *Agent) DryRun() { a.dryRun = true }
 
 // New returns an Agent for cfg that applies to the cluster restCfg
-// reaches, with the git source, kustomize renderer, role planner,
-// server-side applier and status branch wired in. It reads the install's
-// mask key (masks.keyFile, or the key Secret it creates once in its
-// namespace).
+// reaches, with the real parts wired in (NewDeps).
 func New(ctx context.Context, cfg *Config, restCfg *rest.Config, log logrus.FieldLogger) (*Agent, error) {
-	src, err := sources.NewGitSource(sourceOptions(cfg))
+	deps, err := NewDeps(ctx, cfg, restCfg, log)
 	if err != nil {
 		return nil, err
 	}
+	return NewWithDeps(cfg, deps, log), nil
+}
+
+// NewDeps wires the real parts of an Agent for cfg against the cluster
+// restCfg reaches: the git source (with its credentials and signature
+// verification), the sandboxed kustomize renderer, the role planner, the
+// server-side applier, the clusters apps name, the status branch, pull
+// requests and the control ConfigMap. It reads the install's mask key
+// (masks.keyFile, or the key Secret it creates once in its namespace).
+// A program that observes the parts (the benchmarks) wraps them and
+// passes them to NewWithDeps; New does no more than that.
+func NewDeps(ctx context.Context, cfg *Config, restCfg *rest.Config, log logrus.FieldLogger) (Deps, error) {
+	src, err := sources.NewGitSource(sourceOptions(cfg))
+	if err != nil {
+		return Deps{}, err
+	}
 	kube, err := kubernetes.NewForConfig(restCfg)
 	if err != nil {
-		return nil, err
+		return Deps{}, err
 	}
 	ns := cfg.Status.ClusterRevisions.namespace()
 	masker, err := loadMasker(ctx, cfg.Masks, kube, ns)
 	if err != nil {
-		return nil, err
+		return Deps{}, err
 	}
 	applyOpts := apply.DefaultOptions()
 	applyOpts.Masker = masker
@@ -130,42 +143,40 @@ func New(ctx context.Context, cfg *Config, restCfg *rest.Config, log logrus.Fiel
 	}
 	applier, err := apply.New(restCfg, applyOpts)
 	if err != nil {
-		return nil, err
+		return Deps{}, err
 	}
 	cl, err := newClusters(restCfg, applyOpts, cfg.Clusters)
 	if err != nil {
-		return nil, err
+		return Deps{}, err
 	}
-	return NewWithDeps(cfg, Deps{
-		ApplierFor:        cl.applierFor,
-		PreviewApplierFor: previewAppliers(applier, cl.applierFor),
+	return Deps{
+		ClusterFor:        cl.applierFor,
+		PreviewClusterFor: previewAppliers(applier, cl.applierFor),
 		Fetcher:           src,
 		Renderer:          newKustomizeRenderer(cfg.RenderProcesses),
 		Planner:           rolePlanner{},
-		Applier:           applier,
+		Cluster:           applier,
 		Status:            sources.NewStatusBranch(StatusOptions(cfg)),
 		PullRequests:      gitPullRequests{src: src},
 		Masker:            masker,
 		Control:           kubeControl{kube: kube, namespace: ns, log: log},
-	}, log), nil
+	}, nil
 }
 
-// forApp returns the agent as it serves app: with the applier of the app's
-// own cluster when it names one.
-func (a *Agent) forApp(ctx context.Context, app AppConfig) (*Agent, error) {
+// clusterFor returns app's cluster: the one it names (apps[].kubeconfig,
+// kubeconfigSecret), else the agent's own.
+func (a *Agent) clusterFor(ctx context.Context, app AppConfig) (Cluster, error) {
 	if app.Kubeconfig == "" && app.KubeconfigSecret == nil {
-		return a, nil
+		return a.deps.Cluster, nil
 	}
-	if a.deps.ApplierFor == nil {
+	if a.deps.ClusterFor == nil {
 		return nil, fmt.Errorf("apps[].kubeconfig is not supported here")
 	}
-	ap, err := a.deps.ApplierFor(ctx, app)
+	c, err := a.deps.ClusterFor(ctx, app)
 	if err != nil {
 		return nil, fmt.Errorf("cluster of app %s: %w", app.Name, err)
 	}
-	c := *a
-	c.home, c.deps.Applier = a.deps.Applier, ap
-	return &c, nil
+	return c, nil
 }
 
 // credentials returns the source's credential files.
@@ -310,7 +321,7 @@ func (a *Agent) recordUntrusted(ctx context.Context, cause error) {
 			st = *prev.status
 		}
 		st.Phase, st.Message, st.StatusBranch = PhaseFailed, cause.Error(), prev.refused
-		run := &appRun{a: a, app: app, log: log, prev: prev, st: &st}
+		run := &appRun{a: a, app: app, log: log, status: a.deps.Status, prev: prev, st: &st}
 		_ = run.report(ctx, fmt.Sprintf("roleout: %s refused an untrusted revision", app.Name))
 	}
 }

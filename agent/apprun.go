@@ -13,18 +13,24 @@ import (
 )
 
 // appRun is one app's reconcile (or rollback, or refusal record): the
-// values every step of it reads once — the agent as it serves the app
-// (with the app's cluster), the app, its logger, the snapshot, what the
-// status branch held, the status being written and the rollout being
-// applied (nil before a plan exists).
+// values every step of it reads once — the agent, the app, its logger,
+// the app's cluster, where its status goes, the snapshot, what the status
+// branch held, the status being written and the rollout being applied
+// (nil before a plan exists). The agent's own cluster, which holds every
+// app's role revisions, stays a.deps.Cluster.
 type appRun struct {
-	a     *Agent
-	app   AppConfig
-	log   logrus.FieldLogger
-	snap  sources.Snapshot
-	prev  *previous
-	st    *AppStatus
-	steps *rollout
+	a   *Agent
+	app AppConfig
+	log logrus.FieldLogger
+	// cluster is the app's own cluster (Agent.clusterFor); nil until it
+	// is reached.
+	cluster Cluster
+	// status is the status branch the run commits to.
+	status StatusWriter
+	snap   sources.Snapshot
+	prev   *previous
+	st     *AppStatus
+	steps  *rollout
 }
 
 // report commits the run's status, with the rollout's records, to the
@@ -94,10 +100,10 @@ func (r *appRun) commit(ctx context.Context, st *AppStatus, msg string, progress
 	if err != nil {
 		return err
 	}
-	_, err = a.deps.Status.Commit(ctx, files, msg)
+	_, err = r.status.Commit(ctx, files, msg)
 	if errors.Is(err, sources.ErrNoChange) {
 		if !progress {
-			a.driftReported(ctx, log, app, st, r.steps)
+			r.driftReported(ctx, st)
 		}
 		return nil
 	}
@@ -112,9 +118,9 @@ func (r *appRun) commit(ctx context.Context, st *AppStatus, msg string, progress
 	if progress {
 		return nil
 	}
-	a.driftReported(ctx, log, app, st, r.steps)
+	r.driftReported(ctx, st)
 	if st.Phase == PhaseSucceeded && r.steps != nil {
-		a.watchApp(ctx, app, r.steps.plan.Inventory())
+		a.watchApp(ctx, app, r.cluster, r.steps.plan.Inventory())
 	}
 	return nil
 }

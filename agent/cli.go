@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 
@@ -22,7 +23,7 @@ type GitPlan struct {
 	// revision history.
 	Plan *render.Plan
 	// Revision is the source revision planned.
-	Revision sources.Revision
+	Revision sources.SourceRevision
 	// Summary is the plan as roleout plan prints it. A role is changed
 	// when the agent's next reconcile applies it: its decided revision
 	// is not the one the status says is applied (newRollout), which
@@ -41,7 +42,11 @@ func PlanFromGit(ctx context.Context, cfg *Config, appName, ref string) (*GitPla
 	if err != nil {
 		return nil, err
 	}
-	plan, rev, prev, err := planFromGit(ctx, cfg, appName, ref, nil, masker)
+	app, err := cfg.App(appName)
+	if err != nil {
+		return nil, err
+	}
+	plan, rev, prev, err := planFromGit(ctx, cfg, app, ref, nil, masker)
 	if err != nil {
 		return nil, err
 	}
@@ -54,71 +59,75 @@ type DiffOptions struct {
 	// configured one.
 	Ref string
 	// Offline compares with the last status in git instead of the
-	// cluster; Applier is then unused.
+	// cluster; Kube is then unused.
 	Offline bool
-	// Applier reaches the cluster for a live diff.
-	Applier Applier
-	// Masker masks Secrets in the plan and its diffs (see ReadMasker);
-	// the Applier's must be the same. Nil: a random key for this call.
+	// Masker masks Secrets in the plan and its diffs (see ReadMasker).
+	// Nil: a random key for this call.
 	Masker *secrets.Masker
-	// Home is the agent's own cluster: an app that names another
+	// Kube reaches the agent's own cluster. An app that names another
 	// (apps[].kubeconfig, kubeconfigSecret) is compared with that one,
-	// its Secret read from Home, as roleout run does.
-	Home *rest.Config
-}
-
-// appApplier returns the applier of app's own cluster, reached as roleout
-// run reaches it (clusters.applierFor: unsafe kubeconfigs refused).
-func appApplier(ctx context.Context, cfg *Config, app AppConfig, home *rest.Config, masker *secrets.Masker) (Applier, error) {
-	opts := apply.DefaultOptions()
-	opts.Masker = masker
-	cl, err := newClusters(home, opts, cfg.Clusters)
-	if err != nil {
-		return nil, err
-	}
-	return cl.applierFor(ctx, app)
+	// its Secret read from this one, as roleout run does.
+	Kube *rest.Config
 }
 
 // Diff renders and plans app from git and compares the plan with the
 // cluster (server-side dry run) or, offline, with the last status in git.
 // It never writes to the cluster or to git.
 func Diff(ctx context.Context, cfg *Config, appName string, opts DiffOptions) (*DiffReport, error) {
-	var applier Applier
-	if !opts.Offline {
-		applier = opts.Applier
-		app, err := cfg.App(appName)
-		if err != nil {
-			return nil, err
-		}
-		if (app.Kubeconfig != "" || app.KubeconfigSecret != nil) && opts.Home != nil {
-			if applier, err = appApplier(ctx, cfg, app, opts.Home, opts.Masker); err != nil {
-				return nil, fmt.Errorf("cluster of app %s: %w", app.Name, err)
-			}
-		}
-	}
-	plan, rev, prev, err := planFromGit(ctx, cfg, appName, opts.Ref, applier, opts.Masker)
+	app, err := cfg.App(appName)
 	if err != nil {
 		return nil, err
 	}
-	app, _ := cfg.App(appName)
+	if opts.Masker == nil {
+		opts.Masker = secrets.Ephemeral()
+	}
+	var cluster Cluster
+	if !opts.Offline {
+		if cluster, err = appCluster(ctx, cfg, app, opts.Kube, opts.Masker); err != nil {
+			return nil, err
+		}
+	}
+	plan, rev, prev, err := planFromGit(ctx, cfg, app, opts.Ref, cluster, opts.Masker)
+	if err != nil {
+		return nil, err
+	}
 	var rep *DiffReport
 	if opts.Offline {
-		rep = DiffOffline(app, plan, prev)
-	} else if rep, err = DiffLive(ctx, applier, app, plan); err != nil {
+		rep = diffOffline(app, plan, prev)
+	} else if rep, err = DiffLive(ctx, cluster, app, plan); err != nil {
 		return nil, fmt.Errorf("app %s: %w", appName, err)
 	}
 	rep.Revision = rev.String()
 	return rep, nil
 }
 
-// planFromGit fetches the source at ref, reads the app's previous status
-// and plans with masker; with an applier, predictions use live collision
-// counts.
-func planFromGit(ctx context.Context, cfg *Config, appName, ref string, applier Applier, masker *secrets.Masker) (*render.Plan, sources.Revision, *previous, error) {
-	app, err := cfg.App(appName)
-	if err != nil {
-		return nil, sources.Revision{}, nil, err
+// appCluster returns app's cluster reached from kube, the agent's own, as
+// roleout run reaches it: the agent's own when the app names none, else
+// the one it names (clusters.applierFor: unsafe kubeconfigs refused).
+func appCluster(ctx context.Context, cfg *Config, app AppConfig, kube *rest.Config, masker *secrets.Masker) (Cluster, error) {
+	if kube == nil {
+		return nil, errors.New("a live diff needs a cluster: set kubeconfig, or use --offline")
 	}
+	opts := apply.DefaultOptions()
+	opts.Masker = masker
+	if app.Kubeconfig == "" && app.KubeconfigSecret == nil {
+		return apply.New(kube, opts)
+	}
+	cl, err := newClusters(kube, opts, cfg.Clusters)
+	if err != nil {
+		return nil, err
+	}
+	c, err := cl.applierFor(ctx, app)
+	if err != nil {
+		return nil, fmt.Errorf("cluster of app %s: %w", app.Name, err)
+	}
+	return c, nil
+}
+
+// planFromGit fetches the source at ref, reads the app's previous status
+// and plans the app as the agent does (planning) with masker; cluster,
+// when not nil, is read as a reconcile reads it.
+func planFromGit(ctx context.Context, cfg *Config, app AppConfig, ref string, cluster ClusterReader, masker *secrets.Masker) (*render.Plan, sources.SourceRevision, *previous, error) {
 	opts := sourceOptions(cfg)
 	switch {
 	case fullCommit.MatchString(ref):
@@ -128,23 +137,65 @@ func planFromGit(ctx context.Context, cfg *Config, appName, ref string, applier 
 	}
 	src, err := sources.NewGitSource(opts)
 	if err != nil {
-		return nil, sources.Revision{}, nil, err
+		return nil, sources.SourceRevision{}, nil, err
 	}
 	snap, err := src.Fetch(ctx)
 	if err != nil {
-		return nil, sources.Revision{}, nil, err
+		return nil, sources.SourceRevision{}, nil, err
 	}
 	snap.Trust = planTrust(cfg, ref, snap.Trust)
 	prev, err := loadPrevious(ctx, sources.NewStatusBranch(StatusOptions(cfg)), app.Name)
 	if err != nil {
 		return nil, snap.Revision, nil, err
 	}
-	a := NewWithDeps(cfg, Deps{Renderer: newKustomizeRenderer(cfg.RenderProcesses), Planner: rolePlanner{}, Applier: applier, Masker: masker}, nil)
-	plan, err := a.plan(ctx, snap, app, prev)
+	p := planning{cfg: cfg, renderer: newKustomizeRenderer(cfg.RenderProcesses), planner: rolePlanner{}, masker: masker}
+	plan, err := p.plan(ctx, planRequest{snap: snap, app: app, prev: prev, cluster: cluster})
 	if err != nil {
 		return nil, snap.Revision, nil, fmt.Errorf("app %s: %w", app.Name, err)
 	}
 	return plan, snap.Revision, prev, nil
+}
+
+// DirOptions select a local kustomize directory to plan (roleout plan
+// DIR): no agent config, no git, no status; roles come from the objects'
+// annotations.
+type DirOptions struct {
+	// Root is the repository root: reads outside it are refused.
+	Root string
+	// Overlay is the directory to build, relative to Root.
+	Overlay string
+	// App names the app in revision names.
+	App string
+	// Namespace is set on namespaced objects that name none.
+	Namespace string
+}
+
+// PlanDir renders and plans a local directory as the agent plans an app
+// (planning), against no history and no cluster. Secrets are masked with
+// a random key for this call. No destinations confine it: no app config
+// names any.
+func PlanDir(ctx context.Context, o DirOptions) (*render.Plan, error) {
+	cfg := &Config{}
+	p := planning{cfg: cfg, renderer: newKustomizeRenderer(0), planner: rolePlanner{}, masker: secrets.Ephemeral()}
+	app := AppConfig{Name: o.App, Path: o.Overlay, Namespace: o.Namespace, AllowEmpty: true}
+	snap := sources.Snapshot{Dir: o.Root, Trust: sources.Trusted}
+	return p.plan(ctx, planRequest{snap: snap, app: app, unconfined: true})
+}
+
+// DiffDir plans a local directory (PlanDir) and compares it with the
+// cluster kube reaches, by server-side dry run; nothing is written.
+func DiffDir(ctx context.Context, o DirOptions, kube *rest.Config) (*DiffReport, error) {
+	plan, err := PlanDir(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	opts := apply.DefaultOptions()
+	opts.Masker = plan.Masker
+	cluster, err := apply.New(kube, opts)
+	if err != nil {
+		return nil, err
+	}
+	return DiffLive(ctx, cluster, AppConfig{Name: o.App}, plan)
 }
 
 // planTrust is the trust domain of a snapshot fetched for `roleout plan`

@@ -80,7 +80,7 @@ func (a *Agent) syncClusterRevisions(ctx context.Context, log logrus.FieldLogger
 		objs = append(objs, o)
 	}
 	a.mu.Unlock()
-	applier := a.homeApplier()
+	applier := a.deps.Cluster // the agent's own, whichever cluster the app is on
 	if len(objs) > 0 {
 		opts := apply.ApplyOptions{Labels: map[string]string{AppLabel: app.Name}, SkipUnchanged: true, Force: true}
 		if _, err := applier.Apply(ctx, objs, opts); err != nil {
@@ -103,15 +103,6 @@ func (a *Agent) syncClusterRevisions(ctx context.Context, log logrus.FieldLogger
 		}
 	}
 	a.mu.Unlock()
-}
-
-// homeApplier is the applier of the agent's own cluster, which holds the
-// role revisions whichever cluster the app is on.
-func (a *Agent) homeApplier() Applier {
-	if a.home != nil {
-		return a.home
-	}
-	return a.deps.Applier
 }
 
 // clusterRevisionRef names the ControllerRevision name in namespace ns.

@@ -33,7 +33,7 @@ type clusters struct {
 	mu sync.Mutex
 	// appliers by kubeconfig file, or by the digest of a Secret's
 	// kubeconfig so that a rotated one gets a new client.
-	appliers map[string]Applier
+	appliers map[string]Cluster
 }
 
 func newClusters(home *rest.Config, opts apply.Options, cfg ClustersConfig) (*clusters, error) {
@@ -41,13 +41,13 @@ func newClusters(home *rest.Config, opts apply.Options, cfg ClustersConfig) (*cl
 	if err != nil {
 		return nil, err
 	}
-	return &clusters{home: cs, userAgent: home.UserAgent, opts: opts, allowUnsafe: cfg.AllowUnsafeKubeconfigs, appliers: map[string]Applier{}}, nil
+	return &clusters{home: cs, userAgent: home.UserAgent, opts: opts, allowUnsafe: cfg.AllowUnsafeKubeconfigs, appliers: map[string]Cluster{}}, nil
 }
 
 // applierFor returns the applier of app's cluster: its kubeconfig file, or
 // the kubeconfig in its Secret, read from the agent's cluster now and
 // refused when it is unsafe (checkKubeconfig) unless the agent allows it.
-func (c *clusters) applierFor(ctx context.Context, app AppConfig) (Applier, error) {
+func (c *clusters) applierFor(ctx context.Context, app AppConfig) (Cluster, error) {
 	if app.KubeconfigSecret == nil {
 		return c.applier("file:"+app.Kubeconfig, func() (*rest.Config, error) {
 			cfg, err := clientcmd.BuildConfigFromFlags("", app.Kubeconfig)
@@ -89,7 +89,7 @@ func (c *clusters) secretConfig(data []byte, where string) (*rest.Config, error)
 
 // applier returns the applier cached under key, building it with load the
 // first time.
-func (c *clusters) applier(key string, load func() (*rest.Config, error)) (Applier, error) {
+func (c *clusters) applier(key string, load func() (*rest.Config, error)) (Cluster, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if ap, ok := c.appliers[key]; ok {

@@ -27,7 +27,7 @@ func TestParseConfigFull(t *testing.T) {
 	}
 	c, err := ParseConfig(data, "agent-full.yaml")
 	if err != nil {
-		t.Fatalf("the DESIGN.md §8 example must parse: %v", err)
+		t.Fatalf("the full example of the contract (README: Configuration) must parse: %v", err)
 	}
 	a := c.Apps[0]
 	if a.Name != "llm-serving" || a.Namespace != "llm" || *a.Roles[0].UpgradeOrder != 1 ||

@@ -257,7 +257,7 @@ func (a *Agent) held(app AppConfig) (phase, message, word string) {
 // error that stops it when the app was suspended meanwhile: the rollout
 // stops as when superseded, and the next plan records it Suspended. Nil
 // when the app is not suspended.
-func (a *Agent) suspendedStop(app string, wave int, rev sources.Revision) error {
+func (a *Agent) suspendedStop(app string, wave int, rev sources.SourceRevision) error {
 	suspended, why := a.suspended(app)
 	if !suspended {
 		return nil

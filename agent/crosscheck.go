@@ -85,7 +85,7 @@ func (a *Agent) crossCheckUnchanged(ctx context.Context, log logrus.FieldLogger,
 // revision name: its ControllerRevision, nil when the cluster has none of
 // this app's.
 func (a *Agent) recordedRevision(ctx context.Context, app AppConfig, name string) (*unstructured.Unstructured, error) {
-	live, err := a.homeApplier().Live(ctx, clusterRevisionRef(a.cfg.Status.ClusterRevisions.namespace(), name))
+	live, err := a.deps.Cluster.Live(ctx, clusterRevisionRef(a.cfg.Status.ClusterRevisions.namespace(), name))
 	if err != nil || live == nil || live.GetLabels()[AppLabel] != app.Name {
 		return nil, err
 	}

@@ -13,17 +13,17 @@ import (
 // the agent's defaults, else the built-in defaults of render.Destinations.
 // Errors name the field the rule came from and the app's own field to
 // change.
-func (a *Agent) destinations(app AppConfig) render.Destinations {
+func (c *Config) destinations(app AppConfig) render.Destinations {
 	ns := app.Namespace
 	if ns == "" {
 		ns = "default" // where kustomizeRenderer puts objects that name none
 	}
 	d := render.Destinations{
 		App: app.Name, Namespace: ns,
-		NamespacesField: a.appField(app, "allowedNamespaces"), KindsField: a.appField(app, "allowedKinds"),
+		NamespacesField: c.appField(app, "allowedNamespaces"), KindsField: c.appField(app, "allowedKinds"),
 	}
 	d.NamespacesFix, d.KindsFix = d.NamespacesField, d.KindsField
-	defaults := a.cfg.Defaults
+	defaults := c.Defaults
 	switch {
 	case len(app.AllowedNamespaces) > 0:
 		d.Namespaces = app.AllowedNamespaces
@@ -42,8 +42,8 @@ func (a *Agent) destinations(app AppConfig) render.Destinations {
 
 // checkDestinations refuses, as a whole, a render of app with any object
 // outside its destinations: nothing of it is applied, nothing pruned.
-func (a *Agent) checkDestinations(app AppConfig, objs []*unstructured.Unstructured) error {
-	if err := render.CheckDestinations(objs, a.destinations(app)); err != nil {
+func (c *Config) checkDestinations(app AppConfig, objs []*unstructured.Unstructured) error {
+	if err := render.CheckDestinations(objs, c.destinations(app)); err != nil {
 		return fmt.Errorf("objects outside the app's allowed namespaces and kinds, nothing of it applied:\n%w", err)
 	}
 	return nil

@@ -73,12 +73,12 @@ func TestAgentDestinations(t *testing.T) {
 			KindsField: "defaults.allowedKinds", KindsFix: "apps[1].allowedKinds"},
 	}
 	for i, app := range cfg.Apps {
-		if diff := cmp.Diff(want[i], a.destinations(app)); diff != "" {
+		if diff := cmp.Diff(want[i], a.cfg.destinations(app)); diff != "" {
 			t.Errorf("destinations of %s (-want +got):\n%s", app.Name, diff)
 		}
 	}
 	cfg.Defaults = DefaultsConfig{}
-	if d := a.destinations(cfg.Apps[1]); d.Namespaces != nil || d.Kinds != nil || d.NamespacesField != "apps[1].allowedNamespaces" {
+	if d := a.cfg.destinations(cfg.Apps[1]); d.Namespaces != nil || d.Kinds != nil || d.NamespacesField != "apps[1].allowedNamespaces" {
 		t.Errorf("without defaults: %+v, want the built-in rules (nil lists)", d)
 	}
 }
@@ -148,7 +148,7 @@ func TestExampleDestinations(t *testing.T) {
 		if err := render.DefaultNamespace(res.Objects, ns); err != nil {
 			t.Fatal(err)
 		}
-		if err := a.checkDestinations(app, res.Objects); err != nil {
+		if err := a.cfg.checkDestinations(app, res.Objects); err != nil {
 			t.Errorf("app %s: %v", app.Name, err)
 		}
 	}

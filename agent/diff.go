@@ -93,7 +93,7 @@ func restarts(role *render.Role, current map[apply.ObjectRef]apply.ObserveResult
 		restart := w.RestartsPods
 		if current != nil && scope.reads(w.Ref.Namespace) {
 			if res, ok := current[w.Ref]; ok && res.Err == nil {
-				p := observedIdentity(res.Observed)
+				p := res.Observed
 				d.Current = &p
 				// Without a prediction, the plan's answer (the object
 				// changed) stands.
@@ -163,13 +163,13 @@ func (r *DiffReport) addStep(s StepDiff) {
 // is written. Secret values are masked. Objects of kinds whose CRD the
 // plan installs show as "create (CRD pending)". With prune on, objects that
 // left git and would be deleted are listed too.
-func DiffLive(ctx context.Context, applier Applier, app AppConfig, plan *render.Plan) (*DiffReport, error) {
+func DiffLive(ctx context.Context, applier ClusterReader, app AppConfig, plan *render.Plan) (*DiffReport, error) {
 	return liveDiff{applier: applier, app: app, plan: plan}.report(ctx)
 }
 
 // liveDiff is one diff of a plan against the cluster.
 type liveDiff struct {
-	applier Applier
+	applier ClusterReader
 	app     AppConfig
 	plan    *render.Plan
 	// scope is what the diff may read of the cluster (nil: everything);
@@ -276,7 +276,7 @@ func (d liveDiff) prunes(ctx context.Context) ([]ObjectDiff, error) {
 // observeWorkloadsOf reads, in one round of LISTs, the identities the
 // controllers gave the live templates of the roles' workloads that scope
 // reads; an empty map when they have none.
-func observeWorkloadsOf(ctx context.Context, applier Applier, roles []*render.Role, scope namespaceScope) map[apply.ObjectRef]apply.ObserveResult {
+func observeWorkloadsOf(ctx context.Context, applier ClusterReader, roles []*render.Role, scope namespaceScope) map[apply.ObjectRef]apply.ObserveResult {
 	var objs []*unstructured.Unstructured
 	for _, role := range roles {
 		for _, o := range role.Objects {

@@ -22,7 +22,7 @@ const (
 	PruneOff = "prune is off: objects that left git leave the inventory but stay in the cluster"
 )
 
-// DiffOffline compares plan with the last status in git, without a
+// diffOffline compares plan with the last status in git, without a
 // cluster, as the reconcile of plan would find it:
 //   - the prerequisite step, whose objects the status does not record, by
 //     its hash (AppStatus.Prerequisites): unchanged when it is the hash
@@ -37,7 +37,7 @@ const (
 // deletions of their step, with the content their revision records; with
 // prune off they are listed too, and the step says they stay (PruneOff).
 // Secret values are compared by their masks.
-func DiffOffline(app AppConfig, plan *render.Plan, prev *previous) *DiffReport {
+func diffOffline(app AppConfig, plan *render.Plan, prev *previous) *DiffReport {
 	d := offlineDiffer{app: app, plan: plan, prev: prev, rendered: map[string]bool{}, listed: map[string]bool{}}
 	for _, o := range plan.Prerequisites {
 		d.rendered[key(o.Object)] = true

@@ -31,11 +31,11 @@ func offlineDiffAfter(t *testing.T, first, second []*unstructured.Unstructured, 
 	snap := h.fetcher.snap
 	snap.Trust = sources.Trusted
 	app := h.agent.cfg.Apps[0]
-	plan, err := h.agent.plan(ctx, snap, app, prev)
+	plan, err := h.agent.planning().plan(ctx, planRequest{snap: snap, app: app, prev: prev, cluster: h.agent.deps.Cluster})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return DiffOffline(app, plan, prev)
+	return diffOffline(app, plan, prev)
 }
 
 // changes describes what rep says changes, one line per step change,

@@ -50,7 +50,7 @@ func (d Drift) String() string {
 	return fmt.Sprintf("%s: %s %s", d.Object, strings.Join(d.Fields, ", "), by)
 }
 
-// watcher is what an Applier that can stream object metadata implements
+// watcher is what an Cluster that can stream object metadata implements
 // (apply.Applier.Watch).
 type watcher interface {
 	Watch(ctx context.Context, refs []apply.ObjectRef, selector string, handle func(apply.WatchEvent)) (func(), error)
@@ -134,7 +134,7 @@ func (d *drifts) start(ctx context.Context) {
 
 // watch watches inv, app's inventory, on ap's cluster, unless it already
 // does. Objects of inv missing from the cluster once listed are drift.
-func (d *drifts) watch(app AppConfig, ap Applier, inv []render.InventoryEntry) {
+func (d *drifts) watch(app AppConfig, ap Cluster, inv []render.InventoryEntry) {
 	w, ok := ap.(watcher)
 	d.mu.Lock()
 	ctx := d.ctx

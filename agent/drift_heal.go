@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/sirupsen/logrus"
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/render"
@@ -66,7 +65,8 @@ func (r *rollout) planHeal(w driftWork) {
 
 // driftReported records, once the status commit is in, what became of
 // the app's drift: Events on the objects, the metric, the heal backoff.
-func (a *Agent) driftReported(ctx context.Context, log logrus.FieldLogger, app AppConfig, st *AppStatus, r *rollout) {
+func (run *appRun) driftReported(ctx context.Context, st *AppStatus) {
+	a, log, app, r := run.a, run.log, run.app, run.steps
 	if r == nil || r.drift == nil {
 		return
 	}
@@ -91,27 +91,26 @@ func (a *Agent) driftReported(ctx context.Context, log logrus.FieldLogger, app A
 		}
 		a.drift.metric.WithLabelValues(app.Name, outcome).Inc()
 		if e := a.cfg.Apply.Events; e == nil || *e {
-			if err := a.deps.Applier.Event(ctx, d.ref, reason, msg); err != nil {
+			if err := run.cluster.Event(ctx, d.ref, reason, msg); err != nil {
 				log.WithError(err).Debug("drift event not recorded")
 			}
 		}
 	}
 }
 
-// watchApp watches app's inventory on its cluster for drift (roleout run
-// only; not in dry runs).
-func (a *Agent) watchApp(ctx context.Context, app AppConfig, inv []render.InventoryEntry) {
+// watchApp watches app's inventory on its cluster c (nil: reached now)
+// for drift (roleout run only; not in dry runs).
+func (a *Agent) watchApp(ctx context.Context, app AppConfig, c Cluster, inv []render.InventoryEntry) {
 	if a.dryRun || !a.drift.active() {
 		return
 	}
-	c := a
-	if a.home == nil && (app.Kubeconfig != "" || app.KubeconfigSecret != nil) {
+	if c == nil {
 		var err error
-		if c, err = a.forApp(ctx, app); err != nil {
+		if c, err = a.clusterFor(ctx, app); err != nil {
 			return
 		}
 	}
-	a.drift.watch(app, c.deps.Applier, inv)
+	a.drift.watch(app, c, inv)
 }
 
 // driftMessage says what the drift work did, for the status message.

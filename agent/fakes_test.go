@@ -39,7 +39,7 @@ func (f *fakeFetcher) fetchCount() int {
 	return f.fetches
 }
 
-func (f *fakeFetcher) Head(context.Context) (sources.Revision, error) {
+func (f *fakeFetcher) Head(context.Context) (sources.SourceRevision, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if len(f.heads) > 0 {
@@ -315,7 +315,7 @@ var (
 	_ Fetcher      = (*fakeFetcher)(nil)
 	_ Renderer     = (*fakeRenderer)(nil)
 	_ Planner      = (*fakePlanner)(nil)
-	_ Applier      = (*fakeApplier)(nil)
+	_ Cluster      = (*fakeApplier)(nil)
 	_ StatusStore  = (*fakeStatus)(nil)
 )
 

@@ -135,7 +135,7 @@ func (r *rollout) recordWave(i int, started time.Time, err error) {
 			case d.Action == revision.Unchanged:
 				action = "retry"
 			}
-			rec.Roles = append(rec.Roles, RoleRecord{Name: role.Name, Revision: d.Revision.Revision, RevisionName: d.Revision.Name, Action: action})
+			rec.Roles = append(rec.Roles, RoleRecord{Name: role.Name, Revision: d.Revision.Number, RevisionName: d.Revision.Name, Action: action})
 		}
 	}
 	r.waves = append(r.waves, rec)

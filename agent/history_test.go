@@ -366,7 +366,7 @@ func TestBrokenAppDoesNotBlockOthers(t *testing.T) {
 func TestRollbackUsesTheAppsCluster(t *testing.T) {
 	h := newHarness(threeRoles("decode:1"), func(a *AppConfig) { a.Kubeconfig = "far.yaml" })
 	far := &fakeApplier{}
-	h.agent.deps.ApplierFor = func(context.Context, AppConfig) (Applier, error) { return far, nil }
+	h.agent.deps.ClusterFor = func(context.Context, AppConfig) (Cluster, error) { return far, nil }
 	ctx := context.Background()
 	h.twoDecodeRevisions(t)
 	far.applied, h.applier.applied = nil, nil

@@ -182,9 +182,9 @@ func (f *hangingFetcher) Fetch(ctx context.Context) (sources.Snapshot, error) {
 	return sources.Snapshot{}, ctx.Err()
 }
 
-func (f *hangingFetcher) Head(ctx context.Context) (sources.Revision, error) {
+func (f *hangingFetcher) Head(ctx context.Context) (sources.SourceRevision, error) {
 	<-ctx.Done()
-	return sources.Revision{}, ctx.Err()
+	return sources.SourceRevision{}, ctx.Err()
 }
 
 // TestPollDeadline: a poll runs within the liveness bound; one that

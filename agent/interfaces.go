@@ -18,7 +18,7 @@ type Fetcher interface {
 	Fetch(ctx context.Context) (sources.Snapshot, error)
 	// Head lists the remote's refs and returns the commit the followed
 	// ref points at now, fetching nothing.
-	Head(ctx context.Context) (sources.Revision, error)
+	Head(ctx context.Context) (sources.SourceRevision, error)
 }
 
 // Renderer renders one app's overlay from a snapshot into objects, with
@@ -33,24 +33,16 @@ type Planner interface {
 	Plan(objs []*unstructured.Unstructured, opts render.PlanOptions) (*render.Plan, error)
 }
 
-// Applier writes objects to the cluster and waits for them to be healthy.
-type Applier interface {
-	Apply(ctx context.Context, objs []*unstructured.Unstructured, opts apply.ApplyOptions) ([]apply.Result, error)
-	WaitHealthy(ctx context.Context, objs []*unstructured.Unstructured, timeout time.Duration) error
-	// ResetMapper forgets discovered kinds after CRDs were installed.
-	ResetMapper()
+// ClusterReader is what plans, previews and diffs read of an app's
+// cluster: they never write to it, so a preview's identity is one
+// (Deps.PreviewClusterFor).
+type ClusterReader interface {
 	// ObserveAll reads the identity each workload's controller gave its
 	// template; apply.ErrNotObserved for one whose controller lags.
 	ObserveAll(ctx context.Context, objs []*unstructured.Unstructured) map[apply.ObjectRef]apply.ObserveResult
 	// CollisionCounts reads the workloads' live status.collisionCount
 	// (absent when there is none).
 	CollisionCounts(ctx context.Context, objs []*unstructured.Unstructured) map[apply.ObjectRef]*int32
-	// CheckOwners refuses, before anything is written, objects that
-	// exist and are not the owner's to write (apply.OwnershipError).
-	CheckOwners(ctx context.Context, objs []*unstructured.Unstructured, own apply.Ownership) error
-	// Prune deletes objects in the given order, only those carrying the
-	// owner label and not protected.
-	Prune(ctx context.Context, refs []apply.ObjectRef, opts apply.PruneOptions) ([]apply.Result, error)
 	// Diff dry-runs objs and compares them with the live objects.
 	Diff(ctx context.Context, objs []*unstructured.Unstructured, opts apply.DiffOptions) ([]apply.ObjectDiff, error)
 	// Live reads an object, nil when it does not exist.
@@ -58,6 +50,24 @@ type Applier interface {
 	// CRDFor reads the CRD that serves an object's kind, nil for a
 	// built-in or missing kind.
 	CRDFor(ctx context.Context, o *unstructured.Unstructured) (*unstructured.Unstructured, error)
+}
+
+// Cluster is an app's cluster as a rollout drives it: it reads, writes
+// objects in waves, waits for them to be healthy, prunes and records
+// Events. The agent's own cluster is one too (Deps.Cluster), and holds
+// the role revisions of every app.
+type Cluster interface {
+	ClusterReader
+	Apply(ctx context.Context, objs []*unstructured.Unstructured, opts apply.ApplyOptions) ([]apply.Result, error)
+	WaitHealthy(ctx context.Context, objs []*unstructured.Unstructured, timeout time.Duration) error
+	// ResetMapper forgets discovered kinds after CRDs were installed.
+	ResetMapper()
+	// CheckOwners refuses, before anything is written, objects that
+	// exist and are not the owner's to write (apply.OwnershipError).
+	CheckOwners(ctx context.Context, objs []*unstructured.Unstructured, own apply.Ownership) error
+	// Prune deletes objects in the given order, only those carrying the
+	// owner label and not protected.
+	Prune(ctx context.Context, refs []apply.ObjectRef, opts apply.PruneOptions) ([]apply.Result, error)
 	// Event records a Normal event on an object.
 	Event(ctx context.Context, ref apply.ObjectRef, reason, message string) error
 }
@@ -85,7 +95,7 @@ type StatusStore interface {
 var (
 	_ Fetcher     = (*sources.GitSource)(nil)
 	_ StatusStore = (*sources.StatusBranch)(nil)
-	_ Applier     = (*apply.Applier)(nil)
+	_ Cluster     = (*apply.Applier)(nil)
 	_ Renderer    = (*kustomizeRenderer)(nil)
 	_ Planner     = rolePlanner{}
 )
@@ -97,6 +107,15 @@ type builder interface {
 
 // kustomizeRenderer is the Renderer of render.Renderer, with its cache.
 type kustomizeRenderer struct{ b builder }
+
+// Builds returns how many kustomize builds the renderer ran (render
+// cache misses), for the benchmarks.
+func (k *kustomizeRenderer) Builds() int {
+	if r, ok := k.b.(*render.Renderer); ok {
+		return r.Builds()
+	}
+	return 0
+}
 
 // newKustomizeRenderer returns a renderer with an empty render cache that
 // runs up to processes renders at once (0: one per CPU).

@@ -16,9 +16,9 @@ func fieldManager(app AppConfig) string { return apply.FieldManager + "/" + app.
 
 // appField names a field of app in the configuration (apps[1].adopt),
 // or the bare field when app is not in it.
-func (a *Agent) appField(app AppConfig, field string) string {
-	for i := range a.cfg.Apps {
-		if a.cfg.Apps[i].Name == app.Name {
+func (c *Config) appField(app AppConfig, field string) string {
+	for i := range c.Apps {
+		if c.Apps[i].Name == app.Name {
 			return fmt.Sprintf("apps[%d].%s", i, field)
 		}
 	}
@@ -28,7 +28,7 @@ func (a *Agent) appField(app AppConfig, field string) string {
 // ownership is what app may write among existing objects (docs/design.md,
 // "Safety and trust", Ownership): its own, and others only with adopt.
 func (a *Agent) ownership(app AppConfig) apply.Ownership {
-	return apply.Ownership{Label: AppLabel, Value: app.Name, Adopt: app.Adopt, AdoptField: a.appField(app, "adopt")}
+	return apply.Ownership{Label: AppLabel, Value: app.Name, Adopt: app.Adopt, AdoptField: a.cfg.appField(app, "adopt")}
 }
 
 // applyOptions are the options of every apply of app's rollout.
@@ -50,7 +50,8 @@ func pruneOptions(app AppConfig, field string) apply.PruneOptions {
 
 // checkOwners refuses the rollout as a whole, before anything is
 // written, when an object it would apply exists and is not the app's.
-func (a *Agent) checkOwners(ctx context.Context, app AppConfig, r *rollout) error {
+func (run *appRun) checkOwners(ctx context.Context) error {
+	r := run.steps
 	var objs []*unstructured.Unstructured
 	if r.prereqChanged {
 		objs = append(objs, r.plan.Prerequisites...)
@@ -63,7 +64,7 @@ func (a *Agent) checkOwners(ctx context.Context, app AppConfig, r *rollout) erro
 	if len(objs) == 0 {
 		return nil
 	}
-	if err := a.deps.Applier.CheckOwners(ctx, objs, a.ownership(app)); err != nil {
+	if err := run.cluster.CheckOwners(ctx, objs, run.a.ownership(run.app)); err != nil {
 		return fmt.Errorf("refused before applying anything: %w", err)
 	}
 	return nil

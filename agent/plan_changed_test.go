@@ -18,7 +18,7 @@ func plannedAgainstStatus(t *testing.T, h *harness) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := h.agent.plan(ctx, h.fetcher.snap, h.agent.cfg.Apps[0], prev)
+	plan, err := h.agent.planning().plan(ctx, planRequest{snap: h.fetcher.snap, app: h.agent.cfg.Apps[0], prev: prev, cluster: h.agent.deps.Cluster})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,14 +63,14 @@ func (s namespaceScope) filter(objs []*unstructured.Unstructured) []*unstructure
 // server-side dry run, reading only inside the app's namespaces
 // (previewScope); every other object is compared with the last status in
 // git and says so.
-func diffPreview(ctx context.Context, applier Applier, app AppConfig, plan *render.Plan, prev *previous) (*DiffReport, error) {
+func diffPreview(ctx context.Context, applier ClusterReader, app AppConfig, plan *render.Plan, prev *previous) (*DiffReport, error) {
 	return liveDiff{applier: applier, app: app, plan: plan, scope: previewScope(app, prev), prev: prev}.report(ctx)
 }
 
 // offlineStep returns how an object of a step (role names a role, ""
 // the prerequisite step) that the diff may not read is compared with the
 // last status in git: a role's object with the role's applied revision, as
-// DiffOffline does; a prerequisite, whose content the status does not
+// diffOffline does; a prerequisite, whose content the status does not
 // record, by the step's hash and the inventory (prerequisiteDiff).
 func (d liveDiff) offlineStep(role string) func(*unstructured.Unstructured) apply.ObjectDiff {
 	if role != "" {

@@ -17,20 +17,20 @@ import (
 // preview when previews have no identity to read the cluster as.
 const NoPreviewIdentity = "previews read no cluster without source.pullRequests.serviceAccount"
 
-// impersonator is an Applier that can act as another user
+// impersonator is a Cluster that can act as another user
 // (apply.Applier.As).
 type impersonator interface {
 	As(user string) (*apply.Applier, error)
 }
 
-// previewAppliers returns Deps.PreviewApplierFor over the agent's own
+// previewAppliers returns Deps.PreviewClusterFor over the agent's own
 // cluster (home) and the clusters apps name (applierFor): the app's
 // cluster's applier, impersonating the service account. The appliers are
 // made once per cluster and service account.
-func previewAppliers(home Applier, applierFor func(context.Context, AppConfig) (Applier, error)) func(context.Context, AppConfig, string) (Applier, error) {
+func previewAppliers(home Cluster, applierFor func(context.Context, AppConfig) (Cluster, error)) func(context.Context, AppConfig, string) (ClusterReader, error) {
 	var mu sync.Mutex
-	made := map[Applier]map[string]Applier{}
-	return func(ctx context.Context, app AppConfig, serviceAccount string) (Applier, error) {
+	made := map[Cluster]map[string]ClusterReader{}
+	return func(ctx context.Context, app AppConfig, serviceAccount string) (ClusterReader, error) {
 		base := home
 		if app.Kubeconfig != "" || app.KubeconfigSecret != nil {
 			var err error
@@ -53,40 +53,39 @@ func previewAppliers(home Applier, applierFor func(context.Context, AppConfig) (
 			return nil, fmt.Errorf("preview identity %s: %w", serviceAccount, err)
 		}
 		if made[base] == nil {
-			made[base] = map[string]Applier{}
+			made[base] = map[string]ClusterReader{}
 		}
 		made[base][serviceAccount] = ap
 		return ap, nil
 	}
 }
 
-// previewer is the agent as it previews one app: its applier reaches the
+// previewer is the agent as it previews one app: cluster reaches the
 // app's own cluster as the preview identity (source.pullRequests
-// .serviceAccount), never as the agent; without one, offline says why
-// every object is compared with the last status in git instead.
+// .serviceAccount), never as the agent, and only reads; without one,
+// offline says why every object is compared with the last status in git
+// instead.
 type previewer struct {
 	agent   *Agent
+	cluster ClusterReader
 	offline string
 }
 
 // previewerFor returns the previewer of app.
 func (a *Agent) previewerFor(ctx context.Context, log logrus.FieldLogger, app AppConfig) previewer {
-	c := *a
-	c.deps.Applier = nil
 	sa := ""
 	if pr := a.cfg.Source.PullRequests; pr != nil {
 		sa = pr.ServiceAccount
 	}
-	if sa == "" || a.deps.PreviewApplierFor == nil {
-		return previewer{agent: &c, offline: NoPreviewIdentity}
+	if sa == "" || a.deps.PreviewClusterFor == nil {
+		return previewer{agent: a, offline: NoPreviewIdentity}
 	}
-	ap, err := a.deps.PreviewApplierFor(ctx, app, sa)
+	c, err := a.deps.PreviewClusterFor(ctx, app, sa)
 	if err != nil {
 		log.WithError(err).Warn("cannot reach the app's cluster as the preview identity: previews diff against the last status in git")
-		return previewer{agent: &c, offline: "cannot reach the app's cluster as " + sa + ": " + err.Error()}
+		return previewer{agent: a, offline: "cannot reach the app's cluster as " + sa + ": " + err.Error()}
 	}
-	c.deps.Applier = ap
-	return previewer{agent: &c}
+	return previewer{agent: a, cluster: c}
 }
 
 // diff compares a preview's plan with the app's cluster, as the preview
@@ -94,12 +93,12 @@ func (a *Agent) previewerFor(ctx context.Context, log logrus.FieldLogger, app Ap
 // with every object saying why it was not compared: there is no identity,
 // or the identity may not read or dry-run what the pull request holds.
 func (p previewer) diff(ctx context.Context, app AppConfig, plan *render.Plan, prev *previous) (*DiffReport, error) {
-	if p.agent.deps.Applier == nil {
-		return markNotCompared(DiffOffline(app, plan, prev), p.offline), nil
+	if p.cluster == nil {
+		return markNotCompared(diffOffline(app, plan, prev), p.offline), nil
 	}
-	rep, err := diffPreview(ctx, p.agent.deps.Applier, app, plan, prev)
+	rep, err := diffPreview(ctx, p.cluster, app, plan, prev)
 	if apierrors.IsForbidden(err) {
-		return markNotCompared(DiffOffline(app, plan, prev), "the preview identity may not read or dry-run it: "+err.Error()), nil
+		return markNotCompared(diffOffline(app, plan, prev), "the preview identity may not read or dry-run it: "+err.Error()), nil
 	}
 	return rep, err
 }

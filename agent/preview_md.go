@@ -61,6 +61,9 @@ func previewMarkdown(p Preview) string {
 	if len(p.Plan.Prune) > 0 {
 		fmt.Fprintf(&b, "\nLeft git (pruned after the last wave when the app prunes): %s.\n", refList(p.Plan.Prune))
 	}
+	if len(p.Plan.Unchecked) > 0 {
+		fmt.Fprintf(&b, "\nNot checked against a schema (no CRD for their kind in the render, the cluster or roleout): %s.\n", refList(p.Plan.Unchecked))
+	}
 	if p.Diff != nil {
 		c := p.Diff.Summary
 		fmt.Fprintf(&b, "\n## Diff against %s\n\n%d create, %d update, %d delete, %d unchanged. Secret values are masked.\n",
@@ -121,7 +124,7 @@ func workloadMD(wl render.WorkloadSummary) string {
 }
 
 // predictionMD is a prediction as a code span inside a table cell.
-func predictionMD(p revision.Prediction) string { return mdCell(mdCode(DescribePrediction(p))) }
+func predictionMD(p revision.Prediction) string { return mdCell(mdCode(p.String())) }
 
 func refList[T fmt.Stringer](refs []T) string {
 	var out []string

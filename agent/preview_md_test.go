@@ -58,6 +58,7 @@ func TestPreviewMarkdownContainsHostileText(t *testing.T) {
 		}}}},
 		Prerequisites: []render.ObjectRef{{APIVersion: "v1", Kind: "Namespace", Name: hostile}},
 		Prune:         []render.ObjectRef{{APIVersion: "v1", Kind: "ConfigMap", Namespace: "app", Name: hostile}},
+		Unchecked:     []render.ObjectRef{{APIVersion: "example.com/v1", Kind: "Widget", Namespace: "app", Name: hostile}},
 	}
 	diff := &DiffReport{App: "app", Steps: []StepDiff{{Role: hostile, Objects: []ObjectDiff{{
 		ObjectDiff:  apply.ObjectDiff{Object: apply.ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: "app", Name: hostile}, Change: apply.Update, Diff: hostile + "\n"},
@@ -187,25 +188,6 @@ func TestPreviewMarkdownActionsAndUnverified(t *testing.T) {
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("preview lacks %q:\n%s", want, md)
-		}
-	}
-}
-
-// TestDescribePredicted: the log, diff and Event wording of a prediction,
-// marked unverified with the reason when it is.
-func TestDescribePredicted(t *testing.T) {
-	lws := revision.Prediction{TemplateRevisionHash: "79c7df5f65"}
-	for _, c := range []struct {
-		p          revision.Prediction
-		unverified string
-		want       string
-	}{
-		{lws, "", "template-revision-hash 79c7df5f65"},
-		{lws, "no CRD", "template-revision-hash 79c7df5f65, unverified: no CRD"},
-		{revision.Prediction{}, "a webhook", "no prediction, unverified: a webhook"},
-	} {
-		if got := DescribePredicted(c.p, c.unverified); got != c.want {
-			t.Errorf("DescribePredicted(%+v, %q) = %q, want %q", c.p, c.unverified, got, c.want)
 		}
 	}
 }

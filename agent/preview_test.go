@@ -89,7 +89,7 @@ func TestPreviewNeverRendersWithAppSettings(t *testing.T) {
 	h.fetcher.snap.Dir = "main"
 	prCommit := strings.Repeat("p", 40)
 	lying := &fakeFetcher{snap: sources.Snapshot{Dir: "pr", Trust: sources.Trusted,
-		Revision: sources.Revision{Ref: "refs/pull/1/head", Commit: prCommit}}}
+		Revision: sources.SourceRevision{Ref: "refs/pull/1/head", Commit: prCommit}}}
 	h.agent.deps.PullRequests = &fakePullRequests{heads: []sources.Head{{Ref: "refs/pull/1/head", Commit: prCommit}},
 		fetchers: map[string]*fakeFetcher{"refs/pull/1/head": lying}}
 	h.agent.cfg.Source.PullRequests = &PullRequestConfig{Refs: []string{"refs/pull/*/head"}}
@@ -207,8 +207,8 @@ func TestPreviewReadsOnlyAppNamespaces(t *testing.T) {
 	})
 	app := h.agent.cfg.Apps[0]
 	prev := &previous{inventory: inv, history: map[string][]revision.RoleRevision{}}
-	snap := sources.Snapshot{Trust: sources.Untrusted, Revision: sources.Revision{Ref: "pr", Commit: strings.Repeat("p", 40)}}
-	plan, err := h.agent.plan(context.Background(), snap, app, prev)
+	snap := sources.Snapshot{Trust: sources.Untrusted, Revision: sources.SourceRevision{Ref: "pr", Commit: strings.Repeat("p", 40)}}
+	plan, err := h.agent.planning().plan(context.Background(), planRequest{snap: snap, app: app, prev: prev, cluster: h.agent.deps.Cluster})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,13 +285,13 @@ func TestPreviewIdentity(t *testing.T) {
 	cases := []struct {
 		name      string
 		sa        string
-		applier   func(far *fakeApplier) Applier
+		applier   func(far *fakeApplier) Cluster
 		wantReads bool
 		wantWhy   string // NotCompared of every object; "" when compared
 	}{
 		{name: "no service account", wantWhy: NoPreviewIdentity},
-		{name: "service account", sa: "roleout/preview", applier: func(far *fakeApplier) Applier { return far }, wantReads: true},
-		{name: "forbidden", sa: "roleout/preview", applier: func(*fakeApplier) Applier { return &forbiddenApplier{} },
+		{name: "service account", sa: "roleout/preview", applier: func(far *fakeApplier) Cluster { return far }, wantReads: true},
+		{name: "forbidden", sa: "roleout/preview", applier: func(*fakeApplier) Cluster { return &forbiddenApplier{} },
 			wantWhy: "the preview identity may not read or dry-run it: "},
 		{name: "unreachable", sa: "roleout/preview", wantWhy: "cannot reach the app's cluster as roleout/preview: no route"},
 	}
@@ -299,9 +299,9 @@ func TestPreviewIdentity(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(threeRoles("decode:1"), func(a *AppConfig) { a.Namespace, a.Kubeconfig = "app", "far.yaml" })
 			far := &fakeApplier{}
-			h.agent.deps.ApplierFor = func(context.Context, AppConfig) (Applier, error) { return far, nil }
+			h.agent.deps.ClusterFor = func(context.Context, AppConfig) (Cluster, error) { return far, nil }
 			var asked []string
-			h.agent.deps.PreviewApplierFor = func(_ context.Context, app AppConfig, sa string) (Applier, error) {
+			h.agent.deps.PreviewClusterFor = func(_ context.Context, app AppConfig, sa string) (ClusterReader, error) {
 				asked = append(asked, app.Name+" as "+sa)
 				if tc.applier == nil {
 					return nil, errors.New("no route")
@@ -310,7 +310,7 @@ func TestPreviewIdentity(t *testing.T) {
 			}
 			prCommit := strings.Repeat("p", 40)
 			h.agent.deps.PullRequests = &fakePullRequests{heads: []sources.Head{{Ref: "refs/pull/1/head", Commit: prCommit}},
-				fetchers: map[string]*fakeFetcher{"refs/pull/1/head": {snap: sources.Snapshot{Revision: sources.Revision{Ref: "refs/pull/1/head", Commit: prCommit}}}}}
+				fetchers: map[string]*fakeFetcher{"refs/pull/1/head": {snap: sources.Snapshot{Revision: sources.SourceRevision{Ref: "refs/pull/1/head", Commit: prCommit}}}}}
 			h.agent.cfg.Source.PullRequests = &PullRequestConfig{Refs: []string{"refs/pull/*/head"}, ServiceAccount: tc.sa}
 			if err := h.agent.previews(context.Background()); err != nil {
 				t.Fatal(err)

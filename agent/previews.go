@@ -150,7 +150,7 @@ func (pv previewer) preview(ctx context.Context, app AppConfig, h sources.Head, 
 		return p
 	}
 	snap.Trust = sources.Untrusted
-	plan, err := a.plan(ctx, snap, app, prev)
+	plan, err := a.planning().plan(ctx, planRequest{snap: snap, app: app, prev: prev, cluster: pv.cluster})
 	if err != nil {
 		p.Error = err.Error()
 		return p

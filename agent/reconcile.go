@@ -12,7 +12,6 @@ import (
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
-	"github.com/roleout/roleout/render/revision"
 	"github.com/roleout/roleout/sources"
 )
 
@@ -47,7 +46,7 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 		a.results[app.Name] = s
 		a.done[app.Name] = s.Revision
 		a.mu.Unlock()
-		a.watchApp(ctx, app, prev.inventory)
+		a.watchApp(ctx, app, nil, prev.inventory)
 		return nil
 	}
 	attempt, wait := a.retry(prev, snap.Revision)
@@ -70,36 +69,51 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 		StatusBranch:     prev.refused,
 		Attempts:         attempt,
 	}
-	run := &appRun{a: a, app: app, log: log, snap: snap, prev: prev, st: st}
-	if run.a, err = a.forApp(ctx, app); err != nil {
-		run.a = a
+	run := &appRun{a: a, app: app, log: log, snap: snap, prev: prev, st: st, status: a.deps.Status}
+	return run.reconcile(ctx, drift)
+}
+
+// reconcile reaches the app's cluster, refuses an untrusted snapshot,
+// plans it and rolls the plan out (rollOut); a dry run diffs instead.
+func (run *appRun) reconcile(ctx context.Context, drift driftWork) error {
+	a, app, log, snap := run.a, run.app, run.log, run.snap
+	var err error
+	if run.cluster, err = a.clusterFor(ctx, app); err != nil {
 		log.WithError(err).Error("cannot reach the app's cluster: nothing applied")
 		return run.fail(ctx, err, fmt.Sprintf("roleout: %s cluster unreachable (%s)", app.Name, snap.Revision.Short()))
 	}
-	a = run.a
 	if snap.Trust != sources.Trusted {
 		err := fmt.Errorf("source revision %s is not trusted (%q): previewed, never applied", snap.Revision.Short(), snap.Trust)
 		log.WithError(err).Error("nothing applied")
 		return run.fail(ctx, err, fmt.Sprintf("roleout: %s refused an untrusted revision (%s)", app.Name, snap.Revision.Short()))
 	}
-	plan, err := a.plan(ctx, snap, app, prev)
+	plan, err := a.planning().plan(ctx, planRequest{snap: snap, app: app, prev: run.prev, cluster: run.cluster})
 	if err != nil {
 		log.WithError(err).Error("render failed: nothing applied")
 		return run.fail(ctx, err, fmt.Sprintf("roleout: %s render failed (%s)", app.Name, snap.Revision.Short()))
 	}
-	steps := newRollout(snap.Revision, plan, prev.status)
-	run.steps = steps
-	a.crossCheckUnchanged(ctx, log, app, steps)
-	steps.planHeal(drift)
-	st.Drift = drift.all
-	steps.logSequence(log)
+	run.steps = newRollout(snap.Revision, plan, run.prev.status)
+	a.crossCheckUnchanged(ctx, log, app, run.steps)
+	run.steps.planHeal(drift)
+	run.st.Drift = drift.all
+	run.steps.logSequence(log)
 	if a.dryRun {
-		return a.dryRunApp(ctx, log, app, plan)
+		return run.dryRun(ctx, plan)
 	}
+	return run.rollOut(ctx)
+}
+
+// rollOut holds the rollout while the app is paused, suspended or outside
+// its windows (recording why), else applies its waves and records the
+// outcome: Succeeded, Failed, or Progressing when a newer commit
+// superseded it.
+func (run *appRun) rollOut(ctx context.Context) error {
+	a, app, log, st, steps := run.a, run.app, run.log, run.st, run.steps
+	short := run.snap.Revision.Short()
 	if phase, msg, word := a.held(app); phase != "" {
 		st.Phase, st.Message = phase, msg
 		st.Prerequisites, st.Roles = steps.prereq, steps.roles
-		return run.report(ctx, fmt.Sprintf("roleout: %s %s (%s)", app.Name, word, snap.Revision.Short()))
+		return run.report(ctx, fmt.Sprintf("roleout: %s %s (%s)", app.Name, word, short))
 	}
 	if open, next, err := a.windowOpen(app); err != nil {
 		return err
@@ -110,9 +124,9 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 		}
 		log.Info(st.Message)
 		st.Prerequisites, st.Roles = steps.prereq, steps.roles
-		return run.report(ctx, fmt.Sprintf("roleout: %s waiting for a rollout window (%s)", app.Name, snap.Revision.Short()))
+		return run.report(ctx, fmt.Sprintf("roleout: %s waiting for a rollout window (%s)", app.Name, short))
 	}
-	err = a.applyWaves(ctx, log, app, steps, run.checkpoint(ctx))
+	err := run.applyWaves(ctx, run.checkpoint(ctx))
 	st.Prerequisites, st.Roles = steps.prereq, steps.roles
 	var superseded *SupersededError
 	defer func() { a.countRollout(app, st, steps) }()
@@ -153,17 +167,18 @@ func (a *Agent) countRollout(app AppConfig, st *AppStatus, r *rollout) {
 // on: the agent plans again from the newer commit.
 type SupersededError struct {
 	Wave int
-	By   sources.Revision
+	By   sources.SourceRevision
 }
 
 func (e *SupersededError) Error() string {
 	return fmt.Sprintf("stopped after wave %d: %s arrived; planning again from it", e.Wave+1, e.By.Short())
 }
 
-// dryRunApp diffs the plan against the cluster and logs what a rollout
-// would change; nothing is written.
-func (a *Agent) dryRunApp(ctx context.Context, log logrus.FieldLogger, app AppConfig, plan *render.Plan) error {
-	rep, err := DiffLive(ctx, a.deps.Applier, app, plan)
+// dryRun diffs the plan against the app's cluster and logs what a
+// rollout would change; nothing is written.
+func (r *appRun) dryRun(ctx context.Context, plan *render.Plan) error {
+	log := r.log
+	rep, err := DiffLive(ctx, r.cluster, r.app, plan)
 	if err != nil {
 		return fmt.Errorf("dry run: %w", err)
 	}
@@ -182,12 +197,12 @@ func (a *Agent) dryRunApp(ctx context.Context, log logrus.FieldLogger, app AppCo
 // ancestry is what a Fetcher that can tell a fast-forward from a
 // force-push implements.
 type ancestry interface {
-	IsAncestor(ctx context.Context, older, newer sources.Revision) (bool, error)
+	IsAncestor(ctx context.Context, older, newer sources.SourceRevision) (bool, error)
 }
 
 // rewritten reports a force-push of the followed branch since the
 // revision the previous status records, and warns about it.
-func (a *Agent) rewritten(ctx context.Context, log logrus.FieldLogger, prev *AppStatus, now sources.Revision) *Rewrite {
+func (a *Agent) rewritten(ctx context.Context, log logrus.FieldLogger, prev *AppStatus, now sources.SourceRevision) *Rewrite {
 	anc, ok := a.deps.Fetcher.(ancestry)
 	if !ok || prev == nil {
 		return nil
@@ -225,52 +240,10 @@ func (a *Agent) windowOpen(app AppConfig) (bool, time.Time, error) {
 
 // isDone reports whether this agent already reconciled app at rev with
 // success: an idle poll then reads nothing, not even the status branch.
-func (a *Agent) isDone(app string, rev sources.Revision) bool {
+func (a *Agent) isDone(app string, rev sources.SourceRevision) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return !a.dryRun && a.done[app] == rev.String()
-}
-
-// plan renders the app's overlay, refuses it whole when an object lies
-// outside the app's destinations, and plans it against the previous
-// status.
-func (a *Agent) plan(ctx context.Context, snap sources.Snapshot, app AppConfig, prev *previous) (*render.Plan, error) {
-	objs, err := a.deps.Renderer.Render(ctx, snap, app)
-	if err != nil {
-		return nil, fmt.Errorf("render %s at %s: %w", app.Path, snap.Revision.Short(), err)
-	}
-	if err := a.checkDestinations(app, objs); err != nil {
-		return nil, fmt.Errorf("render %s at %s refused: %w", app.Path, snap.Revision.Short(), err)
-	}
-	if len(objs) == 0 && !app.AllowEmpty {
-		return nil, fmt.Errorf("render %s at %s: no objects (set allowEmpty: true if that is intended)", app.Path, snap.Revision.Short())
-	}
-	roles, err := RoleSpecs(app)
-	if err != nil {
-		return nil, err
-	}
-	// An untrusted snapshot's objects are read from the cluster only
-	// inside the app's namespaces (docs/design.md, "Safety and trust",
-	// Previews).
-	live := objs
-	// The cluster's versions are read outside the app's namespaces, which
-	// previews never do.
-	var versions revision.ClusterVersions
-	if snap.Trust != sources.Trusted {
-		live = previewScope(app, prev).filter(objs)
-	} else {
-		versions = a.clusterVersions(ctx)
-	}
-	plan, err := a.deps.Planner.Plan(objs, render.PlanOptions{
-		App: app.Name, Roles: roles, UnorderedRoles: render.UnorderedPolicy(app.UnorderedRoles),
-		History: prev.history, Inventory: prev.inventory, Source: snap.Revision.String(),
-		CollisionCounts: a.collisionCounts(ctx, live), CRDs: a.liveCRDs(ctx, live),
-		Versions: versions, Masker: a.deps.Masker,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("plan %s at %s: %w", app.Path, snap.Revision.Short(), err)
-	}
-	return plan, nil
 }
 
 // applyWaves applies the prerequisite step and then each wave's changed
@@ -278,21 +251,22 @@ func (a *Agent) plan(ctx context.Context, snap sources.Snapshot, app AppConfig, 
 //
 // After every wave that leaves work for later waves, checkpoint (when not
 // nil) records progress and may stop the rollout: a newer commit arrived.
-func (a *Agent) applyWaves(ctx context.Context, log logrus.FieldLogger, app AppConfig, r *rollout, checkpoint func(wave int) error) error {
+func (run *appRun) applyWaves(ctx context.Context, checkpoint func(wave int) error) error {
+	a, log, app, r := run.a, run.log, run.app, run.steps
 	// An object that already carries the hash of what this rollout applies
 	// (a wave interrupted by a crash, an unchanged object of a changed
 	// role) is not written again.
 	opts := a.applyOptions(app)
 	opts.Heal = r.healObjs
-	if err := a.checkOwners(ctx, app, r); err != nil {
+	if err := run.checkOwners(ctx); err != nil {
 		return err
 	}
 	if r.prereqChanged {
-		if err := a.applyStep(ctx, log.WithField("step", "prerequisites"), r.plan.Prerequisites, opts, app); err != nil {
+		if err := run.applyStep(ctx, log.WithField("step", "prerequisites"), r.plan.Prerequisites, opts); err != nil {
 			return fmt.Errorf("prerequisites: %w", err)
 		}
 		r.markPrerequisitesApplied()
-		a.deps.Applier.ResetMapper()
+		run.cluster.ResetMapper()
 	}
 	for i, wave := range r.plan.Waves {
 		var objs []*unstructured.Unstructured
@@ -308,7 +282,7 @@ func (a *Agent) applyWaves(ctx context.Context, log logrus.FieldLogger, app AppC
 		}
 		wlog := log.WithFields(logrus.Fields{"wave": i + 1, "upgradeOrder": wave.UpgradeOrder, "roles": changed})
 		waveStarted := time.Now()
-		err := a.applyStep(ctx, wlog, objs, opts, app)
+		err := run.applyStep(ctx, wlog, objs, opts)
 		r.recordWave(i, waveStarted, err)
 		if err != nil {
 			r.markWaveFailed(i, err)
@@ -321,14 +295,14 @@ func (a *Agent) applyWaves(ctx context.Context, log logrus.FieldLogger, app AppC
 				applied = append(applied, role)
 			}
 		}
-		a.observeWorkloads(ctx, wlog, applied, r)
+		run.observeWorkloads(ctx, wlog, applied)
 		if checkpoint != nil && r.pendingAfter(i) {
 			if err := checkpoint(i); err != nil {
 				return err
 			}
 		}
 	}
-	return a.prune(ctx, log, app, r)
+	return run.prune(ctx)
 }
 
 // prune deletes, after the last wave, the objects that left git: only
@@ -337,7 +311,8 @@ func (a *Agent) applyWaves(ctx context.Context, log logrus.FieldLogger, app AppC
 // only with prunePersistent or their annotation roleout.dev/prune: "true";
 // a skipped object stays in the cluster and leaves the inventory, as in
 // Flux.
-func (a *Agent) prune(ctx context.Context, log logrus.FieldLogger, app AppConfig, r *rollout) error {
+func (run *appRun) prune(ctx context.Context) error {
+	a, log, app, r := run.a, run.log, run.app, run.steps
 	plan := r.plan
 	if !app.Prune || len(plan.Prune) == 0 {
 		if len(plan.Prune) > 0 {
@@ -350,7 +325,7 @@ func (a *Agent) prune(ctx context.Context, log logrus.FieldLogger, app AppConfig
 		refs[i] = e.ObjectRef
 	}
 	a.drift.release(app.Name, refs) // their deletion is not drift
-	results, err := a.deps.Applier.Prune(ctx, refs, pruneOptions(app, a.appField(app, "prunePersistent")))
+	results, err := run.cluster.Prune(ctx, refs, pruneOptions(app, a.cfg.appField(app, "prunePersistent")))
 	for _, res := range results {
 		plog := log.WithField("object", res.Object.String())
 		if res.Action == apply.Skipped {
@@ -367,10 +342,11 @@ func (a *Agent) prune(ctx context.Context, log logrus.FieldLogger, app AppConfig
 }
 
 // applyStep applies objs and waits until they are healthy.
-func (a *Agent) applyStep(ctx context.Context, log logrus.FieldLogger, objs []*unstructured.Unstructured, opts apply.ApplyOptions, app AppConfig) error {
+func (run *appRun) applyStep(ctx context.Context, log logrus.FieldLogger, objs []*unstructured.Unstructured, opts apply.ApplyOptions) error {
+	a, app := run.a, run.app
 	started := time.Now()
 	log.WithField("objects", len(objs)).Info("applying")
-	results, err := a.deps.Applier.Apply(ctx, objs, opts)
+	results, err := run.cluster.Apply(ctx, objs, opts)
 	a.drift.applied(app.Name, results)
 	counts := map[apply.Action]int{}
 	for _, res := range results {
@@ -389,7 +365,7 @@ func (a *Agent) applyStep(ctx context.Context, log logrus.FieldLogger, objs []*u
 	if err != nil {
 		return err
 	}
-	if err := a.deps.Applier.WaitHealthy(ctx, objs, app.Timeout.Duration); err != nil {
+	if err := run.cluster.WaitHealthy(ctx, objs, app.Timeout.Duration); err != nil {
 		return err
 	}
 	a.live.progressed()
@@ -418,7 +394,7 @@ func withLabel(objs []*unstructured.Unstructured, key, value string) []*unstruct
 // previous status failed at rev) and whether it must wait: the running
 // loop (backoffRetries) retries a failed commit only after its
 // RetryAfter. roleout run --once never waits.
-func (a *Agent) retry(prev *previous, rev sources.Revision) (attempt int, wait bool) {
+func (a *Agent) retry(prev *previous, rev sources.SourceRevision) (attempt int, wait bool) {
 	s := prev.status
 	if s == nil || prev.refused != nil || s.Revision != rev.String() || s.Phase != PhaseFailed {
 		return 1, false

@@ -23,9 +23,12 @@ func roleDeployment(name, role string, order int, image string) *unstructured.Un
 		"metadata": map[string]any{"name": name, "namespace": "app", "annotations": map[string]any{
 			render.RoleAnnotation: role, render.UpgradeOrderAnnotation: fmt.Sprint(order),
 		}},
-		"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
-			"containers": []any{map[string]any{"name": name, "image": image}},
-		}}},
+		"spec": map[string]any{
+			"selector": map[string]any{"matchLabels": map[string]any{"app": name}},
+			"template": map[string]any{
+				"metadata": map[string]any{"labels": map[string]any{"app": name}},
+				"spec":     map[string]any{"containers": []any{map[string]any{"name": name, "image": image}}},
+			}},
 	}}
 }
 
@@ -54,7 +57,7 @@ func newHarness(objs []*unstructured.Unstructured, mutate func(*AppConfig)) *har
 		mutate(&app)
 	}
 	h := &harness{
-		fetcher:  &fakeFetcher{snap: sources.Snapshot{Revision: sources.Revision{Ref: "main", Commit: strings.Repeat("a", 40)}}},
+		fetcher:  &fakeFetcher{snap: sources.Snapshot{Revision: sources.SourceRevision{Ref: "main", Commit: strings.Repeat("a", 40)}}},
 		renderer: &fakeRenderer{objs: objs},
 		planner:  &fakePlanner{},
 		applier:  &fakeApplier{},
@@ -63,7 +66,7 @@ func newHarness(objs []*unstructured.Unstructured, mutate func(*AppConfig)) *har
 	off := false
 	cfg := &Config{Source: SourceConfig{URL: "http://git.example/config.git", Branch: "main"}, Apps: []AppConfig{app}, Concurrency: 4,
 		Status: StatusConfig{ClusterRevisions: &ClusterRevisionsConfig{Enabled: &off}}}
-	h.agent = NewWithDeps(cfg, Deps{Fetcher: h.fetcher, Renderer: h.renderer, Planner: h.planner, Applier: h.applier, Status: h.status}, quietLogger())
+	h.agent = NewWithDeps(cfg, Deps{Fetcher: h.fetcher, Renderer: h.renderer, Planner: h.planner, Cluster: h.applier, Status: h.status}, quietLogger())
 	return h
 }
 

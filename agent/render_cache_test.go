@@ -88,7 +88,7 @@ apps: [{name: web, path: apps/web, namespace: web}]
 	}
 	renderer := newKustomizeRenderer(0)
 	applier := &fakeApplier{}
-	a := NewWithDeps(cfg, Deps{Fetcher: src, Renderer: renderer, Planner: rolePlanner{}, Applier: applier,
+	a := NewWithDeps(cfg, Deps{Fetcher: src, Renderer: renderer, Planner: rolePlanner{}, Cluster: applier,
 		Status: sources.NewStatusBranch(StatusOptions(cfg))}, quietLogger())
 	ctx := context.Background()
 	if err := a.RunOnce(ctx); err != nil {

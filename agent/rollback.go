@@ -46,74 +46,54 @@ func (a *Agent) Rollback(ctx context.Context, appName, role string, n int64) (*R
 	if err != nil {
 		return nil, err
 	}
-	if a, err = a.forApp(ctx, app); err != nil { // the app's own cluster
-		return nil, err
-	}
-	// Keep the hash of the status commit for the result.
-	rec := &commitRecorder{StatusStore: a.deps.Status}
-	c := *a
-	c.deps.Status = rec
-	a = &c
 	log := a.log.WithFields(logrus.Fields{"app": app.Name, "role": role})
-	prev, err := a.readPrevious(ctx, log, app.Name)
-	if err != nil {
+	// Keep the hash of the status commit for the result.
+	rec := &commitRecorder{StatusWriter: a.deps.Status}
+	run := &appRun{a: a, app: app, log: log, status: rec}
+	if run.cluster, err = a.clusterFor(ctx, app); err != nil { // the app's own cluster
 		return nil, err
 	}
-	target, err := findRevision(prev, app.Name, role, n)
+	if run.prev, err = a.readPrevious(ctx, log, app.Name); err != nil {
+		return nil, err
+	}
+	target, err := findRevision(run.prev, app.Name, role, n)
 	if err != nil {
 		return nil, err
 	}
 	if err := a.checkClusterRecord(ctx, app, target); err != nil {
 		return nil, fmt.Errorf("roll back %s to revision %d refused: %w", role, n, err)
 	}
-	snap, err := a.fetchFollowed(ctx)
-	if err != nil {
+	if run.snap, err = a.fetchFollowed(ctx); err != nil {
 		return nil, fmt.Errorf("poll source: %w", err)
 	}
-	objs, err := a.deps.Renderer.Render(ctx, snap, app)
+	plan, err := a.planning().plan(ctx, planRequest{snap: run.snap, app: app, prev: run.prev, cluster: run.cluster,
+		restore: &restore{role: role, revision: target}})
 	if err != nil {
-		return nil, fmt.Errorf("render %s: %w", app.Path, err)
-	}
-	objs = replaceRole(objs, role, target.UnstructuredObjects())
-	if err := a.checkDestinations(app, objs); err != nil {
 		return nil, fmt.Errorf("roll back %s to revision %d refused: %w", role, n, err)
 	}
-	roles, err := RoleSpecs(app)
-	if err != nil {
+	run.steps = newRollout(run.snap.Revision, plan, run.prev.status)
+	run.steps.trigger = "rollback"
+	if err := run.steps.only(role, run.prev.status); err != nil {
 		return nil, err
 	}
-	plan, err := a.deps.Planner.Plan(objs, render.PlanOptions{
-		App: app.Name, Roles: roles, UnorderedRoles: render.UnorderedPolicy(app.UnorderedRoles),
-		History: prev.history, Inventory: prev.inventory, Source: target.Source,
-		CollisionCounts: a.collisionCounts(ctx, objs), CRDs: a.liveCRDs(ctx, objs),
-		Versions: a.clusterVersions(ctx), Masker: a.deps.Masker,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("plan the rollback: %w", err)
-	}
-	steps := newRollout(snap.Revision, plan, prev.status)
-	steps.trigger = "rollback"
-	if err := steps.only(role, prev.status); err != nil {
-		return nil, err
-	}
-	steps.logSequence(log)
-	st := &AppStatus{APIVersion: ConfigAPIVersion, Kind: StatusKind, App: app.Name, Source: a.sourceURL, Path: app.Path,
-		Revision: prev.status.Revision, Phase: PhaseSucceeded, StatusBranch: prev.refused}
-	app.Prune = false // a rollback applies one role; it never deletes
-	err = a.applyWaves(ctx, log, app, steps, nil)
-	st.Prerequisites, st.Roles = steps.prereq, steps.roles
+	run.steps.logSequence(log)
+	run.st = &AppStatus{APIVersion: ConfigAPIVersion, Kind: StatusKind, App: app.Name, Source: a.sourceURL, Path: app.Path,
+		Revision: run.prev.status.Revision, Phase: PhaseSucceeded, StatusBranch: run.prev.refused}
+	run.app.Prune = false // a rollback applies one role; it never deletes
+	err = run.applyWaves(ctx, nil)
+	st := run.st
+	st.Prerequisites, st.Roles = run.steps.prereq, run.steps.roles
 	if err != nil {
 		st.Phase, st.Message = PhaseFailed, err.Error()
 	}
-	msg := steps.commitMessage(app.Name, err)
-	msg = strings.TrimSuffix(msg, fmt.Sprintf(" (%s)", snap.Revision.Short())) + fmt.Sprintf(" (rollback to rev %d)", n)
-	run := &appRun{a: a, app: app, log: log, snap: snap, prev: prev, st: st, steps: steps}
+	msg := run.steps.commitMessage(app.Name, err)
+	msg = strings.TrimSuffix(msg, fmt.Sprintf(" (%s)", run.snap.Revision.Short())) + fmt.Sprintf(" (rollback to rev %d)", n)
 	err = errors.Join(err, run.report(ctx, msg))
 	res := &RollbackResult{App: app.Name, Role: role, ToRevision: n, Phase: st.Phase, Message: st.Message, StatusCommit: rec.last}
 	for _, r := range plan.Roles() {
 		if r.Name == role {
 			d := r.Decision.Revision
-			res.Revision, res.RevisionName, res.Hash = d.Revision, d.Name, d.Hash
+			res.Revision, res.RevisionName, res.Hash = d.Number, d.Name, d.Hash
 		}
 	}
 	if rs := st.role(role); rs != nil {
@@ -125,13 +105,13 @@ func (a *Agent) Rollback(ctx context.Context, appName, role string, n int64) (*R
 // commitRecorder is a status store that keeps the hash of the last
 // commit it made.
 type commitRecorder struct {
-	StatusStore
+	StatusWriter
 	last string
 }
 
 // Commit commits files and keeps the new commit's hash.
 func (c *commitRecorder) Commit(ctx context.Context, files map[string][]byte, msg string) (string, error) {
-	hash, err := c.StatusStore.Commit(ctx, files, msg)
+	hash, err := c.StatusWriter.Commit(ctx, files, msg)
 	if err == nil {
 		c.last = hash
 	}
@@ -146,7 +126,7 @@ func findRevision(prev *previous, app, role string, n int64) (revision.RoleRevis
 	}
 	var have []string
 	for _, r := range prev.history[role] {
-		if r.Revision == n {
+		if r.Number == n {
 			if st := prev.status.role(role); st != nil && st.RevisionName == r.Name && st.Revision == n {
 				return r, fmt.Errorf("role %s of app %s is already at revision %d", role, app, n)
 			}
@@ -156,7 +136,7 @@ func findRevision(prev *previous, app, role string, n int64) (revision.RoleRevis
 			}
 			return r, nil
 		}
-		have = append(have, fmt.Sprint(r.Revision))
+		have = append(have, fmt.Sprint(r.Number))
 	}
 	return revision.RoleRevision{}, fmt.Errorf("role %s of app %s has no revision %d (recorded: %s)", role, app, n, strings.Join(have, ", "))
 }

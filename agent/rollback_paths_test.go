@@ -19,8 +19,11 @@ func TestRollbackPathRole(t *testing.T) {
 				"apiVersion": "apps/v1", "kind": "Deployment",
 				"metadata": map[string]any{"name": name, "namespace": "shop",
 					"annotations": map[string]any{render.SourcePathAnnotation: src}},
-				"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
-					"containers": []any{map[string]any{"name": name, "image": img}}}}},
+				"spec": map[string]any{
+					"selector": map[string]any{"matchLabels": map[string]any{"app": name}},
+					"template": map[string]any{
+						"metadata": map[string]any{"labels": map[string]any{"app": name}},
+						"spec":     map[string]any{"containers": []any{map[string]any{"name": name, "image": img}}}}},
 			}}
 			return o
 		}

@@ -17,7 +17,7 @@ import (
 // applied, and the status entries updated as waves finish.
 type rollout struct {
 	plan     *render.Plan
-	revision sources.Revision
+	revision sources.SourceRevision
 	// apply holds the roles whose decided revision is not the one
 	// applied: new templates, rollbacks, and retries of failed rollouts.
 	apply         map[string]bool
@@ -43,7 +43,7 @@ type rollout struct {
 
 // newRollout compares the plan's decisions with what the previous status
 // says is applied.
-func newRollout(rev sources.Revision, plan *render.Plan, prev *AppStatus) *rollout {
+func newRollout(rev sources.SourceRevision, plan *render.Plan, prev *AppStatus) *rollout {
 	r := &rollout{plan: plan, revision: rev, apply: map[string]bool{}, trigger: "poll", started: time.Now()}
 	r.nextPrereq = &StepStatus{Hash: plan.PrerequisitesHash, Objects: len(plan.Prerequisites)}
 	if prev != nil {
@@ -62,7 +62,7 @@ func newRollout(rev sources.Revision, plan *render.Plan, prev *AppStatus) *rollo
 			st.Hash, st.Revision, st.RevisionName, st.AppliedRevision = old.Hash, old.Revision, old.RevisionName, old.AppliedRevision
 			st.Workloads = old.Workloads
 		}
-		if st.RevisionName != role.Decision.Revision.Name || st.Revision != role.Decision.Revision.Revision {
+		if st.RevisionName != role.Decision.Revision.Name || st.Revision != role.Decision.Revision.Number {
 			r.apply[role.Name] = true
 			st.Result = RolePending
 			if role.Decision.Action == revision.Unchanged {
@@ -131,8 +131,8 @@ func (r *rollout) logSequence(log logrus.FieldLogger) {
 		case r.apply[role.Name]:
 			state = "retry"
 		}
-		rlog := log.WithFields(logrus.Fields{"role": role.Name, "revision": d.Revision.Revision})
-		rlog.Infof("[%d] role %s (upgradeOrder %d, rev %d, hash %s) %s", i+1, role.Name, role.UpgradeOrder, d.Revision.Revision, d.Revision.Hash, state)
+		rlog := log.WithFields(logrus.Fields{"role": role.Name, "revision": d.Revision.Number})
+		rlog.Infof("[%d] role %s (upgradeOrder %d, rev %d, hash %s) %s", i+1, role.Name, role.UpgradeOrder, d.Revision.Number, d.Revision.Hash, state)
 		if !r.apply[role.Name] {
 			continue
 		}
@@ -141,7 +141,7 @@ func (r *rollout) logSequence(log logrus.FieldLogger) {
 			if w.RestartsPods {
 				restart = "restarts pods"
 			}
-			rlog.Infof("    %s → %s (%s)", w.Ref, DescribePredicted(w.Predicted, w.Unverified), restart)
+			rlog.Infof("    %s → %s (%s)", w.Ref, w.Predicted.Describe(w.Unverified), restart)
 		}
 	}
 }
@@ -169,7 +169,7 @@ func (r *rollout) markWaveApplied(i int) {
 			continue
 		}
 		st, d := r.status(role.Name), role.Decision.Revision
-		st.Hash, st.Revision, st.RevisionName, st.AppliedRevision = d.Hash, d.Revision, d.Name, r.revision.String()
+		st.Hash, st.Revision, st.RevisionName, st.AppliedRevision = d.Hash, d.Number, d.Name, r.revision.String()
 		st.Result, st.Message = RoleApplied, ""
 		if r.healing[role.Name] {
 			st.Result = RoleHealed
@@ -184,7 +184,7 @@ func (r *rollout) markWaveFailed(i int, err error) {
 		if r.apply[role.Name] {
 			st, d := r.status(role.Name), role.Decision.Revision
 			st.Result, st.Message = RoleFailed, err.Error()
-			st.FailedRevision, st.FailedRevisionName = d.Revision, d.Name
+			st.FailedRevision, st.FailedRevisionName = d.Number, d.Name
 		}
 	}
 }

@@ -156,17 +156,10 @@ type RoleStatus struct {
 	Workloads []WorkloadStatus `json:"workloads,omitempty"`
 }
 
-// WorkloadStatus is a workload's predicted and observed identity.
+// WorkloadStatus is a workload's predicted and observed identity: the
+// workload as the plan showed it, and what its controller made.
 type WorkloadStatus struct {
-	Kind         string              `json:"kind"`
-	Namespace    string              `json:"namespace,omitempty"`
-	Name         string              `json:"name"`
-	RestartsPods bool                `json:"restartsPods"`
-	Predicted    revision.Prediction `json:"predicted"`
-	// Schema and Unverified are the prediction's, as in the plan
-	// (render.WorkloadSummary).
-	Schema     revision.Schema `json:"schema,omitempty"`
-	Unverified string          `json:"unverified,omitempty"`
+	render.WorkloadSummary
 	// Observed is what the controller made, read after the wave; nil
 	// when it could not be read.
 	Observed *revision.Prediction `json:"observed,omitempty"`
@@ -269,7 +262,7 @@ func loadPrevious(ctx context.Context, r StatusReader, app string) (*previous, e
 		p.history[role] = append(p.history[role], rev)
 	}
 	for _, h := range p.history {
-		sort.Slice(h, func(i, j int) bool { return h[i].Revision < h[j].Revision })
+		sort.Slice(h, func(i, j int) bool { return h[i].Number < h[j].Number })
 	}
 	return p, nil
 }

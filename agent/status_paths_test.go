@@ -51,7 +51,7 @@ func TestRevisionPath(t *testing.T) {
 func TestLoadPreviousRefusesMisplacedRevisions(t *testing.T) {
 	revFile := func(t *testing.T, name string) []byte {
 		t.Helper()
-		cr, err := revision.RoleRevision{Name: name, Hash: "5d8f9c", Revision: 1}.ControllerRevision("web", "db", "")
+		cr, err := revision.RoleRevision{Name: name, Hash: "5d8f9c", Number: 1}.ControllerRevision("web", "db", "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -32,7 +32,7 @@ func TestReconcileVersionSkew(t *testing.T) {
 	h := newHarness(threeRoles("decode:1"), nil)
 	va := &versionedApplier{fakeApplier: h.applier, versions: revision.ClusterVersions{Kubernetes: "v1.36.4", Controllers: map[string]string{"lws": "v0.8.1"}}}
 	logger, hook := logtest.NewNullLogger()
-	h.agent = NewWithDeps(h.agent.cfg, Deps{Fetcher: h.fetcher, Renderer: h.renderer, Planner: h.planner, Applier: va, Status: h.status}, logger)
+	h.agent = NewWithDeps(h.agent.cfg, Deps{Fetcher: h.fetcher, Renderer: h.renderer, Planner: h.planner, Cluster: va, Status: h.status}, logger)
 	h.applier.observed = map[string]apply.Observed{"decode": {ReplicaSetName: "decode-other", PodTemplateHash: "other"}}
 	if err := h.agent.RunOnce(context.Background()); err != nil {
 		t.Fatal(err)
@@ -72,7 +72,7 @@ func TestReconcileVersionSkew(t *testing.T) {
 }
 
 // TestReconcileNoSkew checks that matching or unknown versions leave the
-// predictions verified, and that an Applier without ClusterVersions is
+// predictions verified, and that an Cluster without ClusterVersions is
 // fine.
 func TestReconcileNoSkew(t *testing.T) {
 	for name, versions := range map[string]*revision.ClusterVersions{
@@ -84,7 +84,7 @@ func TestReconcileNoSkew(t *testing.T) {
 			h := newHarness(threeRoles("decode:1"), nil)
 			if versions != nil {
 				h.agent = NewWithDeps(h.agent.cfg, Deps{Fetcher: h.fetcher, Renderer: h.renderer, Planner: h.planner,
-					Applier: &versionedApplier{fakeApplier: h.applier, versions: *versions}, Status: h.status}, quietLogger())
+					Cluster: &versionedApplier{fakeApplier: h.applier, versions: *versions}, Status: h.status}, quietLogger())
 			}
 			if err := h.agent.RunOnce(context.Background()); err != nil {
 				t.Fatal(err)

@@ -7,5 +7,7 @@
 // never logged.
 //
 // apply must not import agent, sources or render; it receives the objects
-// and waves to apply as plain data.
+// and waves to apply as plain data. The agent sees it through its
+// Cluster and ClusterReader interfaces (docs/design.md, "The reconcile
+// cycle").
 package apply

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -12,24 +13,18 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/roleout/roleout/internal/object"
 )
 
 // ErrNotObserved says the workload's controller has not yet processed
 // the workload's latest generation; observe again later.
 var ErrNotObserved = errors.New("the controller has not observed the latest generation yet")
 
-// Observed is the revision identity a workload's controller gave the
-// workload's current template, read from the cluster. Its fields match
-// render/revision.Prediction's.
-type Observed struct {
-	PodTemplateHash        string `json:"podTemplateHash,omitempty"`
-	ReplicaSetName         string `json:"replicaSetName,omitempty"`
-	ControllerRevisionName string `json:"controllerRevisionName,omitempty"`
-	ControllerRevisionHash string `json:"controllerRevisionHash,omitempty"`
-	TemplateRevisionHash   string `json:"templateRevisionHash,omitempty"`
-	// RoleTemplateHashes: a StormService's, by role.
-	RoleTemplateHashes map[string]string `json:"roleTemplateHashes,omitempty"`
-}
+// Observed is the identity a workload's controller gave the workload's
+// current template, read from the cluster: object.Identity, the type
+// predictions use too.
+type Observed = object.Identity
 
 var (
 	replicaSets         = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}
@@ -99,26 +94,46 @@ func (ob *observer) observe(ctx context.Context, o *unstructured.Unstructured, s
 	if live == nil {
 		return Observed{}, fmt.Errorf("%s: not found", RefOf(o))
 	}
-	switch live.GroupVersionKind().GroupKind().String() {
-	case "Deployment.apps":
-		return ob.deployment(ctx, live)
-	case "StatefulSet.apps":
-		var s appsv1.StatefulSet
-		if err := fromUnstructured(live, &s); err != nil {
-			return Observed{}, err
-		}
-		if s.Status.ObservedGeneration < s.Generation || s.Status.UpdateRevision == "" {
-			return Observed{}, ErrNotObserved
-		}
-		return Observed{ControllerRevisionName: s.Status.UpdateRevision}, nil
-	case "DaemonSet.apps":
-		return ob.daemonSet(ctx, live)
-	case "LeaderWorkerSet.leaderworkerset.x-k8s.io":
-		return ob.leaderWorkerSet(ctx, live)
-	case "StormService.orchestration.aibrix.ai":
-		return ob.stormService(ctx, live)
+	observe, ok := observers[live.GroupVersionKind().GroupKind().String()]
+	if !ok {
+		return Observed{}, fmt.Errorf("%s: no observation for kind %s", RefOf(o), live.GroupVersionKind())
 	}
-	return Observed{}, fmt.Errorf("%s: no observation for kind %s", RefOf(o), live.GroupVersionKind())
+	return observe(ob, ctx, live)
+}
+
+// observers reads, per group/kind, the identity a workload's controller
+// gave its current template. It has the kinds of render/revision's
+// predictors table: adding a workload kind is an entry in each
+// (render/revision/doc.go).
+var observers = map[string]func(ob *observer, ctx context.Context, live *unstructured.Unstructured) (Observed, error){
+	"Deployment.apps":                          (*observer).deployment,
+	"StatefulSet.apps":                         (*observer).statefulSet,
+	"DaemonSet.apps":                           (*observer).daemonSet,
+	"LeaderWorkerSet.leaderworkerset.x-k8s.io": (*observer).leaderWorkerSet,
+	"StormService.orchestration.aibrix.ai":     (*observer).stormService,
+}
+
+// ObservedKinds returns the group/kinds ("Deployment.apps") ObserveAll
+// reads, sorted.
+func ObservedKinds() []string {
+	out := make([]string, 0, len(observers))
+	for k := range observers {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// statefulSet reads the StatefulSet's update revision from its status.
+func (ob *observer) statefulSet(_ context.Context, live *unstructured.Unstructured) (Observed, error) {
+	var s appsv1.StatefulSet
+	if err := fromUnstructured(live, &s); err != nil {
+		return Observed{}, err
+	}
+	if s.Status.ObservedGeneration < s.Generation || s.Status.UpdateRevision == "" {
+		return Observed{}, ErrNotObserved
+	}
+	return Observed{ControllerRevisionName: s.Status.UpdateRevision}, nil
 }
 
 // deployment finds the ReplicaSet the Deployment counts as new: the one

@@ -4,18 +4,29 @@
 // sandbox_child.go) with every read confined to the repository, plugins
 // off, every HTTP fetch gated by fetch.go, and its memory, CPU and wall
 // clock bounded; kustomize's process-global state lives and dies with the
-// child.
+// child. Helm charts (kustomize's helmCharts, when enabled) render with
+// Helm's library in the same binary run once more as the "helm" program
+// kustomize calls (helm.go), confined and gated like the render.
 //
 // # Planning rules
 //
-// NewPlan is a pure function of the rendered objects and the app's role
-// config:
+// NewPlan is a pure function of the rendered objects, the app's role
+// config and the CRDs at hand:
 //
 //  1. Prerequisites. CustomResourceDefinitions, Namespaces,
 //     PriorityClasses, StorageClasses, ClusterRoles and
 //     ClusterRoleBindings go in a prerequisite step before the first wave,
 //     whatever their role.
-//  2. Membership. An object a rollback restored belongs to the role it
+//  2. Validity. Every object is checked as the API server would check
+//     the server-side apply that creates it (render/revision.Validate):
+//     a kind of Kubernetes v1.37.2 against its OpenAPI schema and create
+//     validation, a custom resource against its CRD (the render's, else
+//     the cluster's, PlanOptions.CRDs, else one roleout carries). One
+//     object the API server would refuse fails the whole plan, naming
+//     each object, field and reason (InvalidObjectsError): nothing of the
+//     app is predicted or applied. An object of a kind with no schema at
+//     hand is not checked; the plan lists it (Plan.Unchecked).
+//  3. Membership. An object a rollback restored belongs to the role it
 //     was restored for (RestoredRoleAnnotation). Else its
 //     roleout.dev/role annotation names its role: the annotation wins
 //     over every config role. An object without one joins the config
@@ -30,22 +41,22 @@
 //     (CheckRoleName); any other is an error naming the object and the
 //     value. The internal annotations (origin.go) are removed first:
 //     objects are planned, hashed and recorded without them.
-//  3. Order. A role's upgradeOrder comes from the app config, else from
+//  4. Order. A role's upgradeOrder comes from the app config, else from
 //     the roleout.dev/upgrade-order annotation of its objects. Objects of
 //     one role that disagree with each other or with the config are an
 //     error naming them; a negative or non-numeric value is an error.
-//  4. Unset orders. With unorderedRoles First (the default) an unset
+//  5. Unset orders. With unorderedRoles First (the default) an unset
 //     upgradeOrder counts as 0; with Last, roles without one form a wave
 //     after every ordered role.
-//  5. Waves. Lower upgradeOrder goes first; roles with equal values form
+//  6. Waves. Lower upgradeOrder goes first; roles with equal values form
 //     one wave. Ties keep declaration order: config roles in config order,
 //     then roles in the order their first object was rendered.
-//  6. Hashes. Every role and the prerequisite step carry a template hash
+//  7. Hashes. Every role and the prerequisite step carry a template hash
 //     (render/revision.TemplateHash) over their objects, Secret values
 //     by their keyed mask (PlanOptions.Masker), never in plaintext. A role
 //     whose objects changed in any way, losing one included, gets a new
 //     hash and is applied.
-//  7. Prune. Objects of the previous inventory (what the app applied
+//  8. Prune. Objects of the previous inventory (what the app applied
 //     last) that the render no longer has are deleted after the last
 //     wave, in reverse apply order: the highest upgradeOrder first,
 //     later objects of a wave before earlier ones, and the prerequisites

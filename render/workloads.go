@@ -38,7 +38,7 @@ func predictWorkloads(r *Role, collisions map[ObjectRef]*int32, schemas revision
 	previous := map[string]*unstructured.Unstructured{}
 	if r.Decision.Action != revision.Unchanged {
 		for _, h := range r.History {
-			if h.Revision == r.Decision.Previous {
+			if h.Number == r.Decision.Previous {
 				for _, o := range h.UnstructuredObjects() {
 					previous[RefOf(o).Key()] = o
 				}

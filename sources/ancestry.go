@@ -29,7 +29,7 @@ var ErrAncestryUnknown = errors.New("ancestry unknown")
 // false: the branch was force-pushed). Past maxAncestryDepth commits it
 // gives up with ErrAncestryUnknown rather than call a long fast-forward
 // a rewrite.
-func (s *GitSource) IsAncestor(ctx context.Context, older, newer Revision) (bool, error) {
+func (s *GitSource) IsAncestor(ctx context.Context, older, newer SourceRevision) (bool, error) {
 	repo, err := s.open()
 	if err != nil {
 		return false, err

@@ -6,5 +6,6 @@
 // trust only the commits that key signed.
 //
 // sources talks to git only through go-git, never the git program. It must
-// not import agent, render or apply.
+// not import agent, render or apply. docs/design.md, "The status branch"
+// and "Safety and trust", describe the formats and the checks.
 package sources

@@ -50,7 +50,7 @@ type Options struct {
 
 // Snapshot is one fetched commit, its tree checked out in Dir.
 type Snapshot struct {
-	Revision Revision
+	Revision SourceRevision
 	// Dir holds the commit's files. It must be treated as read-only.
 	Dir string
 	// Index holds the git hash of every path of the commit.
@@ -204,18 +204,18 @@ func (s *GitSource) fetch(ctx context.Context) (Snapshot, error) {
 
 // Head lists the remote's refs and returns the revision the followed ref
 // points at, fetching no objects.
-func (s *GitSource) Head(ctx context.Context) (Revision, error) {
+func (s *GitSource) Head(ctx context.Context) (SourceRevision, error) {
 	auth, err := authFor(s.opts.URL, s.opts.Auth)
 	if err != nil {
-		return Revision{}, fmt.Errorf("list %s: %w", s.URL(), err)
+		return SourceRevision{}, fmt.Errorf("list %s: %w", s.URL(), err)
 	}
 	repo, err := s.open()
 	if err != nil {
-		return Revision{}, err
+		return SourceRevision{}, err
 	}
 	tgt, err := s.resolve(ctx, repo, auth)
 	if err != nil {
-		return Revision{}, fmt.Errorf("list %s: %w", s.URL(), s.explain(err))
+		return SourceRevision{}, fmt.Errorf("list %s: %w", s.URL(), s.explain(err))
 	}
 	return tgt.rev, nil
 }

@@ -305,7 +305,7 @@ func TestIsAncestorLongFastForward(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	grow := func(n int) Revision {
+	grow := func(n int) SourceRevision {
 		t.Helper()
 		if _, err := repo.Import("main", n, func(i int) map[string]string {
 			return map[string]string{"a.yaml": fmt.Sprintf("a: %d\n", i+1)}

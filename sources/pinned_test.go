@@ -128,7 +128,7 @@ func fetchPinnedAfterBranch(t *testing.T, srv *testgit.Server, commit string) pi
 		got.Err = true
 		return got
 	}
-	if snap.Revision != (Revision{Commit: commit}) {
+	if snap.Revision != (SourceRevision{Commit: commit}) {
 		t.Errorf("revision = %v, want sha1:%s", snap.Revision, commit)
 	}
 	a, err := os.ReadFile(filepath.Join(snap.Dir, "a.yaml"))

@@ -14,7 +14,7 @@ import (
 
 // target is where resolve found the followed ref on the remote.
 type target struct {
-	rev Revision
+	rev SourceRevision
 	// refspec fetches rev.Commit; empty for a pinned commit, which no ref
 	// names.
 	refspec gitconfig.RefSpec
@@ -31,7 +31,7 @@ type target struct {
 func (s *GitSource) resolve(ctx context.Context, repo *git.Repository, auth transport.AuthMethod) (target, error) {
 	ref := s.opts.Ref
 	if ref.Commit != "" {
-		return target{rev: Revision{Commit: ref.Commit}}, nil
+		return target{rev: SourceRevision{Commit: ref.Commit}}, nil
 	}
 	remote, err := repo.Remote("origin")
 	if err != nil {
@@ -54,7 +54,7 @@ func (s *GitSource) resolve(ctx context.Context, repo *git.Repository, auth tran
 			return target{}, fmt.Errorf("branch %q not found on the remote: check source.branch", ref.Branch)
 		}
 		spec := gitconfig.RefSpec(fmt.Sprintf("+refs/heads/%s:refs/remotes/origin/%s", ref.Branch, ref.Branch))
-		return target{rev: Revision{Ref: ref.Branch, Commit: h.String()}, refspec: spec}, nil
+		return target{rev: SourceRevision{Ref: ref.Branch, Commit: h.String()}, refspec: spec}, nil
 	case ref.Tag != "":
 		return tagRevision(byName, ref.Tag)
 	case ref.Name != "":
@@ -74,13 +74,13 @@ func (s *GitSource) resolve(ctx context.Context, repo *git.Repository, auth tran
 func namedRevision(byName map[string]plumbing.Hash, name string) (target, error) {
 	if h, ok := byName["refs/heads/"+name]; ok {
 		spec := gitconfig.RefSpec(fmt.Sprintf("+refs/heads/%s:refs/remotes/origin/%s", name, name))
-		return target{rev: Revision{Ref: name, Commit: h.String()}, refspec: spec}, nil
+		return target{rev: SourceRevision{Ref: name, Commit: h.String()}, refspec: spec}, nil
 	}
 	if _, ok := byName["refs/tags/"+name]; ok {
 		return tagRevision(byName, name)
 	}
 	if h, ok := byName[name]; ok && strings.HasPrefix(name, "refs/") {
-		return target{rev: Revision{Ref: name, Commit: h.String()}, refspec: gitconfig.RefSpec("+" + name + ":" + name)}, nil
+		return target{rev: SourceRevision{Ref: name, Commit: h.String()}, refspec: gitconfig.RefSpec("+" + name + ":" + name)}, nil
 	}
 	return target{}, fmt.Errorf("ref %q not found on the remote as a branch, a tag or a full ref name", name)
 }
@@ -99,7 +99,7 @@ func tagRevision(byName map[string]plumbing.Hash, tag string) (target, error) {
 	if !ok {
 		commit = obj
 	}
-	return target{rev: Revision{Ref: tag, Commit: commit.String()}, refspec: gitconfig.RefSpec("+" + name + ":" + name), tag: obj}, nil
+	return target{rev: SourceRevision{Ref: tag, Commit: commit.String()}, refspec: gitconfig.RefSpec("+" + name + ":" + name), tag: obj}, nil
 }
 
 // highestTag returns the highest tag that is a semantic version within

@@ -5,10 +5,10 @@ import (
 	"strings"
 )
 
-// Revision identifies one commit of a source as "REF@sha1:HASH", the way
-// Flux writes it: main@sha1:1a2b3c4…, v1.2.0@sha1:…, or sha1:… for a
-// pinned commit.
-type Revision struct {
+// SourceRevision identifies one commit of a source, a source revision,
+// as "REF@sha1:HASH", the way Flux writes it: main@sha1:1a2b3c4…,
+// v1.2.0@sha1:…, or sha1:… for a pinned commit.
+type SourceRevision struct {
 	// Ref is the short name of what was followed: a branch or tag name;
 	// empty for a pinned commit.
 	Ref string `json:"ref,omitempty"`
@@ -17,7 +17,7 @@ type Revision struct {
 }
 
 // String returns the revision in full: main@sha1:<40 hex digits>.
-func (r Revision) String() string {
+func (r SourceRevision) String() string {
 	if r.Ref == "" {
 		return "sha1:" + r.Commit
 	}
@@ -26,23 +26,23 @@ func (r Revision) String() string {
 
 // Short returns the revision with the commit shortened to 7 digits, for
 // log lines and commit messages: main@sha1:1a2b3c4.
-func (r Revision) Short() string {
+func (r SourceRevision) Short() string {
 	c := r.Commit
 	if len(c) > 7 {
 		c = c[:7]
 	}
-	return Revision{Ref: r.Ref, Commit: c}.String()
+	return SourceRevision{Ref: r.Ref, Commit: c}.String()
 }
 
-// ParseRevision parses the String form of a Revision.
-func ParseRevision(s string) (Revision, error) {
+// ParseRevision parses the String form of a SourceRevision.
+func ParseRevision(s string) (SourceRevision, error) {
 	ref, hash, ok := strings.Cut(s, "@sha1:")
 	if !ok {
 		hash, ok = strings.CutPrefix(s, "sha1:")
 		ref = ""
 	}
 	if !ok || hash == "" {
-		return Revision{}, fmt.Errorf("invalid revision %q: want REF@sha1:HASH or sha1:HASH", s)
+		return SourceRevision{}, fmt.Errorf("invalid revision %q: want REF@sha1:HASH or sha1:HASH", s)
 	}
-	return Revision{Ref: ref, Commit: hash}, nil
+	return SourceRevision{Ref: ref, Commit: hash}, nil
 }

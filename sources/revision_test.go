@@ -9,12 +9,12 @@ import (
 func TestRevision(t *testing.T) {
 	full := strings.Repeat("1a2b3c4d", 5)
 	cases := []struct {
-		rev        Revision
+		rev        SourceRevision
 		str, short string
 	}{
-		{Revision{Ref: "main", Commit: full}, "main@sha1:" + full, "main@sha1:1a2b3c4"},
-		{Revision{Ref: "v1.2.0", Commit: full}, "v1.2.0@sha1:" + full, "v1.2.0@sha1:1a2b3c4"},
-		{Revision{Commit: full}, "sha1:" + full, "sha1:1a2b3c4"},
+		{SourceRevision{Ref: "main", Commit: full}, "main@sha1:" + full, "main@sha1:1a2b3c4"},
+		{SourceRevision{Ref: "v1.2.0", Commit: full}, "v1.2.0@sha1:" + full, "v1.2.0@sha1:1a2b3c4"},
+		{SourceRevision{Commit: full}, "sha1:" + full, "sha1:1a2b3c4"},
 	}
 	for _, tc := range cases {
 		if got := tc.rev.String(); got != tc.str {

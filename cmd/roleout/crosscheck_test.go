@@ -46,7 +46,7 @@ func TestRollbackCrossChecksTheCluster(t *testing.T) {
 	}
 	rev1 := ""
 	for _, r := range rep.Revisions["worker"] {
-		if r.Revision == 1 {
+		if r.Number == 1 {
 			rev1 = r.Name
 		}
 	}

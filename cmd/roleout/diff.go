@@ -6,11 +6,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/rest"
 
 	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/apply"
-	"github.com/roleout/roleout/internal/secrets"
 )
 
 // offlineKeyTimeout bounds diff --offline's attempt to read the mask key
@@ -101,16 +99,17 @@ func (o *diffOptions) run(cmd *cobra.Command, args []string) (*agent.DiffReport,
 		if opts.Masker, err = agent.ReadMasker(ctx, cfg, restCfg); err != nil {
 			return nil, err
 		}
-		if opts.Applier, err = newApplier(restCfg, opts.Masker); err != nil {
-			return nil, err
-		}
-		opts.Home = restCfg
+		restCfg.UserAgent = "roleout/" + version
+		opts.Kube = restCfg
 		return agent.Diff(ctx, cfg, o.app, opts)
 	}
 	if o.offline {
 		return nil, errors.New("--offline compares with the status in git: use it with --config F --app NAME")
 	}
-	plan, _, _, err := o.plan(ctx, args)
+	if len(args) != 1 {
+		return nil, errors.New("give a kustomize DIR, or --config F --app NAME")
+	}
+	dir, err := o.dirOptions(args[0])
 	if err != nil {
 		return nil, err
 	}
@@ -118,20 +117,8 @@ func (o *diffOptions) run(cmd *cobra.Command, args []string) (*agent.DiffReport,
 	if err != nil {
 		return nil, err
 	}
-	applier, err := newApplier(restCfg, plan.Masker)
-	if err != nil {
-		return nil, err
-	}
-	return agent.DiffLive(ctx, applier, agent.AppConfig{Name: o.appName(args[0])}, plan)
-}
-
-// newApplier returns an applier for the cluster of cfg that masks Secrets
-// with masker.
-func newApplier(cfg *rest.Config, masker *secrets.Masker) (*apply.Applier, error) {
-	cfg.UserAgent = "roleout/" + version
-	opts := apply.DefaultOptions()
-	opts.Masker = masker
-	return apply.New(cfg, opts)
+	restCfg.UserAgent = "roleout/" + version
+	return agent.DiffDir(ctx, dir, restCfg)
 }
 
 // printRestarts lists, per role, the workloads whose pods the change
@@ -150,9 +137,9 @@ func printRestarts(p *printer, rep *agent.DiffReport) {
 			}
 			now := "new"
 			if w.Current != nil {
-				now = "now " + agent.DescribePrediction(*w.Current)
+				now = "now " + w.Current.String()
 			}
-			p.f("  %-20s %s → %s (%s)\n", stepLabel(s.Role), ref, agent.DescribePredicted(w.Predicted, w.Unverified), now)
+			p.f("  %-20s %s → %s (%s)\n", stepLabel(s.Role), ref, w.Predicted.Describe(w.Unverified), now)
 		}
 	}
 }

@@ -131,10 +131,10 @@ func checkInvariants(t *testing.T, repo *testgit.Repo, app, ns string) {
 	for role, revs := range rep.Revisions {
 		numbers, names := map[int64]bool{}, map[string]bool{}
 		for _, r := range revs {
-			if numbers[r.Revision] || names[r.Name] {
-				t.Errorf("role %s: revision %d (%s) recorded twice", role, r.Revision, r.Name)
+			if numbers[r.Number] || names[r.Name] {
+				t.Errorf("role %s: revision %d (%s) recorded twice", role, r.Number, r.Name)
 			}
-			numbers[r.Revision], names[r.Name] = true, true
+			numbers[r.Number], names[r.Name] = true, true
 		}
 	}
 	seen := map[string]bool{}

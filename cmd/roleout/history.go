@@ -131,12 +131,12 @@ func printRoles(p *printer, rep *agent.HistoryReport) {
 			p.f("%s\t%d\t%s\t%s\t%s\t\t\t\n", r.Name, r.UpgradeOrder, rev, name, result)
 		}
 		for i, wl := range r.Workloads {
-			observed, predicted := "-", predictionText(wl.Predicted)
+			observed, predicted := "-", wl.Predicted.String()
 			if wl.Unverified != "" {
 				predicted = strings.TrimPrefix(predicted+" (unverified: "+wl.Unverified+")", " ")
 			}
 			if wl.Observed != nil {
-				observed = predictionText(*wl.Observed)
+				observed = wl.Observed.String()
 				if !wl.Match && wl.Unverified == "" {
 					observed += " (MISMATCH)"
 				}
@@ -164,11 +164,11 @@ func printRevisions(p *printer, rep *agent.HistoryReport) {
 		for _, r := range rep.Revisions[role] {
 			current := ""
 			for _, s := range rep.Status.Roles {
-				if s.Name == role && s.RevisionName == r.Name && s.Revision == r.Revision {
+				if s.Name == role && s.RevisionName == r.Name && s.Revision == r.Number {
 					current = "*"
 				}
 			}
-			p.f("%s\t%d\t%s\t%s\t%s\n", role, r.Revision, r.Name, shortRevision(r.Source), current)
+			p.f("%s\t%d\t%s\t%s\t%s\n", role, r.Number, r.Name, shortRevision(r.Source), current)
 		}
 	}
 }

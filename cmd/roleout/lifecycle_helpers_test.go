@@ -102,7 +102,7 @@ func roleRevisions(t *testing.T, config, role string) map[int64]string {
 	t.Helper()
 	out := map[int64]string{}
 	for _, r := range history(t, config, role).Revisions[role] {
-		out[r.Revision] = r.Name
+		out[r.Number] = r.Name
 	}
 	return out
 }

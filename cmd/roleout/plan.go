@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,7 +17,6 @@ import (
 
 	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/render"
-	"github.com/roleout/roleout/render/revision"
 )
 
 // planFlags select what render and plan work on: a local directory, or an
@@ -122,34 +120,36 @@ func (f *planFlags) plan(ctx context.Context, args []string) (*render.Plan, rend
 var nonName = regexp.MustCompile(`[^a-z0-9-]+`)
 
 func (f *planFlags) planDir(ctx context.Context, dir string) (*render.Plan, string, error) {
-	abs, err := filepath.Abs(dir)
+	o, err := f.dirOptions(dir)
 	if err != nil {
 		return nil, "", err
+	}
+	plan, err := agent.PlanDir(ctx, o)
+	if err != nil {
+		return nil, "", err
+	}
+	return plan, fmt.Sprintf("%s (app %s, no previous status)", dir, o.App), nil
+}
+
+// dirOptions selects the local DIR: its repository root (--root, else the
+// enclosing git work tree, else DIR), the app name and the namespace.
+func (f *planFlags) dirOptions(dir string) (agent.DirOptions, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return agent.DirOptions{}, err
 	}
 	root := f.root
 	if root == "" {
 		root = gitRoot(abs)
 	}
 	if root, err = filepath.Abs(root); err != nil {
-		return nil, "", err
+		return agent.DirOptions{}, err
 	}
 	overlay, err := filepath.Rel(root, abs)
 	if err != nil || strings.HasPrefix(overlay, "..") {
-		return nil, "", fmt.Errorf("%s is not inside the root %s", dir, root)
+		return agent.DirOptions{}, fmt.Errorf("%s is not inside the root %s", dir, root)
 	}
-	name := f.appName(dir)
-	res, err := (&render.Renderer{}).Build(ctx, render.Source{Root: root}, filepath.ToSlash(overlay), render.DefaultOptions())
-	if err != nil {
-		return nil, "", err
-	}
-	if err := render.DefaultNamespace(res.Objects, f.namespace); err != nil {
-		return nil, "", err
-	}
-	plan, err := render.NewPlan(res.Objects, render.PlanOptions{App: name})
-	if err != nil {
-		return nil, "", err
-	}
-	return plan, fmt.Sprintf("%s (app %s, no previous status)", dir, name), nil
+	return agent.DirOptions{Root: root, Overlay: filepath.ToSlash(overlay), App: f.appName(dir), Namespace: f.namespace}, nil
 }
 
 // appName is the app name for a local DIR: --name, else DIR's base name
@@ -193,12 +193,15 @@ func printPlan(w io.Writer, header string, s render.Summary) error {
 				if w.RestartsPods {
 					restart = "restarts pods"
 				}
-				p.f("    %s/%s → %s (%s)\n", w.Kind, w.Name, workloadText(w), restart)
+				p.f("    %s/%s → %s (%s)\n", w.Kind, w.Name, w.Predicted.Describe(w.Unverified), restart)
 			}
 		}
 	}
 	if len(s.Prune) > 0 {
 		p.f("prune: %s\n", joinRefs(s.Prune))
+	}
+	if len(s.Unchecked) > 0 {
+		p.f("unchecked (no schema for their kind, in the render, the cluster or roleout): %s\n", joinRefs(s.Unchecked))
 	}
 	return p.err
 }
@@ -245,46 +248,6 @@ func printRender(w io.Writer, plan *render.Plan, output string) error {
 		}
 	}
 	return p.err
-}
-
-// workloadText names a workload's predicted identity, marked unverified,
-// with the reason, when it is not one roleout can vouch for.
-func workloadText(w render.WorkloadSummary) string {
-	pred := predictionText(w.Predicted)
-	switch {
-	case w.Unverified == "":
-		return pred
-	case pred == "":
-		return "no prediction, unverified: " + w.Unverified
-	default:
-		return pred + ", unverified: " + w.Unverified
-	}
-}
-
-// predictionText names a predicted identity.
-func predictionText(p revision.Prediction) string {
-	var parts []string
-	if p.ReplicaSetName != "" {
-		parts = append(parts, "ReplicaSet "+p.ReplicaSetName)
-	}
-	if p.ControllerRevisionName != "" {
-		parts = append(parts, "ControllerRevision "+p.ControllerRevisionName)
-	}
-	if p.ControllerRevisionHash != "" {
-		parts = append(parts, "controller-revision-hash "+p.ControllerRevisionHash)
-	}
-	if p.TemplateRevisionHash != "" {
-		parts = append(parts, "template-revision-hash "+p.TemplateRevisionHash)
-	}
-	roles := make([]string, 0, len(p.RoleTemplateHashes))
-	for role := range p.RoleTemplateHashes {
-		roles = append(roles, role)
-	}
-	sort.Strings(roles)
-	for _, role := range roles {
-		parts = append(parts, "role "+role+" role-template-hash "+p.RoleTemplateHashes[role])
-	}
-	return strings.Join(parts, ", ")
 }
 
 func joinRefs(refs []render.ObjectRef) string {

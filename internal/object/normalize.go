@@ -1,7 +1,3 @@
-// Package object holds what roleout means by "the same object": one
-// normaliser that the template hashes, the role records, the offline diff
-// and the live diff all use, so that none of them sees a change another
-// does not. It is a leaf: it imports nothing of roleout.
 package object
 
 import "k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"

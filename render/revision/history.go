@@ -30,8 +30,10 @@ type RoleRevision struct {
 	Name string
 	// Hash is the template hash in the name: TemplateHash, or when that
 	// name was taken, the hash with the collision count that freed one.
-	Hash     string
-	Revision int64
+	Hash string
+	// Number is the role revision's number: 1, 2, …; a rollback moves an
+	// old revision to the next one.
+	Number int64
 	// Objects are the role's recorded objects (see Record: normalised,
 	// Secret values masked), sorted.
 	Objects []map[string]any
@@ -90,10 +92,10 @@ func Decide(app, role string, objs []*unstructured.Unstructured, history []RoleR
 	rec := recordAll(objs, m)
 	norm := identityAll(objs, m)
 	hist := append([]RoleRevision(nil), history...)
-	sort.Slice(hist, func(i, j int) bool { return hist[i].Revision < hist[j].Revision })
+	sort.Slice(hist, func(i, j int) bool { return hist[i].Number < hist[j].Number })
 	var latest int64
 	if n := len(hist); n > 0 {
-		latest = hist[n-1].Revision
+		latest = hist[n-1].Number
 	}
 	// Change-marker records hold no trace of Secret values: the hash,
 	// keyed, tells a changed value apart.
@@ -107,11 +109,11 @@ func Decide(app, role string, objs []*unstructured.Unstructured, history []RoleR
 				continue
 			}
 		}
-		if hist[i].Revision == latest {
+		if hist[i].Number == latest {
 			return Decision{Action: Unchanged, Revision: hist[i], Previous: latest}, hist, nil
 		}
 		r := hist[i]
-		r.Revision = latest + 1
+		r.Number = latest + 1
 		hist = append(append(hist[:i:i], hist[i+1:]...), r)
 		return Decision{Action: Rollback, Revision: r, Previous: latest}, hist, nil
 	}
@@ -124,7 +126,7 @@ func Decide(app, role string, objs []*unstructured.Unstructured, history []RoleR
 		if taken(hist, name) {
 			continue
 		}
-		r := RoleRevision{Name: name, Hash: h, Revision: latest + 1, Objects: rec, Source: source}
+		r := RoleRevision{Name: name, Hash: h, Number: latest + 1, Objects: rec, Source: source}
 		return Decision{Action: Update, Revision: r, Previous: latest}, append(hist, r), nil
 	}
 }
@@ -166,7 +168,7 @@ func sameObjects(a, b []map[string]any) bool {
 // including the one named current, sorted by revision number.
 func Truncate(history []RoleRevision, limit int, current string) []RoleRevision {
 	hist := append([]RoleRevision(nil), history...)
-	sort.Slice(hist, func(i, j int) bool { return hist[i].Revision > hist[j].Revision })
+	sort.Slice(hist, func(i, j int) bool { return hist[i].Number > hist[j].Number })
 	var out []RoleRevision
 	for _, r := range hist {
 		if r.Name == current {
@@ -181,7 +183,7 @@ func Truncate(history []RoleRevision, limit int, current string) []RoleRevision 
 			out = append(out, r)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Revision < out[j].Revision })
+	sort.Slice(out, func(i, j int) bool { return out[i].Number < out[j].Number })
 	return out
 }
 
@@ -200,7 +202,7 @@ func (r RoleRevision) ControllerRevision(app, role, namespace string) (*appsv1.C
 			Labels:    map[string]string{AppLabel: app, RoleLabel: role, TemplateHashLabel: r.Hash},
 		},
 		Data:     runtime.RawExtension{Raw: data},
-		Revision: r.Revision,
+		Revision: r.Number,
 	}
 	if r.Source != "" {
 		cr.Annotations = map[string]string{SourceAnnotation: r.Source}
@@ -218,7 +220,7 @@ func FromControllerRevision(cr *appsv1.ControllerRevision) (RoleRevision, error)
 		return RoleRevision{}, fmt.Errorf("ControllerRevision %s: read data: %w", cr.Name, err)
 	}
 	return RoleRevision{
-		Name: cr.Name, Hash: cr.Labels[TemplateHashLabel], Revision: cr.Revision,
+		Name: cr.Name, Hash: cr.Labels[TemplateHashLabel], Number: cr.Revision,
 		Objects: data.Objects, Source: cr.Annotations[SourceAnnotation],
 	}, nil
 }

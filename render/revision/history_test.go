@@ -41,11 +41,11 @@ func decideAll(t *testing.T, images ...string) ([]Decision, []RoleRevision) {
 func summarize(ds []Decision, hist []RoleRevision) string {
 	var parts []string
 	for _, d := range ds {
-		parts = append(parts, fmt.Sprintf("%s:%d", d.Action, d.Revision.Revision))
+		parts = append(parts, fmt.Sprintf("%s:%d", d.Action, d.Revision.Number))
 	}
 	var revs []string
 	for _, r := range hist {
-		revs = append(revs, fmt.Sprint(r.Revision))
+		revs = append(revs, fmt.Sprint(r.Number))
 	}
 	return strings.Join(parts, " ") + " | " + strings.Join(revs, ",")
 }
@@ -122,7 +122,7 @@ func TestDecideCollision(t *testing.T) {
 			var hist []RoleRevision
 			for c := range clashes {
 				name := statefulSetName(c)
-				hist = append(hist, RoleRevision{Name: name, Hash: strings.TrimPrefix(name, "llm-decode-"), Revision: int64(c) + 1, Objects: other})
+				hist = append(hist, RoleRevision{Name: name, Hash: strings.TrimPrefix(name, "llm-decode-"), Number: int64(c) + 1, Objects: other})
 			}
 			d, got, err := Decide("llm", "decode", objs, hist, "main@sha1:1", testMasker)
 			if err != nil {
@@ -130,7 +130,7 @@ func TestDecideCollision(t *testing.T) {
 			}
 			want := Decision{Action: Update, Previous: int64(clashes), Revision: RoleRevision{
 				Name: statefulSetName(clashes), Hash: strings.TrimPrefix(statefulSetName(clashes), "llm-decode-"),
-				Revision: int64(clashes) + 1, Objects: recordAll(objs, testMasker), Source: "main@sha1:1"}}
+				Number: int64(clashes) + 1, Objects: recordAll(objs, testMasker), Source: "main@sha1:1"}}
 			if diff := cmp.Diff(want, d); diff != "" {
 				t.Errorf("decision (-want +got):\n%s", diff)
 			}
@@ -147,7 +147,7 @@ func TestTruncate(t *testing.T) {
 	names := func(h []RoleRevision) string {
 		var out []string
 		for _, r := range h {
-			out = append(out, fmt.Sprint(r.Revision))
+			out = append(out, fmt.Sprint(r.Number))
 		}
 		return strings.Join(out, ",")
 	}

@@ -103,7 +103,7 @@ func TestChangeMarkerRecords(t *testing.T) {
 // read as any other; the next render makes a new revision (its Secret is
 // re-applied) without an error.
 func TestLegacyRecordUpgrades(t *testing.T) {
-	old := RoleRevision{Name: "web-db-old", Hash: "old", Revision: 3, Objects: []map[string]any{{
+	old := RoleRevision{Name: "web-db-old", Hash: "old", Number: 3, Objects: []map[string]any{{
 		"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "creds", "namespace": "web"},
 		"stringData": map[string]any{"password": secrets.LegacyPrefix + legacyMask("weak")},
 	}}}
@@ -111,7 +111,7 @@ func TestLegacyRecordUpgrades(t *testing.T) {
 		t.Errorf("MaskedSecrets of a legacy record = %v", got)
 	}
 	d, hist, err := Decide("web", "db", secretRole(t, "weak"), []RoleRevision{old}, "r4", testMasker)
-	if err != nil || d.Action != Update || d.Revision.Revision != 4 || len(hist) != 2 {
+	if err != nil || d.Action != Update || d.Revision.Number != 4 || len(hist) != 2 {
 		t.Errorf("after the upgrade: %+v, %d revisions, %v", d, len(hist), err)
 	}
 }

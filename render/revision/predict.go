@@ -3,6 +3,7 @@ package revision
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -15,32 +16,13 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/core/install" // core internal and v1 types, defaulters, conversions
 	"k8s.io/kubernetes/pkg/controller"
 	"k8s.io/kubernetes/pkg/controller/history"
+
+	"github.com/roleout/roleout/internal/object"
 )
 
-// Prediction is the identity a workload's controller will give the
-// workload's template, computed offline. The fields set depend on the
-// kind (docs/design.md, "The user-facing contract").
-type Prediction struct {
-	// PodTemplateHash and ReplicaSetName: Deployment.
-	PodTemplateHash string `json:"podTemplateHash,omitempty"`
-	ReplicaSetName  string `json:"replicaSetName,omitempty"`
-	// ControllerRevisionName: StatefulSet (also the pods'
-	// controller-revision-hash) and StormService.
-	ControllerRevisionName string `json:"controllerRevisionName,omitempty"`
-	// ControllerRevisionHash: DaemonSet (the pods' controller-revision-hash).
-	ControllerRevisionHash string `json:"controllerRevisionHash,omitempty"`
-	// TemplateRevisionHash: LeaderWorkerSet.
-	TemplateRevisionHash string `json:"templateRevisionHash,omitempty"`
-	// RoleTemplateHashes: StormService, by role name.
-	RoleTemplateHashes map[string]string `json:"roleTemplateHashes,omitempty"`
-}
-
-// Equal reports whether p and q name the same identity.
-func (p Prediction) Equal(q Prediction) bool {
-	a, _ := json.Marshal(p)
-	b, _ := json.Marshal(q)
-	return string(a) == string(b)
-}
+// Prediction is the identity roleout predicts a workload's controller
+// will give its template: object.Identity, the type observations use too.
+type Prediction = object.Identity
 
 // PredictOptions are the live inputs of a prediction.
 type PredictOptions struct {
@@ -99,6 +81,17 @@ func IsWorkloadKind(o *unstructured.Unstructured) bool {
 	return ok
 }
 
+// WorkloadKinds returns the group/kinds ("Deployment.apps") roleout
+// predicts, sorted.
+func WorkloadKinds() []string {
+	out := make([]string, 0, len(predictors))
+	for k := range predictors {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // predictor computes the prediction for one group/kind. crd is the
 // schema of a custom kind (nil when none was found); the apps kinds have
 // theirs compiled in and get nil.
@@ -108,7 +101,9 @@ type predictor struct {
 	custom bool
 }
 
-// predictors computes a prediction per group/kind.
+// predictors computes a prediction per group/kind. apply's observers
+// table has the same kinds: adding a workload kind is an entry in each
+// (doc.go).
 var predictors = map[string]predictor{
 	"Deployment.apps":                          {predict: predictDeployment},
 	"StatefulSet.apps":                         {predict: predictStatefulSet},

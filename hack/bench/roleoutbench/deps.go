@@ -107,89 +107,97 @@ func (f timedFetcher) Fetch(ctx context.Context) (sources.Snapshot, error) {
 }
 
 // Head times the wrapped Head as phase "fetch".
-func (f timedFetcher) Head(ctx context.Context) (sources.Revision, error) {
+func (f timedFetcher) Head(ctx context.Context) (sources.SourceRevision, error) {
 	defer f.clk.since("fetch", time.Now())
 	return f.Fetcher.Head(ctx)
 }
 
-// benchRenderer is the agent's kustomize renderer (agent.New wires an
-// unexported one that does exactly this), timed, with its render.Renderer
-// at hand so that builds can be counted.
-type benchRenderer struct {
-	r   render.Renderer
+// timedRenderer is the agent's own renderer (agent.NewDeps), timed as
+// phase "render".
+type timedRenderer struct {
+	agent.Renderer
 	clk *phases
 }
 
-// Render builds app's overlay from snap, cached by the snapshot's tree
-// hashes, and sets the app's namespace on objects that name none.
-func (b *benchRenderer) Render(ctx context.Context, snap sources.Snapshot, app agent.AppConfig) ([]*unstructured.Unstructured, error) {
-	defer b.clk.since("render", time.Now())
-	src := render.Source{Root: snap.Dir}
-	if snap.Index != nil {
-		src.Index = snap.Index
-	}
-	res, err := b.r.Build(ctx, src, app.Path, render.DefaultOptions())
-	if err != nil {
-		return nil, err
-	}
-	ns := app.Namespace
-	if ns == "" {
-		ns = "default"
-	}
-	return res.Objects, render.DefaultNamespace(res.Objects, ns)
+// Render times the wrapped Render.
+func (r timedRenderer) Render(ctx context.Context, snap sources.Snapshot, app agent.AppConfig) ([]*unstructured.Unstructured, error) {
+	defer r.clk.since("render", time.Now())
+	return r.Renderer.Render(ctx, snap, app)
 }
 
-// timedPlanner is render.NewPlan, timed as phase "plan".
-type timedPlanner struct{ clk *phases }
+// builds returns how many kustomize builds the agent's renderer ran.
+func (r timedRenderer) builds() int {
+	if b, ok := r.Renderer.(interface{ Builds() int }); ok {
+		return b.Builds()
+	}
+	return 0
+}
 
-// Plan calls render.NewPlan.
+// timedPlanner is the agent's own planner, timed as phase "plan".
+type timedPlanner struct {
+	agent.Planner
+	clk *phases
+}
+
+// Plan times the wrapped Plan.
 func (p timedPlanner) Plan(objs []*unstructured.Unstructured, opts render.PlanOptions) (*render.Plan, error) {
 	defer p.clk.since("plan", time.Now())
-	return render.NewPlan(objs, opts)
+	return p.Planner.Plan(objs, opts)
+}
+
+// ClusterVersions passes through the wrapped cluster's versions, so the
+// bench's agent reads them as roleout run does.
+func (a timedApplier) ClusterVersions(ctx context.Context, controllers []apply.ControllerDeployment) apply.ClusterVersions {
+	if vr, ok := a.Cluster.(interface {
+		ClusterVersions(context.Context, []apply.ControllerDeployment) apply.ClusterVersions
+	}); ok {
+		return vr.ClusterVersions(ctx, controllers)
+	}
+	return apply.ClusterVersions{}
 }
 
 // timedApplier times the applier's calls by phase: "apply", "health",
 // "observe", "plan-reads" (collision counts and CRDs read for the plan)
 // and "diff".
 type timedApplier struct {
-	agent.Applier
+	agent.Cluster
 	clk *phases
 }
 
 // Apply times the wrapped Apply.
 func (a timedApplier) Apply(ctx context.Context, objs []*unstructured.Unstructured, opts apply.ApplyOptions) ([]apply.Result, error) {
 	defer a.clk.since("apply", time.Now())
-	return a.Applier.Apply(ctx, objs, opts)
+	return a.Cluster.Apply(ctx, objs, opts)
 }
 
 // WaitHealthy times the wrapped WaitHealthy.
 func (a timedApplier) WaitHealthy(ctx context.Context, objs []*unstructured.Unstructured, timeout time.Duration) error {
 	defer a.clk.since("health", time.Now())
-	return a.Applier.WaitHealthy(ctx, objs, timeout)
+	return a.Cluster.WaitHealthy(ctx, objs, timeout)
 }
 
 // ObserveAll times the wrapped ObserveAll.
 func (a timedApplier) ObserveAll(ctx context.Context, objs []*unstructured.Unstructured) map[apply.ObjectRef]apply.ObserveResult {
 	defer a.clk.since("observe", time.Now())
-	return a.Applier.ObserveAll(ctx, objs)
+	return a.Cluster.ObserveAll(ctx, objs)
 }
 
 // CollisionCounts times the wrapped CollisionCounts.
 func (a timedApplier) CollisionCounts(ctx context.Context, objs []*unstructured.Unstructured) map[apply.ObjectRef]*int32 {
 	defer a.clk.since("plan-reads", time.Now())
-	return a.Applier.CollisionCounts(ctx, objs)
+	return a.Cluster.CollisionCounts(ctx, objs)
 }
 
 // CRDFor times the wrapped CRDFor.
 func (a timedApplier) CRDFor(ctx context.Context, o *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	defer a.clk.since("plan-reads", time.Now())
-	return a.Applier.CRDFor(ctx, o)
+	return a.Cluster.CRDFor(ctx, o)
 }
 
 // Diff times the wrapped Diff.
 func (a timedApplier) Diff(ctx context.Context, objs []*unstructured.Unstructured, opts apply.DiffOptions) ([]apply.ObjectDiff, error) {
 	defer a.clk.since("diff", time.Now())
-	return a.Applier.Diff(ctx, objs, opts)
+	return a.Cluster.Diff(ctx, objs, opts)
 }
 
 // timedStatus times the status branch's reads and commits.
@@ -216,7 +224,7 @@ func (s timedStatus) Commit(ctx context.Context, files map[string][]byte, msg st
 type benchAgent struct {
 	*agent.Agent
 	cfg      *agent.Config
-	renderer *benchRenderer
+	renderer timedRenderer
 	applier  *apply.Applier
 	clk      *phases
 	api      *requestCounter
@@ -239,30 +247,23 @@ func agentConfig(url, cacheDir string, apps ...string) (*agent.Config, string, e
 // applier sets its own, as for a kubeconfig.
 func newBenchAgent(cfg *agent.Config, restCfg *rest.Config, log logrus.FieldLogger) (*benchAgent, error) {
 	b := &benchAgent{cfg: cfg, clk: &phases{}, api: &requestCounter{}}
-	b.renderer = &benchRenderer{clk: b.clk}
-	src, err := sources.NewGitSource(sources.Options{
-		URL: cfg.Source.URL, Ref: sources.Ref{Branch: cfg.Source.Branch}, CacheDir: cfg.CacheDir,
-	})
+	rc := b.api.wrap(restCfg)
+	rc.QPS, rc.Burst, rc.UserAgent = 0, 0, ""
+	deps, err := agent.NewDeps(context.Background(), cfg, rc, log)
 	if err != nil {
 		return nil, err
 	}
-	rc := b.api.wrap(restCfg)
-	rc.QPS, rc.Burst, rc.UserAgent = 0, 0, ""
-	applyOpts := apply.DefaultOptions()
-	if cfg.Apply.Concurrency > 0 {
-		applyOpts.Concurrency = cfg.Apply.Concurrency
+	var ok bool
+	if b.applier, ok = deps.Cluster.(*apply.Applier); !ok {
+		return nil, fmt.Errorf("agent.NewDeps wired a %T, not an *apply.Applier", deps.Cluster)
 	}
-	if b.applier, err = apply.New(rc, applyOpts); err != nil {
-		return nil, err
-	}
-	status := sources.NewStatusBranch(agent.StatusOptions(cfg))
-	b.Agent = agent.NewWithDeps(cfg, agent.Deps{
-		Fetcher:  timedFetcher{Fetcher: src, clk: b.clk},
-		Renderer: b.renderer,
-		Planner:  timedPlanner{clk: b.clk},
-		Applier:  timedApplier{Applier: b.applier, clk: b.clk},
-		Status:   timedStatus{StatusStore: status, clk: b.clk},
-	}, log)
+	b.renderer = timedRenderer{Renderer: deps.Renderer, clk: b.clk}
+	deps.Fetcher = timedFetcher{Fetcher: deps.Fetcher, clk: b.clk}
+	deps.Renderer = b.renderer
+	deps.Planner = timedPlanner{Planner: deps.Planner, clk: b.clk}
+	deps.Cluster = timedApplier{Cluster: deps.Cluster, clk: b.clk}
+	deps.Status = timedStatus{StatusStore: deps.Status, clk: b.clk}
+	b.Agent = agent.NewWithDeps(cfg, deps, log)
 	return b, nil
 }
 
@@ -286,10 +287,10 @@ func (c cycle) applyPath() time.Duration {
 func (b *benchAgent) runOnce(ctx context.Context) (cycle, error) {
 	b.clk.take()
 	b.api.reset()
-	builds := b.renderer.r.Builds()
+	builds := b.renderer.builds()
 	start := time.Now()
 	err := b.RunOnce(ctx)
-	c := cycle{wall: time.Since(start), phases: b.clk.take(), renders: b.renderer.r.Builds() - builds}
+	c := cycle{wall: time.Since(start), phases: b.clk.take(), renders: b.renderer.builds() - builds}
 	c.api, c.writes = b.api.counts()
 	return c, err
 }

@@ -1,0 +1,174 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/internal/secrets"
+	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/render/revision"
+	"github.com/roleout/roleout/sources"
+)
+
+// planning is how an app is planned: the one pipeline behind a reconcile,
+// a rollback, a pull-request preview, `roleout plan` and `roleout diff`
+// (with --config or a local DIR). It renders the snapshot's overlay,
+// refuses the render whole when an object lies outside the app's
+// destinations, and plans it against the app's previous status and, when
+// there is one, the app's cluster.
+type planning struct {
+	// cfg gives the destinations' defaults and the field names errors
+	// cite.
+	cfg      *Config
+	renderer Renderer
+	planner  Planner
+	masker   *secrets.Masker
+}
+
+// planRequest is one plan of an app.
+type planRequest struct {
+	snap sources.Snapshot
+	app  AppConfig
+	// prev is what the status branch holds of the app; an empty one plans
+	// against no history.
+	prev *previous
+	// cluster is read for collision counts, CRDs and (for a trusted
+	// snapshot) versions; nil plans offline.
+	cluster ClusterReader
+	// restore is a rollback: the recorded revision whose objects replace
+	// its role's in the render.
+	restore *restore
+	// unconfined plans a local directory, which no app config confines:
+	// no destinations are checked.
+	unconfined bool
+}
+
+// restore is what a rollback puts back: a role at a recorded revision.
+type restore struct {
+	role     string
+	revision revision.RoleRevision
+}
+
+// planning returns the agent's planning pipeline.
+func (a *Agent) planning() planning {
+	return planning{cfg: a.cfg, renderer: a.deps.Renderer, planner: a.deps.Planner, masker: a.deps.Masker}
+}
+
+// plan renders, confines and plans one app (see planning).
+func (p planning) plan(ctx context.Context, req planRequest) (*render.Plan, error) {
+	app, snap := req.app, req.snap
+	at := app.Path // "overlays/prod at main@sha1:1a2b3c4"
+	if snap.Revision.Commit != "" {
+		at += " at " + snap.Revision.Short()
+	}
+	objs, err := p.renderer.Render(ctx, snap, app)
+	if err != nil {
+		return nil, fmt.Errorf("render %s: %w", at, err)
+	}
+	source := snap.Revision.String()
+	if r := req.restore; r != nil {
+		objs = replaceRole(objs, r.role, r.revision.UnstructuredObjects())
+		source = r.revision.Source
+	}
+	if !req.unconfined {
+		if err := p.cfg.checkDestinations(app, objs); err != nil {
+			return nil, fmt.Errorf("render %s refused: %w", at, err)
+		}
+	}
+	if len(objs) == 0 && !app.AllowEmpty {
+		return nil, fmt.Errorf("render %s: no objects (set allowEmpty: true if that is intended)", at)
+	}
+	roles, err := RoleSpecs(app)
+	if err != nil {
+		return nil, err
+	}
+	prev := req.prev
+	if prev == nil {
+		prev = &previous{}
+	}
+	opts := render.PlanOptions{
+		App: app.Name, Roles: roles, UnorderedRoles: render.UnorderedPolicy(app.UnorderedRoles),
+		History: prev.history, Inventory: prev.inventory, Source: source, Masker: p.masker,
+	}
+	if c := req.cluster; c != nil {
+		// An untrusted snapshot's objects are read from the cluster only
+		// inside the app's namespaces, and the cluster's versions, read
+		// outside them, not at all (docs/design.md, "Safety and trust",
+		// Previews).
+		live := objs
+		if snap.Trust != sources.Trusted {
+			live = previewScope(app, prev).filter(objs)
+		} else {
+			opts.Versions = clusterVersions(ctx, c)
+		}
+		opts.CollisionCounts, opts.CRDs = collisionCounts(ctx, c, live), liveCRDs(ctx, c, live)
+	}
+	plan, err := p.planner.Plan(objs, opts)
+	if err != nil {
+		return nil, fmt.Errorf("plan %s: %w", at, err)
+	}
+	return plan, nil
+}
+
+// collisionCounts reads the live status.collisionCount of every workload
+// in objs, so predictions use what the controllers will use. Objects that
+// do not exist yet, and read errors, count as none.
+func collisionCounts(ctx context.Context, c ClusterReader, objs []*unstructured.Unstructured) map[render.ObjectRef]*int32 {
+	out := map[render.ObjectRef]*int32{}
+	var workloads []*unstructured.Unstructured
+	for _, o := range objs {
+		if revision.IsWorkload(o) {
+			workloads = append(workloads, o)
+		}
+	}
+	if len(workloads) == 0 {
+		return out
+	}
+	for ref, cc := range c.CollisionCounts(ctx, workloads) {
+		out[ref] = cc
+	}
+	return out
+}
+
+// liveCRDs reads from the cluster the CRDs of the custom workloads among
+// objs, whose schema defaults predictions apply.
+func liveCRDs(ctx context.Context, c ClusterReader, objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	seen := map[string]bool{}
+	for _, o := range objs {
+		gk := o.GroupVersionKind().GroupKind()
+		if !revision.IsWorkload(o) || gk.Group == "apps" || seen[gk.String()] {
+			continue
+		}
+		seen[gk.String()] = true
+		if crd, err := c.CRDFor(ctx, o); err == nil && crd != nil {
+			out = append(out, crd)
+		}
+	}
+	return out
+}
+
+// versionReader is a cluster that reads the versions it runs
+// (apply.Applier.ClusterVersions, cached per cluster). It is optional: a
+// cluster without it (the fakes, the bench's wrapper) knows none.
+type versionReader interface {
+	ClusterVersions(ctx context.Context, controllers []apply.ControllerDeployment) apply.ClusterVersions
+}
+
+// clusterVersions reads the versions c runs of Kubernetes and of the
+// controllers roleout models (revision.Controllers).
+func clusterVersions(ctx context.Context, c ClusterReader) revision.ClusterVersions {
+	vr, ok := c.(versionReader)
+	if !ok || vr == nil {
+		return revision.ClusterVersions{}
+	}
+	var cds []apply.ControllerDeployment
+	for _, c := range revision.Controllers() {
+		cds = append(cds, apply.ControllerDeployment{Name: c.Name, Namespace: c.Namespace, Deployment: c.Deployment, Container: c.Container})
+	}
+	v := vr.ClusterVersions(ctx, cds)
+	return revision.ClusterVersions{Kubernetes: v.Kubernetes, Controllers: v.Controllers}
+}
