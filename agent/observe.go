@@ -66,7 +66,9 @@ func (run *appRun) observeWorkloads(ctx context.Context, log logrus.FieldLogger,
 			byRef[render.RefOf(o)] = o
 		}
 		for _, w := range role.Workloads {
-			objs = append(objs, byRef[w.Ref])
+			if o := byRef[w.Ref]; revision.IsWorkloadKind(o) { // others have no observer
+				objs = append(objs, o)
+			}
 		}
 	}
 	logSkew(log, roles)
@@ -76,7 +78,11 @@ func (run *appRun) observeWorkloads(ctx context.Context, log logrus.FieldLogger,
 		st.Workloads = nil
 		for _, w := range role.Workloads {
 			ws := WorkloadStatus{WorkloadSummary: w.Summary()}
-			res := results[w.Ref]
+			res, observed := results[w.Ref]
+			if !observed {
+				st.Workloads = append(st.Workloads, ws)
+				continue
+			}
 			wlog := log.WithFields(logrus.Fields{"role": role.Name, "workload": w.Ref.String()})
 			if res.Err != nil {
 				wlog.WithError(res.Err).Warn("could not read the identity the controller gave the workload")

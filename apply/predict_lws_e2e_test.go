@@ -78,13 +78,72 @@ var lwsTemplates = map[string]string{
           image: registry.example/model:1.0
           volumeMounts: [{name: shm, mountPath: /dev/shm}]
           readinessProbe: {httpGet: {path: /health, port: 8080}}`,
+	// Quantities written the way the server does not store them: the
+	// hash is over what the controller reads back (1000m is 1, 1.5Gi is
+	// 1536Mi, 1e9 is 1G).
+	"unusual-quantities": `
+  leaderWorkerTemplate:
+    size: 2
+    workerTemplate:
+      spec:
+        containers:
+        - name: app
+          image: registry.example/model:1.0
+          resources:
+            requests: {cpu: 1000m, memory: 1.5Gi, ephemeral-storage: 1e9}
+            limits: {cpu: "2.0", memory: 1536Mi, ephemeral-storage: 0.001T}`,
+	// Pod groups inside a group: subgroups of 2 of 4 pods.
+	"subgroups": `
+  leaderWorkerTemplate:
+    size: 4
+    subGroupPolicy: {subGroupSize: 2}
+    workerTemplate:
+      spec: {containers: [{name: app, image: registry.example/model:1.0}]}`,
+	// Claims per pod, as a StatefulSet's.
+	"volume-claim-templates": `
+  leaderWorkerTemplate:
+    size: 2
+    volumeClaimTemplates:
+    - metadata: {name: cache}
+      spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 10Gi}}}
+    workerTemplate:
+      spec:
+        containers:
+        - name: app
+          image: registry.example/model:1.0
+          volumeMounts: [{name: cache, mountPath: /cache}]`,
+	// Leader first: the workers start once the leader is ready.
+	"startup-leader-ready": `
+  startupPolicy: LeaderReady
+  leaderWorkerTemplate:
+    size: 3
+    leaderTemplate:
+      spec: {containers: [{name: leader, image: registry.example/model:1.0}]}
+    workerTemplate:
+      spec: {containers: [{name: worker, image: registry.example/model:1.0}]}`,
+	// One group per topology domain (lwsAnnotations).
+	"exclusive-placement": `
+  leaderWorkerTemplate:
+    size: 2
+    workerTemplate:
+      spec: {containers: [{name: app, image: registry.example/model:1.0}]}`,
+}
+
+// lwsCRDMatters are the templates a prediction without the CRD gets
+// wrong: a size, a container port's protocol or a subgroup policy type
+// comes from the CRD's defaults.
+var lwsCRDMatters = map[string]bool{"size-from-crd-default": true, "leader-and-ports": true, "subgroups": true}
+
+// lwsAnnotations are the LeaderWorkerSet annotations of some templates.
+var lwsAnnotations = map[string]string{
+	"exclusive-placement": "leaderworkerset.sigs.k8s.io/exclusive-topology: kubernetes.io/hostname",
 }
 
 func lwsObject(t *testing.T, name, spec string) *unstructured.Unstructured {
 	t.Helper()
 	return obj(t, `apiVersion: leaderworkerset.x-k8s.io/v1
 kind: LeaderWorkerSet
-metadata: {name: `+name+`, namespace: predict-lws}
+metadata: {name: `+name+`, namespace: predict-lws, annotations: {`+lwsAnnotations[name]+`}}
 spec:
   replicas: 1
   rolloutStrategy:
@@ -180,7 +239,7 @@ func TestPredictionMatchesLeaderWorkerSetController(t *testing.T) {
 				t.Errorf("predicted %s with the built-in CRD, the controller made %s", builtin.TemplateRevisionHash, got)
 			}
 			without := mustPredict(t, o).TemplateRevisionHash
-			if crdMatters := name == "size-from-crd-default" || name == "leader-and-ports"; (without == got) == crdMatters {
+			if crdMatters := lwsCRDMatters[name]; (without == got) == crdMatters {
 				t.Errorf("without the CRD the prediction is %s, the controller made %s; the CRD's defaults matter here: %v", without, got, crdMatters)
 			}
 		})

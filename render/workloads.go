@@ -48,6 +48,9 @@ func predictWorkloads(r *Role, collisions map[ObjectRef]*int32, schemas revision
 	var out []Workload
 	for _, o := range r.Objects {
 		if !revision.IsWorkloadKind(o) {
+			if w, ok := unpredicted(r, o, previous); ok {
+				out = append(out, w)
+			}
 			continue
 		}
 		ref := RefOf(o)
@@ -67,6 +70,41 @@ func predictWorkloads(r *Role, collisions map[ObjectRef]*int32, schemas revision
 		out = append(out, w)
 	}
 	return out, nil
+}
+
+// podTemplatePaths are where the kinds roleout does not predict keep the
+// pod template that makes them workloads: a Job, a ReplicaSet, a
+// ReplicationController or a custom kind shaped like a Deployment, and a
+// CronJob's job template.
+var podTemplatePaths = [][]string{
+	{"spec", "template", "spec", "containers"},
+	{"spec", "jobTemplate", "spec", "template", "spec", "containers"},
+}
+
+// unpredicted returns o as a workload without a prediction when it holds
+// a pod template roleout does not model (podTemplatePaths): it is listed,
+// unverified, so a plan never hides a change to pods. Whether its pods
+// restart follows whether the object changed.
+func unpredicted(r *Role, o *unstructured.Unstructured, previous map[string]*unstructured.Unstructured) (Workload, bool) {
+	found := false
+	for _, p := range podTemplatePaths {
+		if _, ok, _ := unstructured.NestedSlice(o.Object, p...); ok {
+			found = true
+		}
+	}
+	if !found {
+		return Workload{}, false
+	}
+	ref := RefOf(o)
+	w := Workload{Ref: ref, Unverified: "roleout has no prediction for kind " + o.GroupVersionKind().GroupKind().String() +
+		": whether its pods restart follows whether the object changed"}
+	if r.Decision.Action != revision.Unchanged {
+		w.RestartsPods = true
+		if old, ok := previous[ref.Key()]; ok {
+			w.RestartsPods = restarts(old, o, revision.Outcome{}, revision.PredictOptions{})
+		}
+	}
+	return w, true
 }
 
 // restarts reports whether workload o, predicted as res, restarts the

@@ -198,3 +198,72 @@ spec:
 		}
 	}
 }
+
+// TestPlanUnpredictedKinds: an object with a pod template of a kind
+// roleout does not predict (a Job, a CronJob, a custom kind shaped like a
+// Deployment) is listed as a workload, unverified, with no prediction;
+// its pods restart when the object changes. Objects without a pod
+// template are not workloads.
+func TestPlanUnpredictedKinds(t *testing.T) {
+	job := func(image string) *unstructured.Unstructured {
+		return obj(t, `apiVersion: batch/v1
+kind: Job
+metadata: {name: migrate, namespace: shop, annotations: {roleout.dev/role: db}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: migrate, image: `+image+`}]
+`)
+	}
+	cron := obj(t, `apiVersion: batch/v1
+kind: CronJob
+metadata: {name: backup, namespace: shop, annotations: {roleout.dev/role: db}}
+spec:
+  schedule: "0 2 * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: OnFailure
+          containers: [{name: backup, image: backup:1}]
+`)
+	cm := obj(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: shop, annotations: {roleout.dev/role: db}}\ndata: {a: b}\n")
+	p1, err := NewPlan([]*unstructured.Unstructured{job("migrate:1"), cron, cm}, PlanOptions{App: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]WorkloadSummary{}
+	for _, w := range p1.Summarize(nil).Waves[0].Roles[0].Workloads {
+		got[w.Kind] = w
+	}
+	if len(got) != 2 {
+		t.Fatalf("workloads %+v, want the Job and the CronJob", got)
+	}
+	for kind, group := range map[string]string{"Job": "Job.batch", "CronJob": "CronJob.batch"} {
+		w := got[kind]
+		if !w.Predicted.IsZero() || !w.RestartsPods || !strings.Contains(w.Unverified, "no prediction for kind "+group) {
+			t.Errorf("%s: %+v, want no prediction, unverified naming %s, pods created", kind, w, group)
+		}
+	}
+	history := map[string][]revision.RoleRevision{"db": p1.Roles()[0].History}
+	cm2 := cm.DeepCopy()
+	cm2.Object["data"] = map[string]any{"a": "c"}
+	for name, c := range map[string]struct {
+		objs []*unstructured.Unstructured
+		want bool
+	}{
+		"only the ConfigMap changed": {[]*unstructured.Unstructured{job("migrate:1"), cron, cm2}, false},
+		"the Job changed":            {[]*unstructured.Unstructured{job("migrate:2"), cron, cm}, true},
+	} {
+		p2, err := NewPlan(c.objs, PlanOptions{App: "shop", History: history})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range p2.Summarize(nil).Waves[0].Roles[0].Workloads {
+			if w.Kind == "Job" && w.RestartsPods != c.want {
+				t.Errorf("%s: Job restartsPods %v, want %v", name, w.RestartsPods, c.want)
+			}
+		}
+	}
+}
