@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 
 	"k8s.io/client-go/rest"
@@ -179,7 +180,7 @@ func PlanDir(ctx context.Context, o DirOptions) (*render.Plan, error) {
 	p := planning{cfg: cfg, renderer: newKustomizeRenderer(0), planner: rolePlanner{}, masker: secrets.Ephemeral()}
 	app := AppConfig{Name: o.App, Path: o.Overlay, Namespace: o.Namespace, AllowEmpty: true}
 	snap := sources.Snapshot{Dir: o.Root, Trust: sources.Trusted}
-	return p.plan(ctx, planRequest{snap: snap, app: app, unconfined: true})
+	return p.plan(ctx, planRequest{snap: snap, app: app, unconfined: true, where: filepath.Join(o.Root, filepath.FromSlash(o.Overlay))})
 }
 
 // DiffDir plans a local directory (PlanDir) and compares it with the

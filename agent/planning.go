@@ -44,6 +44,9 @@ type planRequest struct {
 	// unconfined plans a local directory, which no app config confines:
 	// no destinations are checked.
 	unconfined bool
+	// where names the overlay in messages; empty: the app's path at the
+	// snapshot's revision.
+	where string
 }
 
 // restore is what a rollback puts back: a role at a recorded revision.
@@ -60,9 +63,12 @@ func (a *Agent) planning() planning {
 // plan renders, confines and plans one app (see planning).
 func (p planning) plan(ctx context.Context, req planRequest) (*render.Plan, error) {
 	app, snap := req.app, req.snap
-	at := app.Path // "overlays/prod at main@sha1:1a2b3c4"
-	if snap.Revision.Commit != "" {
-		at += " at " + snap.Revision.Short()
+	at := req.where
+	if at == "" {
+		at = app.Path // "overlays/prod at main@sha1:1a2b3c4"
+		if snap.Revision.Commit != "" {
+			at += " at " + snap.Revision.Short()
+		}
 	}
 	objs, err := p.renderer.Render(ctx, snap, app)
 	if err != nil {

@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -116,12 +117,7 @@ var observers = map[string]func(ob *observer, ctx context.Context, live *unstruc
 // ObservedKinds returns the group/kinds ("Deployment.apps") ObserveAll
 // reads, sorted.
 func ObservedKinds() []string {
-	out := make([]string, 0, len(observers))
-	for k := range observers {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(observers))
 }
 
 // statefulSet reads the StatefulSet's update revision from its status.

@@ -3,7 +3,8 @@ package revision
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -84,12 +85,7 @@ func IsWorkloadKind(o *unstructured.Unstructured) bool {
 // WorkloadKinds returns the group/kinds ("Deployment.apps") roleout
 // predicts, sorted.
 func WorkloadKinds() []string {
-	out := make([]string, 0, len(predictors))
-	for k := range predictors {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(predictors))
 }
 
 // predictor computes the prediction for one group/kind. crd is the
