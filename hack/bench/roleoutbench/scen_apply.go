@@ -184,21 +184,15 @@ func (e *env) noopDrift(ctx context.Context) error {
 	return nil
 }
 
-// roleoutNoop renders and plans roleout's copy of the app from dir, then
+// roleoutNoop plans roleout's copy of the app from dir as roleout plan DIR
+// does (agent.PlanDir), then
 // dry-runs every object (agent.DiffLive), or with reapply applies them,
 // with the labels the agent sets. It returns the run and the number of
 // objects found changed.
 func (e *env) roleoutNoop(ctx context.Context, m *mainApp, dir string, app agent.AppConfig, reapply bool) (toolRun, int, error) {
 	m.agent.api.reset()
 	start := time.Now()
-	res, err := (&render.Renderer{}).Build(ctx, render.Source{Root: dir}, "overlay", render.DefaultOptions())
-	if err != nil {
-		return toolRun{}, 0, err
-	}
-	if err := render.DefaultNamespace(res.Objects, app.Namespace); err != nil {
-		return toolRun{}, 0, err
-	}
-	plan, err := render.NewPlan(res.Objects, render.PlanOptions{App: app.Name})
+	plan, err := agent.PlanDir(ctx, agent.DirOptions{Root: dir, Overlay: "overlay", App: app.Name, Namespace: app.Namespace})
 	if err != nil {
 		return toolRun{}, 0, err
 	}
