@@ -55,39 +55,9 @@ func explainValue(t reflect.Type, v any, field string) error {
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		m, ok := v.(map[string]any)
-		if !ok {
-			return fmt.Errorf("%s: got %s, want a mapping of fields (key: value on the lines below it, indented)", field, describeJSON(v))
-		}
-		fields := jsonFields(t)
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			ft, ok := fields[k]
-			if !ok {
-				return unknownField(field, k, fields)
-			}
-			if err := explainValue(ft, m[k], joinField(field, k)); err != nil {
-				return err
-			}
-		}
+		return explainStruct(t, v, field)
 	case reflect.Slice:
-		list, ok := v.([]any)
-		if !ok {
-			hint := `start each entry on its own line with "- "`
-			if _, scalar := v.(map[string]any); !scalar {
-				hint = fmt.Sprintf(`write [%s], or each entry on its own line starting with "- "`, plainJSON(v))
-			}
-			return fmt.Errorf("%s: got %s, want a list: %s", field, describeJSON(v), hint)
-		}
-		for i, e := range list {
-			if err := explainValue(t.Elem(), e, fmt.Sprintf("%s[%d]", field, i)); err != nil {
-				return err
-			}
-		}
+		return explainList(t, v, field)
 	case reflect.Map:
 		m, ok := v.(map[string]any)
 		if !ok {
@@ -112,23 +82,71 @@ func explainValue(t reflect.Type, v any, field string) error {
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		n, ok := v.(json.Number)
-		if !ok {
-			hint := "write a number such as 1, without quotes"
-			if s, ok := v.(string); ok {
-				if _, err := json.Number(s).Int64(); err == nil {
-					hint = fmt.Sprintf("remove the quotes (write %s, not %q)", s, s)
-				}
-			}
-			return fmt.Errorf("%s: got %s, want a whole number: %s", field, describeJSON(v), hint)
-		}
-		if _, err := n.Int64(); err != nil {
-			return fmt.Errorf("%s: got %s, want a whole number such as 1", field, describeJSON(v))
-		}
+		return explainInt(v, field)
 	case reflect.Float32, reflect.Float64:
 		if _, ok := v.(json.Number); !ok {
 			return fmt.Errorf("%s: got %s, want a number, without quotes", field, describeJSON(v))
 		}
+	}
+	return nil
+}
+
+// explainStruct explains v, decoded into the struct type t at field.
+func explainStruct(t reflect.Type, v any, field string) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Errorf("%s: got %s, want a mapping of fields (key: value on the lines below it, indented)", field, describeJSON(v))
+	}
+	fields := jsonFields(t)
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		ft, ok := fields[k]
+		if !ok {
+			return unknownField(field, k, fields)
+		}
+		if err := explainValue(ft, m[k], joinField(field, k)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// explainList explains v, decoded into the slice type t at field.
+func explainList(t reflect.Type, v any, field string) error {
+	list, ok := v.([]any)
+	if !ok {
+		hint := `start each entry on its own line with "- "`
+		if _, scalar := v.(map[string]any); !scalar {
+			hint = fmt.Sprintf(`write [%s], or each entry on its own line starting with "- "`, plainJSON(v))
+		}
+		return fmt.Errorf("%s: got %s, want a list: %s", field, describeJSON(v), hint)
+	}
+	for i, e := range list {
+		if err := explainValue(t.Elem(), e, fmt.Sprintf("%s[%d]", field, i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// explainInt explains v, decoded into a whole number at field.
+func explainInt(v any, field string) error {
+	n, ok := v.(json.Number)
+	if !ok {
+		hint := "write a number such as 1, without quotes"
+		if s, ok := v.(string); ok {
+			if _, err := json.Number(s).Int64(); err == nil {
+				hint = fmt.Sprintf("remove the quotes (write %s, not %q)", s, s)
+			}
+		}
+		return fmt.Errorf("%s: got %s, want a whole number: %s", field, describeJSON(v), hint)
+	}
+	if _, err := n.Int64(); err != nil {
+		return fmt.Errorf("%s: got %s, want a whole number such as 1", field, describeJSON(v))
 	}
 	return nil
 }

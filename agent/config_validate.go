@@ -192,6 +192,12 @@ func (a *AppConfig) validate(field string, add func(field, format string, args .
 		add(field+".render.maxMemoryBytes", "must be at least 268435456 (256 MiB: the sandbox process needs about 100 MiB to start), got %d", m)
 	}
 	validateDestinations(field, a.AllowedNamespaces, a.AllowedKinds, add)
+	a.validateRoles(field, add)
+	a.validateWindows(field, add)
+}
+
+// validateRoles checks the app's roles (field is apps[1]).
+func (a *AppConfig) validateRoles(field string, add func(field, format string, args ...any)) {
 	roles := map[string]bool{}
 	for j, r := range a.Roles {
 		rf := fmt.Sprintf("%s.roles[%d]", field, j)
@@ -214,6 +220,10 @@ func (a *AppConfig) validate(field string, add func(field, format string, args .
 		}
 		r.validateCriteria(rf, add)
 	}
+}
+
+// validateWindows checks the app's rollout windows (field is apps[1]).
+func (a *AppConfig) validateWindows(field string, add func(field, format string, args ...any)) {
 	for j, w := range a.Windows {
 		wf := fmt.Sprintf("%s.windows[%d]", field, j)
 		if w.Kind != "allow" && w.Kind != "deny" {
