@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,8 +23,10 @@ func metaEvent(ref apply.ObjectRef, rv string, own time.Time, roleout string, ot
 
 func TestDriftTracking(t *testing.T) {
 	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	triggers := 0
-	d := newDrifts(logrus.New(), func() time.Time { return now }, func() { triggers++ })
+	// The heal backoff triggers from a timer goroutine (time.AfterFunc),
+	// which may fire after this test: count atomically.
+	var triggers atomic.Int32
+	d := newDrifts(logrus.New(), func() time.Time { return now }, func() { triggers.Add(1) })
 	ref := apply.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "shop", Name: "web"}
 	aw := &appWatch{manager: "roleout/shop", objs: map[apply.ObjectRef]*tracked{ref: {role: "web"}}}
 	d.apps["shop"] = aw
@@ -31,8 +34,8 @@ func TestDriftTracking(t *testing.T) {
 	full := `{"f:spec":{"f:replicas":{},"f:template":{}}}`
 
 	d.event("shop", aw, metaEvent(ref, "10", applied, full))
-	if _, all := d.due("shop"); len(all) != 0 || triggers != 0 {
-		t.Fatalf("the first listing is the baseline, not drift: %v (%d triggers)", all, triggers)
+	if _, all := d.due("shop"); len(all) != 0 || triggers.Load() != 0 {
+		t.Fatalf("the first listing is the baseline, not drift: %v (%d triggers)", all, triggers.Load())
 	}
 	// A status update by a controller is no drift.
 	d.event("shop", aw, metaEvent(ref, "11", applied, full, metav1.ManagedFieldsEntry{Manager: "kube-controller-manager",
@@ -45,8 +48,8 @@ func TestDriftTracking(t *testing.T) {
 		Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "scale", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:replicas":{}}}`)}})
 	d.event("shop", aw, scaled)
 	heal, all := d.due("shop")
-	if len(heal) != 1 || triggers != 1 || heal[0].Fields[0] != "spec.replicas" || heal[0].Managers[0] != "kubectl" || heal[0].Role != "web" {
-		t.Fatalf("after kubectl scale: heal %+v (%d triggers), want spec.replicas by kubectl", heal, triggers)
+	if len(heal) != 1 || triggers.Load() != 1 || heal[0].Fields[0] != "spec.replicas" || heal[0].Managers[0] != "kubectl" || heal[0].Role != "web" {
+		t.Fatalf("after kubectl scale: heal %+v (%d triggers), want spec.replicas by kubectl", heal, triggers.Load())
 	}
 	if !d.unrecorded("shop") || len(all) != 1 {
 		t.Fatal("new drift must be unrecorded")
