@@ -150,8 +150,8 @@ func NewDeps(ctx context.Context, cfg *Config, restCfg *rest.Config, log logrus.
 		return Deps{}, err
 	}
 	return Deps{
-		ClusterFor:        cl.applierFor,
-		PreviewClusterFor: previewAppliers(applier, cl.applierFor),
+		ClusterFor:        cl.clusterFor,
+		PreviewClusterFor: previewAppliers(applier, cl.clusterFor),
 		Fetcher:           src,
 		Renderer:          newKustomizeRenderer(cfg.RenderProcesses),
 		Planner:           rolePlanner{},

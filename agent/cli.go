@@ -104,7 +104,7 @@ func Diff(ctx context.Context, cfg *Config, appName string, opts DiffOptions) (*
 
 // appCluster returns app's cluster reached from kube, the agent's own, as
 // roleout run reaches it: the agent's own when the app names none, else
-// the one it names (clusters.applierFor: unsafe kubeconfigs refused).
+// the one it names (clusters.clusterFor: unsafe kubeconfigs refused).
 func appCluster(ctx context.Context, cfg *Config, app AppConfig, kube *rest.Config, masker *secrets.Masker) (Cluster, error) {
 	if kube == nil {
 		return nil, errors.New("a live diff needs a cluster: set kubeconfig, or use --offline")
@@ -118,7 +118,7 @@ func appCluster(ctx context.Context, cfg *Config, app AppConfig, kube *rest.Conf
 	if err != nil {
 		return nil, err
 	}
-	c, err := cl.applierFor(ctx, app)
+	c, err := cl.clusterFor(ctx, app)
 	if err != nil {
 		return nil, fmt.Errorf("cluster of app %s: %w", app.Name, err)
 	}

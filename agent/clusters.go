@@ -20,7 +20,7 @@ import (
 // serviceAccountNamespace is where a pod learns its own namespace.
 const serviceAccountNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 
-// clusters builds, once each, the appliers of the apps that go to another
+// clusters builds, once each, the clusters of the apps that go to another
 // cluster than the agent's own (one agent, many clusters).
 type clusters struct {
 	home      kubernetes.Interface // reads kubeconfig Secrets
@@ -44,10 +44,10 @@ func newClusters(home *rest.Config, opts apply.Options, cfg ClustersConfig) (*cl
 	return &clusters{home: cs, userAgent: home.UserAgent, opts: opts, allowUnsafe: cfg.AllowUnsafeKubeconfigs, appliers: map[string]Cluster{}}, nil
 }
 
-// applierFor returns the applier of app's cluster: its kubeconfig file, or
+// clusterFor returns app's cluster: its kubeconfig file, or
 // the kubeconfig in its Secret, read from the agent's cluster now and
 // refused when it is unsafe (checkKubeconfig) unless the agent allows it.
-func (c *clusters) applierFor(ctx context.Context, app AppConfig) (Cluster, error) {
+func (c *clusters) clusterFor(ctx context.Context, app AppConfig) (Cluster, error) {
 	if app.KubeconfigSecret == nil {
 		return c.applier("file:"+app.Kubeconfig, func() (*rest.Config, error) {
 			cfg, err := clientcmd.BuildConfigFromFlags("", app.Kubeconfig)
@@ -87,7 +87,7 @@ func (c *clusters) secretConfig(data []byte, where string) (*rest.Config, error)
 	return cfg, nil
 }
 
-// applier returns the applier cached under key, building it with load the
+// applier returns the cluster client cached under key, building it with load the
 // first time.
 func (c *clusters) applier(key string, load func() (*rest.Config, error)) (Cluster, error) {
 	c.mu.Lock()

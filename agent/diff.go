@@ -163,13 +163,13 @@ func (r *DiffReport) addStep(s StepDiff) {
 // is written. Secret values are masked. Objects of kinds whose CRD the
 // plan installs show as "create (CRD pending)". With prune on, objects that
 // left git and would be deleted are listed too.
-func DiffLive(ctx context.Context, applier ClusterReader, app AppConfig, plan *render.Plan) (*DiffReport, error) {
-	return liveDiff{applier: applier, app: app, plan: plan}.report(ctx)
+func DiffLive(ctx context.Context, cluster ClusterReader, app AppConfig, plan *render.Plan) (*DiffReport, error) {
+	return liveDiff{cluster: cluster, app: app, plan: plan}.report(ctx)
 }
 
 // liveDiff is one diff of a plan against the cluster.
 type liveDiff struct {
-	applier ClusterReader
+	cluster ClusterReader
 	app     AppConfig
 	plan    *render.Plan
 	// scope is what the diff may read of the cluster (nil: everything);
@@ -184,7 +184,7 @@ func (d liveDiff) report(ctx context.Context) (*DiffReport, error) {
 	// One read first: an unreachable cluster is one error, not one per
 	// object.
 	if first := firstObject(d.plan, d.scope); first != nil {
-		if _, err := d.applier.Live(ctx, apply.RefOf(first)); err != nil {
+		if _, err := d.cluster.Live(ctx, apply.RefOf(first)); err != nil {
 			return nil, fmt.Errorf("read the cluster: %w", err)
 		}
 	}
@@ -205,7 +205,7 @@ func (d liveDiff) report(ctx context.Context) (*DiffReport, error) {
 		return nil, err
 	}
 	rep.addStep(StepDiff{Role: PrerequisitesStep, Objects: diffs})
-	current := observeWorkloadsOf(ctx, d.applier, d.plan.Roles(), d.scope)
+	current := observeWorkloadsOf(ctx, d.cluster, d.plan.Roles(), d.scope)
 	for _, role := range d.plan.Roles() {
 		diffs, err := d.diff(ctx, role.Objects, role.Name, opts)
 		if err != nil {
@@ -232,7 +232,7 @@ func (d liveDiff) diff(ctx context.Context, objs []*unstructured.Unstructured, r
 	if role != "" {
 		live = withLabel(live, RoleLabel, role)
 	}
-	diffs, err := d.applier.Diff(ctx, live, opts)
+	diffs, err := d.cluster.Diff(ctx, live, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +262,7 @@ func (d liveDiff) prunes(ctx context.Context) ([]ObjectDiff, error) {
 			deletes = append(deletes, ObjectDiff{ObjectDiff: d.offlineDelete(e), NotCompared: OutsideAppNamespaces})
 			continue
 		}
-		live, err := d.applier.Live(ctx, e.ObjectRef)
+		live, err := d.cluster.Live(ctx, e.ObjectRef)
 		if err != nil {
 			return nil, err
 		}
@@ -276,7 +276,7 @@ func (d liveDiff) prunes(ctx context.Context) ([]ObjectDiff, error) {
 // observeWorkloadsOf reads, in one round of LISTs, the identities the
 // controllers gave the live templates of the roles' workloads that scope
 // reads; an empty map when they have none.
-func observeWorkloadsOf(ctx context.Context, applier ClusterReader, roles []*render.Role, scope namespaceScope) map[apply.ObjectRef]apply.ObserveResult {
+func observeWorkloadsOf(ctx context.Context, cluster ClusterReader, roles []*render.Role, scope namespaceScope) map[apply.ObjectRef]apply.ObserveResult {
 	var objs []*unstructured.Unstructured
 	for _, role := range roles {
 		for _, o := range role.Objects {
@@ -288,7 +288,7 @@ func observeWorkloadsOf(ctx context.Context, applier ClusterReader, roles []*ren
 	if len(objs) == 0 {
 		return map[apply.ObjectRef]apply.ObserveResult{}
 	}
-	return applier.ObserveAll(ctx, objs)
+	return cluster.ObserveAll(ctx, objs)
 }
 
 // firstObject returns the plan's first object in apply order that scope

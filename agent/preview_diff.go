@@ -63,8 +63,8 @@ func (s namespaceScope) filter(objs []*unstructured.Unstructured) []*unstructure
 // server-side dry run, reading only inside the app's namespaces
 // (previewScope); every other object is compared with the last status in
 // git and says so.
-func diffPreview(ctx context.Context, applier ClusterReader, app AppConfig, plan *render.Plan, prev *previous) (*DiffReport, error) {
-	return liveDiff{applier: applier, app: app, plan: plan, scope: previewScope(app, prev), prev: prev}.report(ctx)
+func diffPreview(ctx context.Context, cluster ClusterReader, app AppConfig, plan *render.Plan, prev *previous) (*DiffReport, error) {
+	return liveDiff{cluster: cluster, app: app, plan: plan, scope: previewScope(app, prev), prev: prev}.report(ctx)
 }
 
 // offlineStep returns how an object of a step (role names a role, ""

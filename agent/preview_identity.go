@@ -24,17 +24,17 @@ type impersonator interface {
 }
 
 // previewAppliers returns Deps.PreviewClusterFor over the agent's own
-// cluster (home) and the clusters apps name (applierFor): the app's
+// cluster (home) and the clusters apps name (clusterFor): the app's
 // cluster's applier, impersonating the service account. The appliers are
 // made once per cluster and service account.
-func previewAppliers(home Cluster, applierFor func(context.Context, AppConfig) (Cluster, error)) func(context.Context, AppConfig, string) (ClusterReader, error) {
+func previewAppliers(home Cluster, clusterFor func(context.Context, AppConfig) (Cluster, error)) func(context.Context, AppConfig, string) (ClusterReader, error) {
 	var mu sync.Mutex
 	made := map[Cluster]map[string]ClusterReader{}
 	return func(ctx context.Context, app AppConfig, serviceAccount string) (ClusterReader, error) {
 		base := home
 		if app.Kubeconfig != "" || app.KubeconfigSecret != nil {
 			var err error
-			if base, err = applierFor(ctx, app); err != nil {
+			if base, err = clusterFor(ctx, app); err != nil {
 				return nil, err
 			}
 		}
