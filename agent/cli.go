@@ -176,27 +176,35 @@ type DirOptions struct {
 // a random key for this call. No destinations confine it: no app config
 // names any.
 func PlanDir(ctx context.Context, o DirOptions) (*render.Plan, error) {
-	cfg := &Config{}
-	p := planning{cfg: cfg, renderer: newKustomizeRenderer(0), planner: rolePlanner{}, masker: secrets.Ephemeral()}
-	app := AppConfig{Name: o.App, Path: o.Overlay, Namespace: o.Namespace, AllowEmpty: true}
-	snap := sources.Snapshot{Dir: o.Root, Trust: sources.Trusted}
-	return p.plan(ctx, planRequest{snap: snap, app: app, unconfined: true, where: filepath.Join(o.Root, filepath.FromSlash(o.Overlay))})
+	return planDir(ctx, o, nil, secrets.Ephemeral())
 }
 
-// DiffDir plans a local directory (PlanDir) and compares it with the
-// cluster kube reaches, by server-side dry run; nothing is written.
+// DiffDir plans a local directory as PlanDir does, but with what the
+// cluster kube reaches says (collision counts, CRDs, the versions it
+// runs), and compares the plan with that cluster by server-side dry run;
+// nothing is written.
 func DiffDir(ctx context.Context, o DirOptions, kube *rest.Config) (*DiffReport, error) {
-	plan, err := PlanDir(ctx, o)
-	if err != nil {
-		return nil, err
-	}
+	masker := secrets.Ephemeral()
 	opts := apply.DefaultOptions()
-	opts.Masker = plan.Masker
+	opts.Masker = masker
 	cluster, err := apply.New(kube, opts)
 	if err != nil {
 		return nil, err
 	}
+	plan, err := planDir(ctx, o, cluster, masker)
+	if err != nil {
+		return nil, err
+	}
 	return DiffLive(ctx, cluster, AppConfig{Name: o.App}, plan)
+}
+
+// planDir plans the local directory o, reading cluster when not nil.
+func planDir(ctx context.Context, o DirOptions, cluster ClusterReader, masker *secrets.Masker) (*render.Plan, error) {
+	p := planning{cfg: &Config{}, renderer: newKustomizeRenderer(0), planner: rolePlanner{}, masker: masker}
+	app := AppConfig{Name: o.App, Path: o.Overlay, Namespace: o.Namespace, AllowEmpty: true}
+	snap := sources.Snapshot{Dir: o.Root, Trust: sources.Trusted}
+	return p.plan(ctx, planRequest{snap: snap, app: app, cluster: cluster, unconfined: true,
+		where: filepath.Join(o.Root, filepath.FromSlash(o.Overlay))})
 }
 
 // planTrust is the trust domain of a snapshot fetched for `roleout plan`
