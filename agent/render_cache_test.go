@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/roleout/roleout/internal/testgit"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
 )
 
@@ -109,4 +108,4 @@ apps: [{name: web, path: apps/web, namespace: web}]
 }
 
 // builds returns how many kustomize builds k's renderer has run.
-func builds(k *kustomizeRenderer) int { return k.b.(*render.Renderer).Builds() }
+func builds(k *kustomizeRenderer) int { return k.Builds() }

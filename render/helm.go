@@ -109,6 +109,8 @@ func serveHelm(args []string, stdout, stderr io.Writer) int {
 	http.DefaultClient = &http.Client{Transport: gate}
 	boundCharts(req.Limits)
 	h := &helmRun{req: req, gate: gate, out: stdout}
+	// This is the top of the helm process: nothing above it holds a
+	// context, and the sandbox kills its process group on timeout.
 	if err := h.run(context.Background(), args); err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1

@@ -75,6 +75,8 @@ func (h *helmRun) pull(ctx context.Context, args []string) error {
 // download fetches chart ref (a name in the chart repository at repoURL,
 // or an oci:// reference) at version (a version or a range, "" for the
 // latest) into a new temporary directory and returns the archive's path.
+// The directory is under the render's TMPDIR (sandbox.go), which goes
+// with the render.
 func (h *helmRun) download(ctx context.Context, ref, repoURL, version string) (string, error) {
 	tmp, err := os.MkdirTemp("", "helm-")
 	if err != nil {

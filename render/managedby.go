@@ -3,6 +3,7 @@ package render
 import (
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -19,8 +20,9 @@ const kustomizeAPIModule = "sigs.k8s.io/kustomize/api"
 // kustomize's own is not a valid label value. Linked into roleout,
 // kustomize finds no kustomize program's version and writes
 // "kustomize-(devel)", which the API server refuses; roleout names the
-// library it links instead: "kustomize-api-v0.21.2".
-func managedByValue() string {
+// library it links instead: "kustomize-api-v0.21.2". It is read from the
+// build once.
+var managedByValue = sync.OnceValue(func() string {
 	if info, ok := debug.ReadBuildInfo(); ok {
 		for _, d := range info.Deps {
 			if d.Path == kustomizeAPIModule && d.Version != "" && d.Version != "(devel)" {
@@ -31,7 +33,7 @@ func managedByValue() string {
 		}
 	}
 	return "kustomize"
-}
+})
 
 // fixManagedBy gives objects whose managedByLabel kustomize set to an
 // invalid label value (a "kustomize-…" one) the value managedByValue: a
