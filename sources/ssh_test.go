@@ -68,6 +68,13 @@ func TestSSHTransport(t *testing.T) {
 				t.Fatal(err)
 			}
 			snap, err := src.Fetch(context.Background())
+			if err != nil && tc.wantErr == "" && strings.Contains(err.Error(), "closing input: EOF") {
+				// go-git's SSH transport races the server closing the
+				// channel after the pack (seen once in four clean CI
+				// runs under load); the agent's next poll is the retry.
+				t.Logf("first fetch hit the transport race, fetching again: %v", err)
+				snap, err = src.Fetch(context.Background())
+			}
 			if tc.wantErr == "" {
 				if err != nil || snap.Revision.Commit != commit {
 					t.Fatalf("fetch over SSH: %v %v", snap.Revision, err)
