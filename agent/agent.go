@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/secrets"
 	"github.com/roleout/roleout/sources"
 )
@@ -38,11 +39,11 @@ type Deps struct {
 	// ClusterFor returns the cluster an app names with
 	// apps[].kubeconfig or apps[].kubeconfigSecret; nil allows no such
 	// apps.
-	ClusterFor func(ctx context.Context, app AppConfig) (Cluster, error)
+	ClusterFor func(ctx context.Context, app config.App) (Cluster, error)
 	// PreviewClusterFor returns what previews of app read: its cluster,
 	// as serviceAccount ("namespace/name"); nil lets previews read no
 	// cluster.
-	PreviewClusterFor func(ctx context.Context, app AppConfig, serviceAccount string) (ClusterReader, error)
+	PreviewClusterFor func(ctx context.Context, app config.App, serviceAccount string) (ClusterReader, error)
 	// Masker masks Secret values in plans, records and diffs; nil is a
 	// random key for this Agent value only (internal/secrets.Ephemeral),
 	// fit for commands that write no git.
@@ -50,6 +51,8 @@ type Deps struct {
 	// Control reads the install's control ConfigMap (roleout suspend,
 	// resume, reconcile); nil: no app is ever suspended.
 	Control ControlSource
+	// Backoffs are the waits after failures; zero: DefaultBackoffs.
+	Backoffs Backoffs
 }
 
 func (d Deps) now() time.Time {
@@ -62,7 +65,7 @@ func (d Deps) now() time.Time {
 // Agent reconciles the apps of one configuration: poll → fetch → render →
 // plan → apply → report (docs/design.md, "The reconcile cycle").
 type Agent struct {
-	cfg  *Config
+	cfg  *config.Config
 	deps Deps
 	log  logrus.FieldLogger
 	// sourceURL is the source URL with credentials redacted.
@@ -91,7 +94,7 @@ type Agent struct {
 	drift *drifts
 	// nextCfg is a configuration Reload accepted, taken between polls;
 	// replan holds the apps whose settings it changed (guarded by mu).
-	nextCfg *Config
+	nextCfg *config.Config
 	replan  map[string]bool
 	// control is the copy of the control ConfigMap: which apps are
 	// suspended, which reconciles were requested.
@@ -106,7 +109,7 @@ func (a *Agent) DryRun() { a.dryRun = true }
 
 // New returns an Agent for cfg that applies to the cluster restCfg
 // reaches, with the real parts wired in (NewDeps).
-func New(ctx context.Context, cfg *Config, restCfg *rest.Config, log logrus.FieldLogger) (*Agent, error) {
+func New(ctx context.Context, cfg *config.Config, restCfg *rest.Config, log logrus.FieldLogger) (*Agent, error) {
 	deps, err := NewDeps(ctx, cfg, restCfg, log)
 	if err != nil {
 		return nil, err
@@ -122,7 +125,7 @@ func New(ctx context.Context, cfg *Config, restCfg *rest.Config, log logrus.Fiel
 // (masks.keyFile, or the key Secret it creates once in its namespace).
 // A program that observes the parts (the benchmarks) wraps them and
 // passes them to NewWithDeps; New does no more than that.
-func NewDeps(ctx context.Context, cfg *Config, restCfg *rest.Config, log logrus.FieldLogger) (Deps, error) {
+func NewDeps(ctx context.Context, cfg *config.Config, restCfg *rest.Config, log logrus.FieldLogger) (Deps, error) {
 	src, err := sources.NewGitSource(sourceOptions(cfg))
 	if err != nil {
 		return Deps{}, err
@@ -131,7 +134,7 @@ func NewDeps(ctx context.Context, cfg *Config, restCfg *rest.Config, log logrus.
 	if err != nil {
 		return Deps{}, err
 	}
-	ns := cfg.Status.ClusterRevisions.namespace()
+	ns := cfg.Status.ClusterRevisions.AgentNamespace()
 	masker, err := loadMasker(ctx, cfg.Masks, kube, ns)
 	if err != nil {
 		return Deps{}, err
@@ -165,7 +168,7 @@ func NewDeps(ctx context.Context, cfg *Config, restCfg *rest.Config, log logrus.
 
 // clusterFor returns app's cluster: the one it names (apps[].kubeconfig,
 // kubeconfigSecret), else the agent's own.
-func (a *Agent) clusterFor(ctx context.Context, app AppConfig) (Cluster, error) {
+func (a *Agent) clusterFor(ctx context.Context, app config.App) (Cluster, error) {
 	if app.Kubeconfig == "" && app.KubeconfigSecret == nil {
 		return a.deps.Cluster, nil
 	}
@@ -180,7 +183,7 @@ func (a *Agent) clusterFor(ctx context.Context, app AppConfig) (Cluster, error) 
 }
 
 // credentials returns the source's credential files.
-func credentials(cfg *Config) sources.Credentials {
+func credentials(cfg *config.Config) sources.Credentials {
 	a := cfg.Source.Auth
 	return sources.Credentials{
 		UsernameFile: a.UsernameFile, PasswordFile: a.PasswordFile, TokenFile: a.TokenFile,
@@ -190,7 +193,7 @@ func credentials(cfg *Config) sources.Credentials {
 }
 
 // sourceOptions returns the git source of cfg.
-func sourceOptions(cfg *Config) sources.Options {
+func sourceOptions(cfg *config.Config) sources.Options {
 	s := cfg.Source
 	o := sources.Options{
 		URL:      s.URL,
@@ -209,7 +212,7 @@ func sourceOptions(cfg *Config) sources.Options {
 // author and signing key, and the merge hook that keeps both sides'
 // history records when a push races another writer. Programs that wire
 // an Agent with NewWithDeps use it to get the same status branch.
-func StatusOptions(cfg *Config) sources.StatusOptions {
+func StatusOptions(cfg *config.Config) sources.StatusOptions {
 	return sources.StatusOptions{
 		URL: cfg.Source.URL, Auth: credentials(cfg), Branch: cfg.Status.Branch,
 		AuthorName: cfg.Status.Author.Name, AuthorEmail: cfg.Status.Author.Email,
@@ -218,13 +221,16 @@ func StatusOptions(cfg *Config) sources.StatusOptions {
 }
 
 // NewWithDeps returns an Agent for cfg driving deps.
-func NewWithDeps(cfg *Config, deps Deps, log logrus.FieldLogger) *Agent {
+func NewWithDeps(cfg *config.Config, deps Deps, log logrus.FieldLogger) *Agent {
 	if deps.Masker == nil {
 		deps.Masker = secrets.Ephemeral()
 	}
+	if deps.Backoffs == (Backoffs{}) {
+		deps.Backoffs = DefaultBackoffs()
+	}
 	a := &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), mu: &sync.Mutex{}, results: map[string]*AppStatus{}, done: map[string]string{}, synced: map[string][32]byte{}, replan: map[string]bool{}, trigger: make(chan struct{}, 1), metrics: newMetrics(),
 		live: &liveness{bound: maxPollAge(cfg, deps.now())}, elect: &election{}}
-	a.drift = newDrifts(log, deps.now, a.Trigger)
+	a.drift = newDrifts(log, deps.now, a.Trigger, deps.Backoffs.Heal)
 	a.control = &control{src: deps.Control, log: log, serves: a.servesApp, touched: a.controlChanged}
 	a.metrics.registry.MustRegister(a.drift.metric)
 	return a
@@ -316,7 +322,7 @@ func (a *Agent) recordUntrusted(ctx context.Context, cause error) {
 		if err != nil {
 			continue
 		}
-		st := AppStatus{APIVersion: ConfigAPIVersion, Kind: StatusKind, App: app.Name, Source: a.sourceURL, Path: app.Path}
+		st := AppStatus{APIVersion: config.APIVersion, Kind: StatusKind, App: app.Name, Source: a.sourceURL, Path: app.Path}
 		if prev.status != nil {
 			st = *prev.status
 		}
@@ -392,7 +398,7 @@ func (a *Agent) Run(ctx context.Context) error {
 		} else {
 			failures = 0
 		}
-		wait := nextWait(sched, time.Now(), failures, rand.Int64N)
+		wait := nextWait(sched, time.Now(), failures, a.deps.Backoffs.Poll, rand.Int64N)
 		if err != nil {
 			a.log.WithError(err).WithField("retry in", wait.Round(time.Second)).Error("reconcile failed")
 		}
@@ -431,24 +437,15 @@ func (a *Agent) poll(ctx context.Context) error {
 // schedule's next time, plus up to 10% jitter on an interval (drawn with
 // rnd, rand.Int64N's shape), and at most the backoff after failures
 // failed polls in a row.
-func nextWait(sched schedule, now time.Time, failures int, rnd func(int64) int64) time.Duration {
+func nextWait(sched schedule, now time.Time, failures int, poll Backoff, rnd func(int64) int64) time.Duration {
 	wait := sched.Next(now).Sub(now)
 	if _, ok := sched.(every); ok {
 		wait += time.Duration(rnd(int64(wait)/10 + 1))
 	}
 	if failures > 0 {
-		wait = min(wait, backoff(failures))
+		wait = min(wait, poll.After(failures))
 	}
 	return wait
-}
-
-// backoff is the wait before retry n (1, 2, …) after failures.
-func backoff(n int) time.Duration {
-	d := 10 * time.Second
-	for i := 1; i < n && d < 5*time.Minute; i++ {
-		d *= 2
-	}
-	return min(d, 5*time.Minute)
 }
 
 // Trigger makes a running Run poll now (the hook endpoint calls it). It

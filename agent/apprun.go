@@ -9,6 +9,7 @@ import (
 	"github.com/sirupsen/logrus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/sources"
 )
 
@@ -20,7 +21,7 @@ import (
 // app's role revisions, stays a.deps.Cluster.
 type appRun struct {
 	a   *Agent
-	app AppConfig
+	app config.App
 	log logrus.FieldLogger
 	// cluster is the app's own cluster (Agent.clusterFor); nil until it
 	// is reached.
@@ -91,7 +92,7 @@ func (r *appRun) commit(ctx context.Context, st *AppStatus, msg string, progress
 	}
 	a.mu.Unlock()
 	if st.Phase == PhaseFailed && a.backoffRetries {
-		at := metav1.NewTime(a.deps.now().Add(retryBackoff(st.Attempts)).Truncate(time.Second))
+		at := metav1.NewTime(a.deps.now().Add(a.deps.Backoffs.Commit.After(st.Attempts)).Truncate(time.Second))
 		st.RetryAfter = &at
 	} else {
 		st.Attempts, st.RetryAfter = 0, nil

@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/secrets"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
@@ -38,7 +39,7 @@ type GitPlan struct {
 // status on the status branch, without touching the cluster. Secrets are
 // masked as ReadMasker says with no cluster: with masks.keyFile as the
 // install masks them, otherwise with a random key for this call.
-func PlanFromGit(ctx context.Context, cfg *Config, appName, ref string) (*GitPlan, error) {
+func PlanFromGit(ctx context.Context, cfg *config.Config, appName, ref string) (*GitPlan, error) {
 	masker, err := ReadMasker(ctx, cfg, nil)
 	if err != nil {
 		return nil, err
@@ -74,7 +75,7 @@ type DiffOptions struct {
 // Diff renders and plans app from git and compares the plan with the
 // cluster (server-side dry run) or, offline, with the last status in git.
 // It never writes to the cluster or to git.
-func Diff(ctx context.Context, cfg *Config, appName string, opts DiffOptions) (*DiffReport, error) {
+func Diff(ctx context.Context, cfg *config.Config, appName string, opts DiffOptions) (*DiffReport, error) {
 	app, err := cfg.App(appName)
 	if err != nil {
 		return nil, err
@@ -105,7 +106,7 @@ func Diff(ctx context.Context, cfg *Config, appName string, opts DiffOptions) (*
 // appCluster returns app's cluster reached from kube, the agent's own, as
 // roleout run reaches it: the agent's own when the app names none, else
 // the one it names (clusters.clusterFor: unsafe kubeconfigs refused).
-func appCluster(ctx context.Context, cfg *Config, app AppConfig, kube *rest.Config, masker *secrets.Masker) (Cluster, error) {
+func appCluster(ctx context.Context, cfg *config.Config, app config.App, kube *rest.Config, masker *secrets.Masker) (Cluster, error) {
 	if kube == nil {
 		return nil, errors.New("a live diff needs a cluster: set kubeconfig, or use --offline")
 	}
@@ -128,7 +129,7 @@ func appCluster(ctx context.Context, cfg *Config, app AppConfig, kube *rest.Conf
 // planFromGit fetches the source at ref, reads the app's previous status
 // and plans the app as the agent does (planning) with masker; cluster,
 // when not nil, is read as a reconcile reads it.
-func planFromGit(ctx context.Context, cfg *Config, app AppConfig, ref string, cluster ClusterReader, masker *secrets.Masker) (*render.Plan, sources.SourceRevision, *previous, error) {
+func planFromGit(ctx context.Context, cfg *config.Config, app config.App, ref string, cluster ClusterReader, masker *secrets.Masker) (*render.Plan, sources.SourceRevision, *previous, error) {
 	opts := sourceOptions(cfg)
 	switch {
 	case fullCommit.MatchString(ref):
@@ -195,13 +196,13 @@ func DiffDir(ctx context.Context, o DirOptions, kube *rest.Config) (*DiffReport,
 	if err != nil {
 		return nil, err
 	}
-	return DiffLive(ctx, cluster, AppConfig{Name: o.App}, plan)
+	return DiffLive(ctx, cluster, config.App{Name: o.App}, plan)
 }
 
 // planDir plans the local directory o, reading cluster when not nil.
 func planDir(ctx context.Context, o DirOptions, cluster ClusterReader, masker *secrets.Masker) (*render.Plan, error) {
-	p := planning{cfg: &Config{}, renderer: newKustomizeRenderer(0), planner: rolePlanner{}, masker: masker}
-	app := AppConfig{Name: o.App, Path: o.Overlay, Namespace: o.Namespace, AllowEmpty: true}
+	p := planning{cfg: &config.Config{}, renderer: newKustomizeRenderer(0), planner: rolePlanner{}, masker: masker}
+	app := config.App{Name: o.App, Path: o.Overlay, Namespace: o.Namespace, AllowEmpty: true}
 	snap := sources.Snapshot{Dir: o.Root, Trust: sources.Trusted}
 	return p.plan(ctx, planRequest{snap: snap, app: app, cluster: cluster, unconfined: true,
 		where: filepath.Join(o.Root, filepath.FromSlash(o.Overlay))})
@@ -212,7 +213,7 @@ func planDir(ctx context.Context, o DirOptions, cluster ClusterReader, masker *s
 // source verified, is trusted; another ref (a pull-request head, say) is
 // not, and renders as a preview does. A source that marks its snapshot
 // untrusted is never overruled.
-func planTrust(cfg *Config, ref string, got sources.Trust) sources.Trust {
+func planTrust(cfg *config.Config, ref string, got sources.Trust) sources.Trust {
 	if got == sources.Untrusted || (ref != "" && cfg.Source.Verify == nil) {
 		return sources.Untrusted
 	}

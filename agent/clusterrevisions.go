@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"crypto/sha256"
-	"os"
 	"path"
 	"strings"
 
@@ -12,50 +11,23 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/internal/object"
 )
-
-// ClusterRevisionsConfig puts the role revisions recorded on the status
-// branch into the agent's cluster as well, as ControllerRevisions, so that
-// `kubectl get controllerrevisions -l roleout.dev/app=NAME` shows an app's
-// history. The status branch stays the record; a failure to write them is
-// a warning.
-type ClusterRevisionsConfig struct {
-	// Enabled turns them on. Default true.
-	Enabled *bool `json:"enabled,omitempty"`
-	// Namespace holds them. Default: the namespace the agent runs in, or
-	// "default" outside a cluster.
-	Namespace string `json:"namespace,omitempty"`
-}
-
-// enabled reports whether revisions go to the cluster.
-func (c *ClusterRevisionsConfig) enabled() bool {
-	return c == nil || c.Enabled == nil || *c.Enabled
-}
-
-// namespace returns the namespace the revisions go to.
-func (c *ClusterRevisionsConfig) namespace() string {
-	if c != nil && c.Namespace != "" {
-		return c.Namespace
-	}
-	if data, err := os.ReadFile(serviceAccountNamespace); err == nil && strings.TrimSpace(string(data)) != "" {
-		return strings.TrimSpace(string(data))
-	}
-	return "default"
-}
 
 // syncClusterRevisions applies the role revisions among a status commit's
 // files to the agent's cluster and deletes those the commit deletes
 // (truncated history). Only objects labelled as this app's are deleted.
 // A revision already put there unchanged by this agent is not sent again.
-func (a *Agent) syncClusterRevisions(ctx context.Context, log logrus.FieldLogger, app AppConfig, files map[string][]byte) {
+func (a *Agent) syncClusterRevisions(ctx context.Context, log logrus.FieldLogger, app config.App, files map[string][]byte) {
 	conf := a.cfg.Status.ClusterRevisions
-	if !conf.enabled() || a.dryRun {
+	if !conf.On() || a.dryRun {
 		return
 	}
-	ns := conf.namespace()
+	ns := conf.AgentNamespace()
 	prefix := path.Join(app.Name, "revisions") + "/"
 	var objs []*unstructured.Unstructured
-	var gone []apply.ObjectRef
+	var gone []object.Ref
 	sums := map[string][32]byte{}
 	a.mu.Lock()
 	for p, data := range files {
@@ -82,14 +54,14 @@ func (a *Agent) syncClusterRevisions(ctx context.Context, log logrus.FieldLogger
 	a.mu.Unlock()
 	applier := a.deps.Cluster // the agent's own, whichever cluster the app is on
 	if len(objs) > 0 {
-		opts := apply.ApplyOptions{Labels: map[string]string{AppLabel: app.Name}, SkipUnchanged: true, Force: true}
+		opts := apply.ApplyOptions{Labels: map[string]string{object.AppLabel: app.Name}, SkipUnchanged: true, Force: true}
 		if _, err := applier.Apply(ctx, objs, opts); err != nil {
 			log.WithError(err).WithField("namespace", ns).Warn("role revisions not written to the cluster (the status branch has them)")
 			return
 		}
 	}
 	if len(gone) > 0 {
-		if _, err := applier.Prune(ctx, gone, apply.PruneOptions{OwnerLabel: AppLabel, OwnerValue: app.Name, Timeout: app.Timeout.Duration}); err != nil {
+		if _, err := applier.Prune(ctx, gone, apply.PruneOptions{OwnerLabel: object.AppLabel, OwnerValue: app.Name, Timeout: app.Timeout.Duration}); err != nil {
 			log.WithError(err).WithField("namespace", ns).Warn("truncated role revisions not deleted from the cluster")
 			return
 		}
@@ -106,6 +78,6 @@ func (a *Agent) syncClusterRevisions(ctx context.Context, log logrus.FieldLogger
 }
 
 // clusterRevisionRef names the ControllerRevision name in namespace ns.
-func clusterRevisionRef(ns, name string) apply.ObjectRef {
-	return apply.ObjectRef{APIVersion: "apps/v1", Kind: "ControllerRevision", Namespace: ns, Name: name}
+func clusterRevisionRef(ns, name string) object.Ref {
+	return object.Ref{APIVersion: "apps/v1", Kind: "ControllerRevision", Namespace: ns, Name: name}
 }

@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/internal/object"
 )
 
 // TestClusterRevisions: with clusterRevisions on, every status commit of
@@ -14,8 +17,8 @@ import (
 // namespace, and deletes those truncated from the history.
 func TestClusterRevisions(t *testing.T) {
 	limit := 1
-	h := newHarness(threeRoles("decode:1"), func(a *AppConfig) { a.RevisionHistoryLimit = &limit })
-	h.agent.cfg.Status.ClusterRevisions = &ClusterRevisionsConfig{Namespace: "roleout-system"}
+	h := newHarness(threeRoles("decode:1"), func(a *config.App) { a.RevisionHistoryLimit = &limit })
+	h.agent.cfg.Status.ClusterRevisions = &config.ClusterRevisions{Namespace: "roleout-system"}
 	ctx := context.Background()
 	revisions := func() []string {
 		var out []string
@@ -36,7 +39,7 @@ func TestClusterRevisions(t *testing.T) {
 	if diff := cmp.Diff(want, revisions()); diff != "" {
 		t.Errorf("revisions applied to the cluster (-want +got):\n%s", diff)
 	}
-	if got := h.applier.labels[want[0]][AppLabel]; got != "llm" {
+	if got := h.applier.labels[want[0]][object.AppLabel]; got != "llm" {
 		t.Errorf("revision %s carries app label %q, want llm", want[0], got)
 	}
 	h.applier.applied = nil

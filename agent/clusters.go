@@ -15,10 +15,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/config"
 )
-
-// serviceAccountNamespace is where a pod learns its own namespace.
-const serviceAccountNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 
 // clusters builds, once each, the clusters of the apps that go to another
 // cluster than the agent's own (one agent, many clusters).
@@ -36,7 +34,7 @@ type clusters struct {
 	appliers map[string]Cluster
 }
 
-func newClusters(home *rest.Config, opts apply.Options, cfg ClustersConfig) (*clusters, error) {
+func newClusters(home *rest.Config, opts apply.Options, cfg config.Clusters) (*clusters, error) {
 	cs, err := kubernetes.NewForConfig(home)
 	if err != nil {
 		return nil, err
@@ -47,7 +45,7 @@ func newClusters(home *rest.Config, opts apply.Options, cfg ClustersConfig) (*cl
 // clusterFor returns app's cluster: its kubeconfig file, or
 // the kubeconfig in its Secret, read from the agent's cluster now and
 // refused when it is unsafe (checkKubeconfig) unless the agent allows it.
-func (c *clusters) clusterFor(ctx context.Context, app AppConfig) (Cluster, error) {
+func (c *clusters) clusterFor(ctx context.Context, app config.App) (Cluster, error) {
 	if app.KubeconfigSecret == nil {
 		return c.applier("file:"+app.Kubeconfig, func() (*rest.Config, error) {
 			cfg, err := clientcmd.BuildConfigFromFlags("", app.Kubeconfig)
@@ -110,10 +108,10 @@ func (c *clusters) applier(key string, load func() (*rest.Config, error)) (Clust
 
 // readSecret returns the kubeconfig in the Secret key ref names, and a
 // description of where it was for messages.
-func (c *clusters) readSecret(ctx context.Context, ref SecretKeyRef) ([]byte, string, error) {
+func (c *clusters) readSecret(ctx context.Context, ref config.SecretKeyRef) ([]byte, string, error) {
 	ns := ref.Namespace
 	if ns == "" {
-		b, err := os.ReadFile(serviceAccountNamespace)
+		b, err := os.ReadFile(config.ServiceAccountNamespaceFile)
 		if err != nil {
 			return nil, "", fmt.Errorf("kubeconfigSecret %s names no namespace and the agent is not running in a pod: set kubeconfigSecret.namespace", ref.Name)
 		}

@@ -10,6 +10,8 @@ import (
 	"github.com/sirupsen/logrus"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/sources"
 )
 
@@ -151,7 +153,7 @@ func (c *control) accept(cm *corev1.ConfigMap) map[string]string {
 	if cm == nil {
 		return nil
 	}
-	if app := cm.Labels[AppLabel]; app != "" {
+	if app := cm.Labels[object.AppLabel]; app != "" {
 		c.log.WithFields(logrus.Fields{"configMap": cm.Namespace + "/" + cm.Name, "app": app}).
 			Error("control ConfigMap ignored: it carries roleout.dev/app, so it was applied from git by an app; only roleout suspend, resume and reconcile may write it")
 		return nil
@@ -211,7 +213,7 @@ func (c *control) get(app string) AppControl {
 func (a *Agent) servesApp(app string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return slices.ContainsFunc(a.cfg.Apps, func(c AppConfig) bool { return c.Name == app })
+	return slices.ContainsFunc(a.cfg.Apps, func(c config.App) bool { return c.Name == app })
 }
 
 // controlChanged makes the next poll, which it starts at once, plan apps
@@ -238,7 +240,7 @@ func (a *Agent) suspended(app string) (bool, string) {
 // held returns the phase, status message and commit-message word of an
 // app that must apply nothing: paused in its config, or suspended; "" for
 // neither.
-func (a *Agent) held(app AppConfig) (phase, message, word string) {
+func (a *Agent) held(app config.App) (phase, message, word string) {
 	suspended, why := a.suspended(app.Name)
 	switch {
 	case app.Paused:

@@ -15,6 +15,9 @@ import (
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/internal/object"
 )
 
 // controlManager is the field manager of the CLI's writes to the control
@@ -25,7 +28,7 @@ const controlManager = "roleout-cli"
 // agent's namespace, where it keeps its role revisions and mask key
 // (status.clusterRevisions.namespace, else the namespace the agent runs
 // in, else default).
-func ControlNamespace(cfg *Config) string { return cfg.Status.ClusterRevisions.namespace() }
+func ControlNamespace(cfg *config.Config) string { return cfg.Status.ClusterRevisions.AgentNamespace() }
 
 // kubeControl is the ControlSource of a cluster: the ConfigMap
 // ControlConfigMap in namespace.
@@ -172,9 +175,9 @@ func updateControl(ctx context.Context, kube kubernetes.Interface, namespace, ap
 		if err != nil {
 			return AppControl{}, writeError("get", namespace, err)
 		}
-		if owner := cm.Labels[AppLabel]; owner != "" {
+		if owner := cm.Labels[object.AppLabel]; owner != "" {
 			return AppControl{}, fmt.Errorf("ConfigMap %s/%s carries %s=%s: it was applied from git by that app, and the agents ignore it; remove it from the app and delete it, then try again",
-				namespace, ControlConfigMap, AppLabel, owner)
+				namespace, ControlConfigMap, object.AppLabel, owner)
 		}
 		if cm.Data == nil {
 			cm.Data = map[string]string{}

@@ -13,7 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 
-	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/internal/object"
 )
 
 // fakeControl is a control ConfigMap in memory: set changes it and
@@ -127,7 +127,7 @@ func TestControlReadErrorReconcilesNothing(t *testing.T) {
 func TestControlFromGitIgnored(t *testing.T) {
 	ctl := &fakeControl{}
 	ctl.set(suspendedData())
-	ctl.cm.Labels = map[string]string{AppLabel: "intruder"}
+	ctl.cm.Labels = map[string]string{object.AppLabel: "intruder"}
 	h := controlHarness(ctl)
 	if err := h.agent.RunOnce(context.Background()); err != nil {
 		t.Fatal(err)
@@ -261,8 +261,8 @@ func TestControlCreatedAfterEmptyListing(t *testing.T) {
 func TestSuspendedDriftNotHealed(t *testing.T) {
 	ctl := &fakeControl{}
 	h := controlHarness(ctl)
-	ref := apply.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "app", Name: "decode"}
-	h.agent.drift.apps["llm"] = &appWatch{objs: map[apply.ObjectRef]*tracked{ref: {role: "decode", drift: &Drift{Object: ref.String(), Role: "decode", ref: ref}}}}
+	ref := object.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "app", Name: "decode"}
+	h.agent.drift.apps["llm"] = &appWatch{objs: map[object.Ref]*tracked{ref: {role: "decode", drift: &Drift{Object: ref.String(), Role: "decode", ref: ref}}}}
 	app := h.agent.cfg.Apps[0]
 	if w := h.agent.driftFor(app); len(w.heal) != 1 {
 		t.Fatalf("not suspended: heal %v, want the drift", w.heal)

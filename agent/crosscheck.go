@@ -4,13 +4,16 @@ import (
 	"context"
 
 	"fmt"
-	"github.com/sirupsen/logrus"
 	"reflect"
+
+	"github.com/sirupsen/logrus"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render/revision"
 )
 
@@ -22,12 +25,12 @@ import (
 // writes its namespace. A revision the cluster does not hold, or holds
 // with other objects, is refused. With cluster revisions off there is no
 // record to check against, and nil is returned.
-func (a *Agent) checkClusterRecord(ctx context.Context, app AppConfig, rev revision.RoleRevision) error {
+func (a *Agent) checkClusterRecord(ctx context.Context, app config.App, rev revision.RoleRevision) error {
 	conf := a.cfg.Status.ClusterRevisions
-	if !conf.enabled() {
+	if !conf.On() {
 		return nil
 	}
-	ns := conf.namespace()
+	ns := conf.AgentNamespace()
 	live, err := a.recordedRevision(ctx, app, rev.Name)
 	if err != nil {
 		return fmt.Errorf("read the cluster's record of revision %s (ControllerRevision %s/%s): %w", rev.Name, ns, rev.Name, err)
@@ -58,12 +61,12 @@ func (a *Agent) checkClusterRecord(ctx context.Context, app AppConfig, rev revis
 // commit's role look applied. A read that fails leaves the role as
 // planned; server-side apply makes the extra write harmless. With cluster
 // revisions off there is no record and nothing changes.
-func (a *Agent) crossCheckUnchanged(ctx context.Context, log logrus.FieldLogger, app AppConfig, steps *rollout) {
+func (a *Agent) crossCheckUnchanged(ctx context.Context, log logrus.FieldLogger, app config.App, steps *rollout) {
 	conf := a.cfg.Status.ClusterRevisions
-	if !conf.enabled() {
+	if !conf.On() {
 		return
 	}
-	ns := conf.namespace()
+	ns := conf.AgentNamespace()
 	for i, role := range steps.plan.Roles() {
 		if steps.apply[role.Name] {
 			continue
@@ -84,9 +87,9 @@ func (a *Agent) crossCheckUnchanged(ctx context.Context, log logrus.FieldLogger,
 // recordedRevision reads the agent's record in its cluster of app's role
 // revision name: its ControllerRevision, nil when the cluster has none of
 // this app's.
-func (a *Agent) recordedRevision(ctx context.Context, app AppConfig, name string) (*unstructured.Unstructured, error) {
-	live, err := a.deps.Cluster.Live(ctx, clusterRevisionRef(a.cfg.Status.ClusterRevisions.namespace(), name))
-	if err != nil || live == nil || live.GetLabels()[AppLabel] != app.Name {
+func (a *Agent) recordedRevision(ctx context.Context, app config.App, name string) (*unstructured.Unstructured, error) {
+	live, err := a.deps.Cluster.Live(ctx, clusterRevisionRef(a.cfg.Status.ClusterRevisions.AgentNamespace(), name))
+	if err != nil || live == nil || live.GetLabels()[object.AppLabel] != app.Name {
 		return nil, err
 	}
 	return live, nil

@@ -8,8 +8,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
-	"github.com/roleout/roleout/render/revision"
+	"github.com/roleout/roleout/render/predict"
 )
 
 // DiffReport is what a merge would change: per step (prerequisites, each
@@ -73,20 +75,20 @@ type WorkloadDiff struct {
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name"`
 	// Predicted is the identity the controller will give the new template.
-	Predicted revision.Prediction `json:"predicted"`
+	Predicted object.Identity `json:"predicted"`
 	// Unverified, when set, says why Predicted may not be it (zero
 	// Predicted: no prediction), as in the plan.
 	Unverified string `json:"unverified,omitempty"`
 	// Current is the identity of the live template, read from the cluster
 	// (nil offline, or for a workload that does not exist yet).
-	Current *revision.Prediction `json:"current,omitempty"`
+	Current *object.Identity `json:"current,omitempty"`
 }
 
 // restarts returns the workloads of role whose pods would be restarted
 // or created: against the cluster when current holds what the
 // controllers made of the live templates (for the workloads scope reads),
 // else against the role's previous revision.
-func restarts(role *render.Role, current map[apply.ObjectRef]apply.ObserveResult, scope namespaceScope) []WorkloadDiff {
+func restarts(role *render.Role, current map[object.Ref]apply.ObserveResult, scope namespaceScope) []WorkloadDiff {
 	var out []WorkloadDiff
 	for _, w := range role.Workloads {
 		d := WorkloadDiff{Kind: w.Ref.Kind, Namespace: w.Ref.Namespace, Name: w.Ref.Name, Predicted: w.Predicted, Unverified: w.Unverified}
@@ -97,7 +99,7 @@ func restarts(role *render.Role, current map[apply.ObjectRef]apply.ObserveResult
 				d.Current = &p
 				// Without a prediction, the plan's answer (the object
 				// changed) stands.
-				if !w.Predicted.Equal(revision.Prediction{}) {
+				if !w.Predicted.Equal(object.Identity{}) {
 					restart = !p.Equal(w.Predicted)
 				}
 			} else {
@@ -163,14 +165,14 @@ func (r *DiffReport) addStep(s StepDiff) {
 // is written. Secret values are masked. Objects of kinds whose CRD the
 // plan installs show as "create (CRD pending)". With prune on, objects that
 // left git and would be deleted are listed too.
-func DiffLive(ctx context.Context, cluster ClusterReader, app AppConfig, plan *render.Plan) (*DiffReport, error) {
+func DiffLive(ctx context.Context, cluster ClusterReader, app config.App, plan *render.Plan) (*DiffReport, error) {
 	return liveDiff{cluster: cluster, app: app, plan: plan}.report(ctx)
 }
 
 // liveDiff is one diff of a plan against the cluster.
 type liveDiff struct {
 	cluster ClusterReader
-	app     AppConfig
+	app     config.App
 	plan    *render.Plan
 	// scope is what the diff may read of the cluster (nil: everything);
 	// objects outside it are compared with prev, the last status in git,
@@ -184,13 +186,13 @@ func (d liveDiff) report(ctx context.Context) (*DiffReport, error) {
 	// One read first: an unreachable cluster is one error, not one per
 	// object.
 	if first := firstObject(d.plan, d.scope); first != nil {
-		if _, err := d.cluster.Live(ctx, apply.RefOf(first)); err != nil {
+		if _, err := d.cluster.Live(ctx, object.RefOf(first)); err != nil {
 			return nil, fmt.Errorf("read the cluster: %w", err)
 		}
 	}
 	opts := apply.DiffOptions{
 		ApplyOptions: apply.ApplyOptions{
-			Force: d.app.Force, Labels: map[string]string{AppLabel: d.app.Name},
+			Force: d.app.Force, Labels: map[string]string{object.AppLabel: d.app.Name},
 			FieldManager: fieldManager(d.app), Migrate: []string{apply.FieldManager},
 		},
 		PendingKinds: crdKinds(d.plan.Prerequisites), PendingNamespaces: map[string]bool{},
@@ -230,7 +232,7 @@ func (d liveDiff) report(ctx context.Context) (*DiffReport, error) {
 func (d liveDiff) diff(ctx context.Context, objs []*unstructured.Unstructured, role string, opts apply.DiffOptions) ([]ObjectDiff, error) {
 	live := d.scope.filter(objs)
 	if role != "" {
-		live = withLabel(live, RoleLabel, role)
+		live = withLabel(live, object.RoleLabel, role)
 	}
 	diffs, err := d.cluster.Diff(ctx, live, opts)
 	if err != nil {
@@ -262,7 +264,7 @@ func (d liveDiff) prunes(ctx context.Context) ([]ObjectDiff, error) {
 			deletes = append(deletes, ObjectDiff{ObjectDiff: d.offlineDelete(e), NotCompared: OutsideAppNamespaces})
 			continue
 		}
-		live, err := d.cluster.Live(ctx, e.ObjectRef)
+		live, err := d.cluster.Live(ctx, e.Ref)
 		if err != nil {
 			return nil, err
 		}
@@ -276,17 +278,17 @@ func (d liveDiff) prunes(ctx context.Context) ([]ObjectDiff, error) {
 // observeWorkloadsOf reads, in one round of LISTs, the identities the
 // controllers gave the live templates of the roles' workloads that scope
 // reads; an empty map when they have none.
-func observeWorkloadsOf(ctx context.Context, cluster ClusterReader, roles []*render.Role, scope namespaceScope) map[apply.ObjectRef]apply.ObserveResult {
+func observeWorkloadsOf(ctx context.Context, cluster ClusterReader, roles []*render.Role, scope namespaceScope) map[object.Ref]apply.ObserveResult {
 	var objs []*unstructured.Unstructured
 	for _, role := range roles {
 		for _, o := range role.Objects {
-			if revision.IsWorkloadKind(o) && scope.reads(o.GetNamespace()) {
+			if predict.IsWorkloadKind(o) && scope.reads(o.GetNamespace()) {
 				objs = append(objs, o)
 			}
 		}
 	}
 	if len(objs) == 0 {
-		return map[apply.ObjectRef]apply.ObserveResult{}
+		return map[object.Ref]apply.ObserveResult{}
 	}
 	return cluster.ObserveAll(ctx, objs)
 }

@@ -6,6 +6,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/secrets"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/revision"
@@ -37,7 +39,7 @@ const (
 // deletions of their step, with the content their revision records; with
 // prune off they are listed too, and the step says they stay (PruneOff).
 // Secret values are compared by their masks.
-func diffOffline(app AppConfig, plan *render.Plan, prev *previous) *DiffReport {
+func diffOffline(app config.App, plan *render.Plan, prev *previous) *DiffReport {
 	d := offlineDiffer{app: app, plan: plan, prev: prev, rendered: map[string]bool{}, listed: map[string]bool{}}
 	for _, o := range plan.Prerequisites {
 		d.rendered[key(o.Object)] = true
@@ -67,7 +69,7 @@ func diffOffline(app AppConfig, plan *render.Plan, prev *previous) *DiffReport {
 // offlineDiffer is one offline diff of a plan against the last status in
 // git.
 type offlineDiffer struct {
-	app  AppConfig
+	app  config.App
 	plan *render.Plan
 	prev *previous
 	// rendered holds the key of every object of the plan; listed those
@@ -89,8 +91,8 @@ func (d offlineDiffer) prerequisites() StepDiff {
 	}
 	for _, e := range d.plan.Prune {
 		if e.Prerequisite {
-			d.listed[refKey(e.ObjectRef)] = true
-			s.Objects = append(s.Objects, ObjectDiff{ObjectDiff: deleteDiff(e.ObjectRef, nil)})
+			d.listed[refKey(e.Ref)] = true
+			s.Objects = append(s.Objects, ObjectDiff{ObjectDiff: deleteDiff(e.Ref, nil)})
 		}
 	}
 	return d.note(s)
@@ -120,12 +122,12 @@ func (d offlineDiffer) role(role *render.Role) StepDiff {
 func (d offlineDiffer) deletes(role string, recorded map[string]map[string]any) []ObjectDiff {
 	var out []ObjectDiff
 	for _, e := range d.plan.Prune {
-		k := refKey(e.ObjectRef)
+		k := refKey(e.Ref)
 		if e.Prerequisite || d.listed[k] || (role != "" && e.Role != role) {
 			continue
 		}
 		d.listed[k] = true
-		out = append(out, ObjectDiff{ObjectDiff: deleteDiff(e.ObjectRef, recorded[k])})
+		out = append(out, ObjectDiff{ObjectDiff: deleteDiff(e.Ref, recorded[k])})
 	}
 	keys := make([]string, 0, len(recorded))
 	for k := range recorded {
@@ -138,7 +140,7 @@ func (d offlineDiffer) deletes(role string, recorded map[string]map[string]any) 
 		}
 		d.listed[k] = true
 		u := &unstructured.Unstructured{Object: recorded[k]}
-		out = append(out, ObjectDiff{ObjectDiff: deleteDiff(apply.RefOf(u), recorded[k])})
+		out = append(out, ObjectDiff{ObjectDiff: deleteDiff(object.RefOf(u), recorded[k])})
 	}
 	return out
 }
@@ -186,15 +188,15 @@ func prerequisiteDiff(plan *render.Plan, prev *previous) (diff func(*unstructure
 	applied := map[string]bool{}
 	if prev != nil {
 		for _, e := range prev.inventory {
-			applied[refKey(e.ObjectRef)] = true
+			applied[refKey(e.Ref)] = true
 		}
 	}
 	return func(o *unstructured.Unstructured) apply.ObjectDiff {
-		ref := apply.RefOf(o)
+		ref := object.RefOf(o)
 		switch {
 		case unchanged:
 			return apply.ObjectDiff{Object: ref, Change: apply.NoChange}
-		case applied[refKey(render.RefOf(o))]:
+		case applied[refKey(object.RefOf(o))]:
 			return apply.ObjectDiff{Object: ref, Change: apply.Update, Diff: apply.UnifiedDiff(ref, nil, revision.Record(o, plan.Masker))}
 		default:
 			return apply.ObjectDiff{Object: ref, Change: apply.Create, Diff: apply.UnifiedDiff(ref, nil, revision.Record(o, plan.Masker))}
@@ -204,7 +206,7 @@ func prerequisiteDiff(plan *render.Plan, prev *previous) (diff func(*unstructure
 
 // deleteDiff is the deletion of the object ref names, with m, its
 // recorded content, as the diff (none when nil).
-func deleteDiff(ref apply.ObjectRef, m map[string]any) apply.ObjectDiff {
+func deleteDiff(ref object.Ref, m map[string]any) apply.ObjectDiff {
 	d := apply.ObjectDiff{Object: ref, Change: apply.Delete}
 	if m != nil {
 		d.Diff = apply.UnifiedDiff(ref, m, nil)
@@ -235,7 +237,7 @@ func recordedObjects(prev *previous, role string) map[string]map[string]any {
 // recorded version.
 func offlineDiff(o *unstructured.Unstructured, recorded map[string]map[string]any, m *secrets.Masker) apply.ObjectDiff {
 	want := revision.Record(o, m)
-	d := apply.ObjectDiff{Object: apply.RefOf(o), Change: apply.Create}
+	d := apply.ObjectDiff{Object: object.RefOf(o), Change: apply.Create}
 	if have, ok := recorded[key(want)]; ok {
 		d.Change = apply.NoChange
 		if d.Diff = apply.UnifiedDiff(d.Object, have, want); d.Diff != "" {

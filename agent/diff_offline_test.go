@@ -9,14 +9,15 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/apply"
-	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/sources"
 )
 
 // offlineDiffAfter reconciles first, then diffs the render of second
 // offline against the status that reconcile wrote, as roleout diff
 // --offline does.
-func offlineDiffAfter(t *testing.T, first, second []*unstructured.Unstructured, mutate func(*AppConfig)) *DiffReport {
+func offlineDiffAfter(t *testing.T, first, second []*unstructured.Unstructured, mutate func(*config.App)) *DiffReport {
 	t.Helper()
 	ctx := context.Background()
 	h := newHarness(first, mutate)
@@ -67,7 +68,7 @@ func namespace(name string, labels map[string]string) *unstructured.Unstructured
 
 // withRole gives o the role annotations of role with upgradeOrder order.
 func withRole(o *unstructured.Unstructured, role string, order int) *unstructured.Unstructured {
-	o.SetAnnotations(map[string]string{render.RoleAnnotation: role, render.UpgradeOrderAnnotation: fmt.Sprint(order)})
+	o.SetAnnotations(map[string]string{object.RoleAnnotation: role, object.UpgradeOrderAnnotation: fmt.Sprint(order)})
 	return o
 }
 
@@ -104,7 +105,7 @@ func TestDiffOfflinePrerequisites(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			rep := offlineDiffAfter(t, tc.first, tc.second, func(a *AppConfig) { a.Prune = true })
+			rep := offlineDiffAfter(t, tc.first, tc.second, func(a *config.App) { a.Prune = true })
 			if diff := cmp.Diff(tc.want, changes(rep)); diff != "" {
 				t.Errorf("offline diff (-want +got):\n%s", diff)
 			}
@@ -124,7 +125,7 @@ func TestDiffOfflineRemovedRole(t *testing.T) {
 	second := threeRoles("decode:1")[:3] // no router
 	for _, prune := range []bool{true, false} {
 		t.Run(fmt.Sprintf("prune %v", prune), func(t *testing.T) {
-			rep := offlineDiffAfter(t, first, second, func(a *AppConfig) { a.Prune = prune })
+			rep := offlineDiffAfter(t, first, second, func(a *config.App) { a.Prune = prune })
 			want := []string{"router: removed", "router: delete ConfigMap/app/router-config", "router: delete Deployment/app/router"}
 			if !prune {
 				want = []string{"router: removed", "router: note " + PruneOff, "router: delete ConfigMap/app/router-config", "router: delete Deployment/app/router"}
@@ -163,7 +164,7 @@ func TestDiffOfflineAddedRole(t *testing.T) {
 func TestDiffOfflineMovedObject(t *testing.T) {
 	first := append(threeRoles("decode:1"), withRole(testObject("v1", "ConfigMap", "app", "shared"), "decode", 2))
 	second := append(threeRoles("decode:1"), withRole(testObject("v1", "ConfigMap", "app", "shared"), "router", 3))
-	rep := offlineDiffAfter(t, first, second, func(a *AppConfig) { a.Prune = true })
+	rep := offlineDiffAfter(t, first, second, func(a *config.App) { a.Prune = true })
 	want := []string{"router: create ConfigMap/app/shared"}
 	if diff := cmp.Diff(want, changes(rep)); diff != "" {
 		t.Errorf("offline diff (-want +got):\n%s", diff)

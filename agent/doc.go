@@ -11,7 +11,7 @@
 //     checkpoint), planning.go (the one planning pipeline), rollout.go;
 //   - what the CLI calls: cli.go (PlanDir, PlanFromGit, Diff, DiffDir),
 //     rollback.go, control.go;
-//   - the agent config: config.go (types, ParseConfig), config_validate.go,
+//   - the agent config: config.go (types, config.Parse), config_validate.go,
 //     config_explain.go (error messages);
 //   - the status branch's formats: status.go, statusfiles.go,
 //     status_report.go, history.go.

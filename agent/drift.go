@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 )
 
@@ -35,7 +37,7 @@ type Drift struct {
 	// records drift left alone.
 	Healed bool `json:"healed"`
 
-	ref apply.ObjectRef
+	ref object.Ref
 }
 
 // String says what drifted: "Deployment/ns/a: spec.replicas changed by kubectl".
@@ -53,7 +55,7 @@ func (d Drift) String() string {
 // watcher is what an Cluster that can stream object metadata implements
 // (apply.Applier.Watch).
 type watcher interface {
-	Watch(ctx context.Context, refs []apply.ObjectRef, selector string, handle func(apply.WatchEvent)) (func(), error)
+	Watch(ctx context.Context, refs []object.Ref, selector string, handle func(apply.WatchEvent)) (func(), error)
 }
 
 // drifts watches what each app applied and keeps its current drift. Run
@@ -64,8 +66,10 @@ type drifts struct {
 	apps    map[string]*appWatch
 	trigger func()
 	now     func() time.Time
-	log     logrus.FieldLogger
-	metric  *prometheus.CounterVec
+	// heal is the backoff of healing an object that keeps drifting.
+	heal   Backoff
+	log    logrus.FieldLogger
+	metric *prometheus.CounterVec
 }
 
 // appWatch is the watch of one app's inventory.
@@ -73,7 +77,7 @@ type appWatch struct {
 	key     string
 	stop    func()
 	manager string
-	objs    map[apply.ObjectRef]*tracked
+	objs    map[object.Ref]*tracked
 }
 
 // tracked is one watched object: the fields roleout owned when last seen
@@ -105,8 +109,8 @@ type tracked struct {
 // as new rather than as a fight with another controller.
 const healQuiet = 5 * time.Minute
 
-func newDrifts(log logrus.FieldLogger, now func() time.Time, trigger func()) *drifts {
-	return &drifts{apps: map[string]*appWatch{}, log: log, now: now, trigger: trigger, metric: driftMetric()}
+func newDrifts(log logrus.FieldLogger, now func() time.Time, trigger func(), heal Backoff) *drifts {
+	return &drifts{apps: map[string]*appWatch{}, log: log, now: now, trigger: trigger, heal: heal, metric: driftMetric()}
 }
 
 // active reports whether watches are armed (roleout run).
@@ -134,7 +138,7 @@ func (d *drifts) start(ctx context.Context) {
 
 // watch watches inv, app's inventory, on ap's cluster, unless it already
 // does. Objects of inv missing from the cluster once listed are drift.
-func (d *drifts) watch(app AppConfig, ap Cluster, inv []render.InventoryEntry) {
+func (d *drifts) watch(app config.App, ap Cluster, inv []render.InventoryEntry) {
 	w, ok := ap.(watcher)
 	d.mu.Lock()
 	ctx := d.ctx
@@ -144,17 +148,17 @@ func (d *drifts) watch(app AppConfig, ap Cluster, inv []render.InventoryEntry) {
 	if !ok || ctx == nil || (cur != nil && cur.key == key) {
 		return
 	}
-	aw := &appWatch{key: key, manager: fieldManager(app), objs: map[apply.ObjectRef]*tracked{}}
-	var refs []apply.ObjectRef
+	aw := &appWatch{key: key, manager: fieldManager(app), objs: map[object.Ref]*tracked{}}
+	var refs []object.Ref
 	for _, e := range inv {
 		if e.Prerequisite {
 			continue
 		}
-		ref := e.ObjectRef
+		ref := e.Ref
 		refs = append(refs, ref)
 		aw.objs[ref] = &tracked{role: e.Role}
 	}
-	stop, err := w.Watch(ctx, refs, AppLabel+"="+app.Name, func(ev apply.WatchEvent) { d.event(app.Name, aw, ev) })
+	stop, err := w.Watch(ctx, refs, object.AppLabel+"="+app.Name, func(ev apply.WatchEvent) { d.event(app.Name, aw, ev) })
 	if err != nil {
 		d.log.WithField("app", app.Name).WithError(err).Warn("cannot watch the app's objects: drift is not detected until the next rollout")
 		return
@@ -348,25 +352,12 @@ func (d *drifts) reported(app string, healed []Drift) {
 		} else {
 			t.heals = 0
 		}
-		t.lastHeal, t.nextHeal = now, now.Add(healBackoff(t.heals))
+		t.lastHeal, t.nextHeal = now, now.Add(d.heal.After(t.heals))
 		if t.heals == 2 {
 			d.log.WithFields(logrus.Fields{"app": app, "object": h.Object}).Warnf(
 				"drift keeps coming back (%s): another controller is changing what roleout applies; healing it backs off, up to every %s", h, healQuiet)
 		}
 	}
-}
-
-// healBackoff is the wait before healing an object again after n heals in
-// a row that did not stick: none, then 10s, doubling, at most healQuiet.
-func healBackoff(n int) time.Duration {
-	if n == 0 {
-		return 0
-	}
-	d := 10 * time.Second
-	for i := 1; i < n && d < healQuiet; i++ {
-		d *= 2
-	}
-	return min(d, healQuiet)
 }
 
 // forget stops watching app (it left the configuration).
@@ -381,7 +372,7 @@ func (d *drifts) forget(app string) {
 
 // release stops tracking refs of app: roleout is about to delete them
 // (prune), which is not drift.
-func (d *drifts) release(app string, refs []apply.ObjectRef) {
+func (d *drifts) release(app string, refs []object.Ref) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if w := d.apps[app]; w != nil {

@@ -6,7 +6,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 )
 
@@ -31,10 +32,10 @@ type driftWork struct {
 // driftFor returns the drift work of app. Drift is healed only with
 // selfHeal, never while paused or suspended, and inside the app's
 // windows; otherwise new drift is recorded once.
-func (a *Agent) driftFor(app AppConfig) driftWork {
+func (a *Agent) driftFor(app config.App) driftWork {
 	heal, all := a.drift.due(app.Name)
 	suspended, _ := a.suspended(app.Name)
-	if open, _, err := a.windowOpen(app); !app.selfHeal() || app.Paused || suspended || err != nil || !open {
+	if open, _, err := a.windowOpen(app); !app.HealsDrift() || app.Paused || suspended || err != nil || !open {
 		heal = nil
 	}
 	return driftWork{heal: heal, all: all, pending: len(heal) > 0 || a.drift.unrecorded(app.Name)}
@@ -49,7 +50,7 @@ func (r *rollout) planHeal(w driftWork) {
 		return
 	}
 	r.trigger, r.drift = "drift", w.all
-	r.healObjs, r.healing = map[apply.ObjectRef]bool{}, map[string]bool{}
+	r.healObjs, r.healing = map[object.Ref]bool{}, map[string]bool{}
 	for _, d := range w.heal {
 		st := r.status(d.Role)
 		if st == nil {
@@ -100,7 +101,7 @@ func (run *appRun) driftReported(ctx context.Context, st *AppStatus) {
 
 // watchApp watches app's inventory on its cluster c (nil: reached now)
 // for drift (roleout run only; not in dry runs).
-func (a *Agent) watchApp(ctx context.Context, app AppConfig, c Cluster, inv []render.InventoryEntry) {
+func (a *Agent) watchApp(ctx context.Context, app config.App, c Cluster, inv []render.InventoryEntry) {
 	if a.dryRun || !a.drift.active() {
 		return
 	}
@@ -114,7 +115,7 @@ func (a *Agent) watchApp(ctx context.Context, app AppConfig, c Cluster, inv []re
 }
 
 // driftMessage says what the drift work did, for the status message.
-func driftMessage(app AppConfig, all []Drift) string {
+func driftMessage(app config.App, all []Drift) string {
 	if len(all) == 0 {
 		return ""
 	}
@@ -122,7 +123,7 @@ func driftMessage(app AppConfig, all []Drift) string {
 	for _, d := range all {
 		parts = append(parts, d.String())
 	}
-	if app.selfHeal() {
+	if app.HealsDrift() {
 		return "drift: " + strings.Join(parts, "; ")
 	}
 	return "drift (selfHeal is off: recorded, not healed): " + strings.Join(parts, "; ")

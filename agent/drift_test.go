@@ -9,11 +9,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/internal/object"
 )
 
 // metaEvent is a watch event of Deployment ns/web at rv whose roleout
 // entry (manager roleout/shop, at time own) owns roleout, plus others.
-func metaEvent(ref apply.ObjectRef, rv string, own time.Time, roleout string, others ...metav1.ManagedFieldsEntry) apply.WatchEvent {
+func metaEvent(ref object.Ref, rv string, own time.Time, roleout string, others ...metav1.ManagedFieldsEntry) apply.WatchEvent {
 	t := metav1.NewTime(own)
 	entries := append([]metav1.ManagedFieldsEntry{{Manager: "roleout/shop", Operation: metav1.ManagedFieldsOperationApply, Time: &t,
 		FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(roleout)}}}, others...)
@@ -26,9 +27,9 @@ func TestDriftTracking(t *testing.T) {
 	// The heal backoff triggers from a timer goroutine (time.AfterFunc),
 	// which may fire after this test: count atomically.
 	var triggers atomic.Int32
-	d := newDrifts(logrus.New(), func() time.Time { return now }, func() { triggers.Add(1) })
-	ref := apply.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "shop", Name: "web"}
-	aw := &appWatch{manager: "roleout/shop", objs: map[apply.ObjectRef]*tracked{ref: {role: "web"}}}
+	d := newDrifts(logrus.New(), func() time.Time { return now }, func() { triggers.Add(1) }, DefaultBackoffs().Heal)
+	ref := object.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "shop", Name: "web"}
+	aw := &appWatch{manager: "roleout/shop", objs: map[object.Ref]*tracked{ref: {role: "web"}}}
 	d.apps["shop"] = aw
 	applied := now.Add(-time.Hour)
 	full := `{"f:spec":{"f:replicas":{},"f:template":{}}}`
@@ -98,7 +99,7 @@ func TestDriftTracking(t *testing.T) {
 
 	// An object roleout prunes is released first: its delete is no drift.
 	d.event("shop", aw, metaEvent(ref, "50", applied.Add(time.Hour), full))
-	d.release("shop", []apply.ObjectRef{ref})
+	d.release("shop", []object.Ref{ref})
 	d.event("shop", aw, apply.WatchEvent{Object: ref})
 	if _, all := d.due("shop"); len(all) != 0 {
 		t.Errorf("a pruned object's delete was taken for drift: %+v", all)

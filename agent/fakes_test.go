@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
 )
@@ -59,7 +61,7 @@ type fakeRenderer struct {
 	trusts []sources.Trust
 }
 
-func (f *fakeRenderer) Render(_ context.Context, snap sources.Snapshot, app AppConfig) ([]*unstructured.Unstructured, error) {
+func (f *fakeRenderer) Render(_ context.Context, snap sources.Snapshot, app config.App) ([]*unstructured.Unstructured, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls++
@@ -99,7 +101,7 @@ type fakeApplier struct {
 	failApply  string
 	failHealth string
 	resets     int
-	observed   map[string]apply.Observed
+	observed   map[string]object.Identity
 	// collisions are the live collision counts, by object name.
 	collisions map[string]int32
 	pruned     []string
@@ -113,7 +115,7 @@ type fakeApplier struct {
 	liveFromApplied bool
 }
 
-func (f *fakeApplier) read(refs ...apply.ObjectRef) {
+func (f *fakeApplier) read(refs ...object.Ref) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, r := range refs {
@@ -123,7 +125,7 @@ func (f *fakeApplier) read(refs ...apply.ObjectRef) {
 
 func (f *fakeApplier) readAll(objs []*unstructured.Unstructured) {
 	for _, o := range objs {
-		f.read(apply.RefOf(o))
+		f.read(object.RefOf(o))
 	}
 }
 
@@ -136,7 +138,7 @@ func (f *fakeApplier) Apply(_ context.Context, objs []*unstructured.Unstructured
 	var res []apply.Result
 	var errs []error
 	for _, o := range objs {
-		r := apply.Result{Object: apply.RefOf(o), Action: apply.Configured}
+		r := apply.Result{Object: object.RefOf(o), Action: apply.Configured}
 		if o.GetName() == f.failApply {
 			r.Action, r.Err = apply.Failed, errors.New(r.Object.String()+": refused")
 			errs = append(errs, r.Err)
@@ -162,7 +164,7 @@ func (f *fakeApplier) Apply(_ context.Context, objs []*unstructured.Unstructured
 func (f *fakeApplier) WaitHealthy(_ context.Context, objs []*unstructured.Unstructured, _ time.Duration) error {
 	for _, o := range objs {
 		if o.GetName() == f.failHealth {
-			return &apply.NotReadyError{Object: apply.RefOf(o), Status: "InProgress", Message: "Available: 0/1"}
+			return &apply.NotReadyError{Object: object.RefOf(o), Status: "InProgress", Message: "Available: 0/1"}
 		}
 	}
 	return nil
@@ -171,25 +173,25 @@ func (f *fakeApplier) WaitHealthy(_ context.Context, objs []*unstructured.Unstru
 func (f *fakeApplier) ResetMapper() { f.resets++ }
 
 // ObserveAll returns the identities set in f.observed by object name.
-func (f *fakeApplier) ObserveAll(_ context.Context, objs []*unstructured.Unstructured) map[apply.ObjectRef]apply.ObserveResult {
+func (f *fakeApplier) ObserveAll(_ context.Context, objs []*unstructured.Unstructured) map[object.Ref]apply.ObserveResult {
 	f.readAll(objs)
-	out := map[apply.ObjectRef]apply.ObserveResult{}
+	out := map[object.Ref]apply.ObserveResult{}
 	for _, o := range objs {
 		if obs, ok := f.observed[o.GetName()]; ok {
-			out[apply.RefOf(o)] = apply.ObserveResult{Observed: obs}
+			out[object.RefOf(o)] = apply.ObserveResult{Observed: obs}
 		} else {
-			out[apply.RefOf(o)] = apply.ObserveResult{Err: errors.New("no observation in the fake")}
+			out[object.RefOf(o)] = apply.ObserveResult{Err: errors.New("no observation in the fake")}
 		}
 	}
 	return out
 }
 
-func (f *fakeApplier) CollisionCounts(_ context.Context, objs []*unstructured.Unstructured) map[apply.ObjectRef]*int32 {
+func (f *fakeApplier) CollisionCounts(_ context.Context, objs []*unstructured.Unstructured) map[object.Ref]*int32 {
 	f.readAll(objs)
-	out := map[apply.ObjectRef]*int32{}
+	out := map[object.Ref]*int32{}
 	for _, o := range objs {
 		if cc, ok := f.collisions[o.GetName()]; ok {
-			out[apply.RefOf(o)] = &cc
+			out[object.RefOf(o)] = &cc
 		}
 	}
 	return out
@@ -201,7 +203,7 @@ func (f *fakeApplier) CheckOwners(context.Context, []*unstructured.Unstructured,
 	return nil
 }
 
-func (f *fakeApplier) Prune(_ context.Context, refs []apply.ObjectRef, _ apply.PruneOptions) ([]apply.Result, error) {
+func (f *fakeApplier) Prune(_ context.Context, refs []object.Ref, _ apply.PruneOptions) ([]apply.Result, error) {
 	var res []apply.Result
 	for _, r := range refs {
 		f.pruned = append(f.pruned, r.Name)
@@ -215,12 +217,12 @@ func (f *fakeApplier) Diff(_ context.Context, objs []*unstructured.Unstructured,
 	f.readAll(objs)
 	var out []apply.ObjectDiff
 	for _, o := range objs {
-		out = append(out, apply.ObjectDiff{Object: apply.RefOf(o), Change: apply.Update, Diff: "fake"})
+		out = append(out, apply.ObjectDiff{Object: object.RefOf(o), Change: apply.Update, Diff: "fake"})
 	}
 	return out, nil
 }
 
-func (f *fakeApplier) Live(_ context.Context, ref apply.ObjectRef) (*unstructured.Unstructured, error) {
+func (f *fakeApplier) Live(_ context.Context, ref object.Ref) (*unstructured.Unstructured, error) {
 	f.read(ref)
 	if !f.liveFromApplied {
 		return nil, nil
@@ -241,11 +243,11 @@ func (f *fakeApplier) Live(_ context.Context, ref apply.ObjectRef) (*unstructure
 }
 
 func (f *fakeApplier) CRDFor(_ context.Context, o *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	f.read(apply.RefOf(o))
+	f.read(object.RefOf(o))
 	return nil, nil
 }
 
-func (f *fakeApplier) Event(context.Context, apply.ObjectRef, string, string) error { return nil }
+func (f *fakeApplier) Event(context.Context, object.Ref, string, string) error { return nil }
 
 // fakeStatus is a status branch in memory.
 type fakeStatus struct {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/roleout/roleout/config"
 )
 
 // gateChange is a commit that changes no role: only the prerequisite
@@ -36,9 +38,9 @@ func gateChanges() []gateChange {
 // open, then makes commit b of c. The returned function sets the clock.
 func gatedHarness(t *testing.T, c gateChange) (*harness, func(open bool)) {
 	t.Helper()
-	h := newHarness(threeRoles("decode:1"), func(a *AppConfig) {
+	h := newHarness(threeRoles("decode:1"), func(a *config.App) {
 		a.Prune = c.prune
-		a.Windows = []WindowConfig{{Kind: "allow", Cron: "0 2 * * *", Duration: hours(2), TimeZone: "UTC"}}
+		a.Windows = []config.Window{{Kind: "allow", Cron: "0 2 * * *", Duration: hours(2), TimeZone: "UTC"}}
 	})
 	now := time.Date(2026, 11, 26, 3, 0, 0, 0, time.UTC)
 	h.agent.deps.Clock = func() time.Time { return now }

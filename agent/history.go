@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/render/revision"
 	"github.com/roleout/roleout/sources"
 )
@@ -184,7 +185,7 @@ type HistoryReport struct {
 
 // History reads an app's status, revisions and rollout records from the
 // status branch, without a cluster.
-func History(ctx context.Context, cfg *Config, appName string) (*HistoryReport, error) {
+func History(ctx context.Context, cfg *config.Config, appName string) (*HistoryReport, error) {
 	app, err := cfg.App(appName)
 	if err != nil {
 		return nil, err

@@ -13,8 +13,9 @@ import (
 	"github.com/sirupsen/logrus"
 	logtest "github.com/sirupsen/logrus/hooks/test"
 
-	"github.com/roleout/roleout/apply"
-	"github.com/roleout/roleout/render/revision"
+	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/render/predict"
 	"github.com/roleout/roleout/sources"
 )
 
@@ -32,7 +33,7 @@ func (h *harness) revisionFiles(role string) []string {
 
 func TestReconcileRollbackAndHistory(t *testing.T) {
 	limit := 2
-	h := newHarness(threeRoles("decode:1"), func(a *AppConfig) { a.RevisionHistoryLimit = &limit })
+	h := newHarness(threeRoles("decode:1"), func(a *config.App) { a.RevisionHistoryLimit = &limit })
 	ctx := context.Background()
 	run := func(c byte, image string) *AppStatus {
 		t.Helper()
@@ -121,7 +122,7 @@ func contains(list []string, s string) bool {
 
 func TestReconcileRecordsPredictedAndObserved(t *testing.T) {
 	h := newHarness(threeRoles("decode:1"), nil)
-	h.applier.observed = map[string]apply.Observed{"decode": {ReplicaSetName: "decode-other", PodTemplateHash: "other"}}
+	h.applier.observed = map[string]object.Identity{"decode": {ReplicaSetName: "decode-other", PodTemplateHash: "other"}}
 	logger, hook := logtest.NewNullLogger()
 	h.agent.log = logger
 	if err := h.agent.RunOnce(context.Background()); err != nil {
@@ -165,7 +166,7 @@ func TestReconcilePredictsWithLiveCollisionCounts(t *testing.T) {
 	without, with := predicted(nil), predicted(map[string]int32{"decode": 2})
 	dep := roleDeployment("decode", "decode", 2, "decode:1")
 	cc := int32(2)
-	want, err := revision.Predict(dep, revision.PredictOptions{CollisionCount: &cc})
+	want, err := predict.Predict(dep, predict.Options{CollisionCount: &cc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +191,7 @@ func TestReconcilePrunesOnlyWhenAllWell(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(threeRoles("decode:1"), func(a *AppConfig) { a.Prune = tc.prune })
+			h := newHarness(threeRoles("decode:1"), func(a *config.App) { a.Prune = tc.prune })
 			if err := h.agent.RunOnce(context.Background()); err != nil {
 				t.Fatal(err)
 			}
@@ -343,7 +344,7 @@ func TestBrokenAppDoesNotBlockOthers(t *testing.T) {
 	good := h.agent.cfg.Apps[0]
 	broken := good
 	broken.Name, broken.Path = "broken", "apps/broken"
-	h.agent.cfg.Apps = []AppConfig{broken, good}
+	h.agent.cfg.Apps = []config.App{broken, good}
 	h.renderer.errFor = map[string]error{"broken": errors.New("kustomize build apps/broken: missing.yaml: no such file")}
 	err := h.agent.RunOnce(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "app broken: render apps/broken") || strings.Contains(err.Error(), "app llm") {
@@ -364,9 +365,9 @@ func TestBrokenAppDoesNotBlockOthers(t *testing.T) {
 // TestRollbackUsesTheAppsCluster: an app of another cluster is rolled
 // back there, not on the agent's own cluster.
 func TestRollbackUsesTheAppsCluster(t *testing.T) {
-	h := newHarness(threeRoles("decode:1"), func(a *AppConfig) { a.Kubeconfig = "far.yaml" })
+	h := newHarness(threeRoles("decode:1"), func(a *config.App) { a.Kubeconfig = "far.yaml" })
 	far := &fakeApplier{}
-	h.agent.deps.ClusterFor = func(context.Context, AppConfig) (Cluster, error) { return far, nil }
+	h.agent.deps.ClusterFor = func(context.Context, config.App) (Cluster, error) { return far, nil }
 	ctx := context.Background()
 	h.twoDecodeRevisions(t)
 	far.applied, h.applier.applied = nil, nil
@@ -393,7 +394,7 @@ func TestUnchangedRoleCrossChecked(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(threeRoles("decode:1"), nil)
-			h.agent.cfg.Status.ClusterRevisions = &ClusterRevisionsConfig{Namespace: "roleout-system"}
+			h.agent.cfg.Status.ClusterRevisions = &config.ClusterRevisions{Namespace: "roleout-system"}
 			h.applier.liveFromApplied = true
 			ctx := context.Background()
 			if err := h.agent.RunOnce(ctx); err != nil {

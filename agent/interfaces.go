@@ -4,10 +4,11 @@ import (
 	"context"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
 )
@@ -24,7 +25,7 @@ type Fetcher interface {
 // Renderer renders one app's overlay from a snapshot into objects, with
 // the app's namespace set on namespaced objects that name none.
 type Renderer interface {
-	Render(ctx context.Context, snap sources.Snapshot, app AppConfig) ([]*unstructured.Unstructured, error)
+	Render(ctx context.Context, snap sources.Snapshot, app config.App) ([]*unstructured.Unstructured, error)
 }
 
 // Planner groups an app's rendered objects into roles and waves and
@@ -39,14 +40,14 @@ type Planner interface {
 type ClusterReader interface {
 	// ObserveAll reads the identity each workload's controller gave its
 	// template; apply.ErrNotObserved for one whose controller lags.
-	ObserveAll(ctx context.Context, objs []*unstructured.Unstructured) map[apply.ObjectRef]apply.ObserveResult
+	ObserveAll(ctx context.Context, objs []*unstructured.Unstructured) map[object.Ref]apply.ObserveResult
 	// CollisionCounts reads the workloads' live status.collisionCount
 	// (absent when there is none).
-	CollisionCounts(ctx context.Context, objs []*unstructured.Unstructured) map[apply.ObjectRef]*int32
+	CollisionCounts(ctx context.Context, objs []*unstructured.Unstructured) map[object.Ref]*int32
 	// Diff dry-runs objs and compares them with the live objects.
 	Diff(ctx context.Context, objs []*unstructured.Unstructured, opts apply.DiffOptions) ([]apply.ObjectDiff, error)
 	// Live reads an object, nil when it does not exist.
-	Live(ctx context.Context, ref apply.ObjectRef) (*unstructured.Unstructured, error)
+	Live(ctx context.Context, ref object.Ref) (*unstructured.Unstructured, error)
 	// CRDFor reads the CRD that serves an object's kind, nil for a
 	// built-in or missing kind.
 	CRDFor(ctx context.Context, o *unstructured.Unstructured) (*unstructured.Unstructured, error)
@@ -67,9 +68,9 @@ type Cluster interface {
 	CheckOwners(ctx context.Context, objs []*unstructured.Unstructured, own apply.Ownership) error
 	// Prune deletes objects in the given order, only those carrying the
 	// owner label and not protected.
-	Prune(ctx context.Context, refs []apply.ObjectRef, opts apply.PruneOptions) ([]apply.Result, error)
+	Prune(ctx context.Context, refs []object.Ref, opts apply.PruneOptions) ([]apply.Result, error)
 	// Event records a Normal event on an object.
-	Event(ctx context.Context, ref apply.ObjectRef, reason, message string) error
+	Event(ctx context.Context, ref object.Ref, reason, message string) error
 }
 
 // StatusReader reads the status branch.
@@ -128,7 +129,7 @@ func newKustomizeRenderer(processes int) *kustomizeRenderer {
 // renders with what the app allows; any other (a pull-request head, an
 // unmarked one) renders with exec, helm and remote fetches off, in a cache
 // domain of its own.
-func (k *kustomizeRenderer) Render(ctx context.Context, snap sources.Snapshot, app AppConfig) ([]*unstructured.Unstructured, error) {
+func (k *kustomizeRenderer) Render(ctx context.Context, snap sources.Snapshot, app config.App) ([]*unstructured.Unstructured, error) {
 	src, opts := renderRequest(snap, app)
 	res, err := k.b.Build(ctx, src, app.Path, opts)
 	if err != nil {
@@ -147,30 +148,19 @@ func (k *kustomizeRenderer) Render(ctx context.Context, snap sources.Snapshot, a
 // renderRequest returns what to render snap's overlay of app from and
 // with which options: the app's own for a trusted snapshot, the untrusted
 // ones (untrustedOptions) for any other.
-func renderRequest(snap sources.Snapshot, app AppConfig) (render.Source, render.Options) {
+func renderRequest(snap sources.Snapshot, app config.App) (render.Source, render.Options) {
 	src := render.Source{Root: snap.Dir, Domain: string(sources.Untrusted)}
 	if snap.Index != nil {
 		src.Index = snap.Index
 	}
-	opts := renderOptions(app.Render)
-	opts.Origins = usesPaths(app)
+	opts := app.Render.Options()
+	opts.Origins = app.UsesPaths()
 	if snap.Trust == sources.Trusted {
 		src.Domain = string(sources.Trusted)
 	} else {
 		opts = untrustedOptions(opts)
 	}
 	return src, opts
-}
-
-// usesPaths reports whether a role of app claims objects by source path:
-// only then does its render record them (render.Options.Origins).
-func usesPaths(app AppConfig) bool {
-	for _, r := range app.Roles {
-		if len(r.Paths) > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // untrustedOptions returns o with exec functions, helm and remote fetches
@@ -191,48 +181,9 @@ func (e *UntrustedRenderError) Error() string {
 
 func (e *UntrustedRenderError) Unwrap() error { return e.Err }
 
-// renderOptions turns an app's render config into render options.
-func renderOptions(c RenderConfig) render.Options {
-	o := render.DefaultOptions()
-	o.RemoteHosts, o.EnableHelm, o.EnableExec = c.RemoteHosts, c.EnableHelm, c.EnableExec
-	if c.MaxObjects > 0 {
-		o.Limits.MaxObjects = c.MaxObjects
-	}
-	if c.MaxBytes > 0 {
-		o.Limits.MaxBytes = c.MaxBytes
-	}
-	if c.MaxMemoryBytes > 0 {
-		o.Limits.MaxMemory = c.MaxMemoryBytes
-	}
-	if c.MaxFileBytes > 0 {
-		o.Limits.MaxFileBytes = c.MaxFileBytes
-	}
-	if c.Timeout.Duration > 0 {
-		o.Limits.Timeout = c.Timeout.Duration
-	}
-	return o
-}
-
 // rolePlanner is the Planner of render.NewPlan.
 type rolePlanner struct{}
 
 func (rolePlanner) Plan(objs []*unstructured.Unstructured, opts render.PlanOptions) (*render.Plan, error) {
 	return render.NewPlan(objs, opts)
-}
-
-// RoleSpecs turns an app's role config into render role specs.
-func RoleSpecs(app AppConfig) ([]render.RoleSpec, error) {
-	var out []render.RoleSpec
-	for _, r := range app.Roles {
-		spec := render.RoleSpec{Name: r.Name, UpgradeOrder: r.UpgradeOrder, Kinds: r.Kinds, Names: r.Names, Paths: r.Paths}
-		if r.Selector != nil {
-			sel, err := metav1.LabelSelectorAsSelector(r.Selector)
-			if err != nil {
-				return nil, err
-			}
-			spec.Selector = sel
-		}
-		out = append(out, spec)
-	}
-	return out, nil
 }

@@ -13,19 +13,9 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
-)
 
-// LeaderElection makes several replicas of the agent take turns: only
-// the holder of a Lease reconciles.
-type LeaderElection struct {
-	// Namespace and Name of the Lease.
-	Namespace, Name string
-	// Identity of this replica; default the host name and process ID.
-	Identity string
-	// LeaseDuration, RenewDeadline and RetryPeriod are client-go's;
-	// defaults 15s, 10s and 2s.
-	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
-}
+	"github.com/roleout/roleout/config"
+)
 
 // RunAsLeader runs Run while this replica holds the Lease and stops
 // reconciling when it loses it; it returns when ctx ends. A replica that
@@ -33,7 +23,7 @@ type LeaderElection struct {
 // leader resumes from the status in git. While it runs, /readyz reports a
 // standby replica ready once it has read the Lease from the API server,
 // and the leader ready once it has polled.
-func (a *Agent) RunAsLeader(ctx context.Context, restCfg *rest.Config, le LeaderElection) error {
+func (a *Agent) RunAsLeader(ctx context.Context, restCfg *rest.Config, le config.LeaderElection) error {
 	if le.Identity == "" {
 		host, _ := os.Hostname()
 		le.Identity = host + "-" + strconv.Itoa(os.Getpid())

@@ -10,6 +10,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/testcluster"
 )
 
@@ -25,10 +26,10 @@ func TestMain(m *testing.M) {
 // lease time.
 func TestLeaderElection(t *testing.T) {
 	c := testcluster.Require(t, cluster)
-	le := LeaderElection{Namespace: "default", Name: "roleout-test", LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 200 * time.Millisecond}
+	le := config.LeaderElection{Namespace: "default", Name: "roleout-test", LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 200 * time.Millisecond}
 	replica := func(id string) (*harness, context.CancelFunc) {
 		h := newHarness(threeRoles("decode:1"), nil)
-		h.agent.cfg.Schedule = ScheduleConfig{Interval: metav1.Duration{Duration: 100 * time.Millisecond}}
+		h.agent.cfg.Schedule = config.Schedule{Interval: metav1.Duration{Duration: 100 * time.Millisecond}}
 		ctx, cancel := context.WithCancel(context.Background())
 		l := le
 		l.Identity = id

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/roleout/roleout/config"
 )
 
 // minMaxPollAge is the least default bound on the time between completed
@@ -17,7 +19,7 @@ const minMaxPollAge = 5 * time.Minute
 // (the interval, or the longest gap between a cron schedule's runs after
 // now), at least twice the longest app timeout (one wave's health wait)
 // and at least 5m.
-func maxPollAge(c *Config, now time.Time) time.Duration {
+func maxPollAge(c *config.Config, now time.Time) time.Duration {
 	if d := c.Healthz.MaxPollAge.Duration; d > 0 {
 		return d
 	}
@@ -29,7 +31,7 @@ func maxPollAge(c *Config, now time.Time) time.Duration {
 		}
 		wait = longestGap(sched, now)
 	} else if wait <= 0 {
-		wait = DefaultInterval
+		wait = config.DefaultInterval
 	}
 	bound := max(3*wait, minMaxPollAge)
 	for _, app := range c.Apps {

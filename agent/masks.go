@@ -9,68 +9,19 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/secrets"
 )
 
-// Mask key defaults.
-const (
-	// DefaultMaskKeySecret names the Secret the agent keeps its mask key
-	// in, in its own namespace on its home cluster.
-	DefaultMaskKeySecret = "roleout-mask-key"
-	// maskKeyField is the key Secret's data key.
-	maskKeyField = "key"
-)
-
-// MasksConfig chooses how Secret values are masked wherever roleout
-// records or shows them: the status branch, ControllerRevisions, diffs,
-// previews, template hashes and applied hashes (docs/design.md, "Safety
-// and trust", Secret values). The key never enters git.
-type MasksConfig struct {
-	// Mode is "hmac" (default): a masked value is a keyed digest,
-	// masked:hmac-sha256:<24 hex>, which changes when the value changes;
-	// or "changeMarkers": records hold masked:value and diffs say
-	// masked:changed or masked:unchanged, with no digest at all. Both
-	// modes key template hashes and revision names with the key.
-	Mode secrets.Mode `json:"mode,omitempty"`
-	// KeyFile, when set, holds the key (at least 16 bytes; a trailing
-	// newline is dropped), and no key Secret is made.
-	KeyFile string `json:"keyFile,omitempty"`
-	// KeySecret names the Secret that holds the key when KeyFile is
-	// unset, in the agent's namespace (status.clusterRevisions.namespace,
-	// else the namespace the agent runs in, else default) on its home
-	// cluster. The agent creates it with a random 32-byte key when absent.
-	// Default roleout-mask-key.
-	KeySecret string `json:"keySecret,omitempty"`
-}
-
-// validate checks the mode and the key Secret's name.
-func (c MasksConfig) validate(add func(field, format string, args ...any)) {
-	if c.Mode != "" && c.Mode != secrets.MaskHMAC && c.Mode != secrets.MaskChangeMarkers {
-		add("masks.mode", "must be %s or %s, got %q", secrets.MaskHMAC, secrets.MaskChangeMarkers, c.Mode)
-	}
-	if c.KeySecret != "" && len(validation.IsDNS1123Subdomain(c.KeySecret)) > 0 {
-		add("masks.keySecret", "must be a Secret name, got %q", c.KeySecret)
-	}
-	if c.KeySecret != "" && c.KeyFile != "" {
-		add("masks", "set keyFile or keySecret, not both")
-	}
-}
-
-// keySecret returns the name of the key Secret.
-func (c MasksConfig) keySecret() string {
-	if c.KeySecret != "" {
-		return c.KeySecret
-	}
-	return DefaultMaskKeySecret
-}
+// maskKeyField is the key Secret's data key.
+const maskKeyField = "key"
 
 // loadMasker returns the install's Masker: its key from masks.keyFile, or
 // from the key Secret in namespace, created when absent.
-func loadMasker(ctx context.Context, cfg MasksConfig, kube kubernetes.Interface, namespace string) (*secrets.Masker, error) {
+func loadMasker(ctx context.Context, cfg config.Masks, kube kubernetes.Interface, namespace string) (*secrets.Masker, error) {
 	var key []byte
 	if cfg.KeyFile != "" {
 		data, err := os.ReadFile(cfg.KeyFile)
@@ -80,7 +31,7 @@ func loadMasker(ctx context.Context, cfg MasksConfig, kube kubernetes.Interface,
 		key = bytes.TrimRight(data, "\r\n")
 	} else {
 		var err error
-		if key, err = ensureMaskKey(ctx, kube, namespace, cfg.keySecret()); err != nil {
+		if key, err = ensureMaskKey(ctx, kube, namespace, cfg.KeySecretName()); err != nil {
 			return nil, err
 		}
 	}
@@ -97,7 +48,7 @@ func loadMasker(ctx context.Context, cfg MasksConfig, kube kubernetes.Interface,
 // created), else a random key for this command only, whose masks match no
 // status branch (a role holding Secrets then shows as changed against the
 // status in git).
-func ReadMasker(ctx context.Context, cfg *Config, restCfg *rest.Config) (*secrets.Masker, error) {
+func ReadMasker(ctx context.Context, cfg *config.Config, restCfg *rest.Config) (*secrets.Masker, error) {
 	if cfg.Masks.KeyFile != "" {
 		return loadMasker(ctx, cfg.Masks, nil, "")
 	}
@@ -108,7 +59,7 @@ func ReadMasker(ctx context.Context, cfg *Config, restCfg *rest.Config) (*secret
 	if err != nil {
 		return nil, err
 	}
-	ns, name := cfg.Status.ClusterRevisions.namespace(), cfg.Masks.keySecret()
+	ns, name := cfg.Status.ClusterRevisions.AgentNamespace(), cfg.Masks.KeySecretName()
 	s, err := kube.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
 	if err != nil || len(s.Data[maskKeyField]) == 0 {
 		return ephemeralMasker(cfg.Masks.Mode)

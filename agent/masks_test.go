@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/secrets"
 )
 
@@ -27,11 +28,11 @@ import (
 func TestEnsureMaskKey(t *testing.T) {
 	ctx := context.Background()
 	kube := fake.NewClientset()
-	first, err := ensureMaskKey(ctx, kube, "roleout", DefaultMaskKeySecret)
+	first, err := ensureMaskKey(ctx, kube, "roleout", config.DefaultMaskKeySecret)
 	if err != nil || len(first) != secrets.KeySize {
 		t.Fatalf("first key: %d bytes, %v", len(first), err)
 	}
-	again, err := ensureMaskKey(ctx, kube, "roleout", DefaultMaskKeySecret)
+	again, err := ensureMaskKey(ctx, kube, "roleout", config.DefaultMaskKeySecret)
 	if err != nil || !bytes.Equal(first, again) {
 		t.Errorf("the second read gave another key (%v)", err)
 	}
@@ -45,13 +46,13 @@ func TestEnsureMaskKey(t *testing.T) {
 		winner := []byte("the-other-replica-won-0123456789")
 		kube.PrependReactor("create", "secrets", func(k8stesting.Action) (bool, runtime.Object, error) {
 			// Another replica creates it between our get and create.
-			s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: DefaultMaskKeySecret, Namespace: "roleout"}, Data: map[string][]byte{maskKeyField: winner}}
+			s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: config.DefaultMaskKeySecret, Namespace: "roleout"}, Data: map[string][]byte{maskKeyField: winner}}
 			if err := kube.Tracker().Add(s); err != nil {
 				t.Fatal(err)
 			}
-			return true, nil, apierrors.NewAlreadyExists(corev1.Resource("secrets"), DefaultMaskKeySecret)
+			return true, nil, apierrors.NewAlreadyExists(corev1.Resource("secrets"), config.DefaultMaskKeySecret)
 		})
-		got, err := ensureMaskKey(ctx, kube, "roleout", DefaultMaskKeySecret)
+		got, err := ensureMaskKey(ctx, kube, "roleout", config.DefaultMaskKeySecret)
 		if err != nil || !bytes.Equal(got, winner) {
 			t.Errorf("after a lost race: %q, %v; want the winner's key", got, err)
 		}
@@ -76,7 +77,7 @@ func TestLoadMaskerKeyFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	kube := fake.NewClientset()
-	m, err := loadMasker(context.Background(), MasksConfig{KeyFile: good}, kube, "roleout")
+	m, err := loadMasker(context.Background(), config.Masks{KeyFile: good}, kube, "roleout")
 	want, _ := secrets.NewMasker([]byte("0123456789abcdef0123456789abcdef"), secrets.MaskHMAC)
 	if err != nil || m.Sum("x", nil) != want.Sum("x", nil) {
 		t.Errorf("key file masker: %v", err)
@@ -84,7 +85,7 @@ func TestLoadMaskerKeyFile(t *testing.T) {
 	if len(kube.Actions()) != 0 {
 		t.Errorf("a key file must not touch the cluster: %v", kube.Actions())
 	}
-	if _, err := loadMasker(context.Background(), MasksConfig{KeyFile: short}, nil, ""); err == nil || !strings.Contains(err.Error(), "masks: mask key has 3 bytes") {
+	if _, err := loadMasker(context.Background(), config.Masks{KeyFile: short}, nil, ""); err == nil || !strings.Contains(err.Error(), "masks: mask key has 3 bytes") {
 		t.Errorf("a short key file: %v", err)
 	}
 }

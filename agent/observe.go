@@ -10,8 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
-	"github.com/roleout/roleout/render/revision"
+	"github.com/roleout/roleout/render/predict"
 )
 
 // observeTimeout bounds how long the agent waits for a controller to
@@ -24,7 +25,7 @@ const observeTimeout = 10 * time.Second
 // unverified".
 func logSkew(log logrus.FieldLogger, roles []*render.Role) {
 	type key struct {
-		skew revision.Skew
+		skew predict.Skew
 		kind string
 	}
 	counts := map[key]int{}
@@ -61,12 +62,12 @@ func (run *appRun) observeWorkloads(ctx context.Context, log logrus.FieldLogger,
 	r := run.steps
 	var objs []*unstructured.Unstructured
 	for _, role := range roles {
-		byRef := map[render.ObjectRef]*unstructured.Unstructured{}
+		byRef := map[object.Ref]*unstructured.Unstructured{}
 		for _, o := range role.Objects {
-			byRef[render.RefOf(o)] = o
+			byRef[object.RefOf(o)] = o
 		}
 		for _, w := range role.Workloads {
-			if o := byRef[w.Ref]; revision.IsWorkloadKind(o) { // others have no observer
+			if o := byRef[w.Ref]; predict.IsWorkloadKind(o) { // others have no observer
 				objs = append(objs, o)
 			}
 		}
@@ -107,8 +108,8 @@ func (run *appRun) observeWorkloads(ctx context.Context, log logrus.FieldLogger,
 
 // observeAll observes objs, observing again those whose controller lags
 // until observeTimeout passes.
-func (run *appRun) observeAll(ctx context.Context, objs []*unstructured.Unstructured) map[apply.ObjectRef]apply.ObserveResult {
-	out := map[apply.ObjectRef]apply.ObserveResult{}
+func (run *appRun) observeAll(ctx context.Context, objs []*unstructured.Unstructured) map[object.Ref]apply.ObserveResult {
+	out := map[object.Ref]apply.ObserveResult{}
 	pending := objs
 	deadline := time.Now().Add(observeTimeout)
 	for len(pending) > 0 {
@@ -117,7 +118,7 @@ func (run *appRun) observeAll(ctx context.Context, objs []*unstructured.Unstruct
 			out[ref] = res
 		}
 		for _, o := range pending {
-			if errors.Is(out[apply.RefOf(o)].Err, apply.ErrNotObserved) {
+			if errors.Is(out[object.RefOf(o)].Err, apply.ErrNotObserved) {
 				again = append(again, o)
 			}
 		}
@@ -136,7 +137,7 @@ func (run *appRun) observeAll(ctx context.Context, objs []*unstructured.Unstruct
 
 // workloadEvent records the rollout on the workload as an Event, unless
 // the config turns events off.
-func (run *appRun) workloadEvent(ctx context.Context, role *render.Role, st *RoleStatus, w render.Workload, observed revision.Prediction) {
+func (run *appRun) workloadEvent(ctx context.Context, role *render.Role, st *RoleStatus, w render.Workload, observed object.Identity) {
 	if e := run.a.cfg.Apply.Events; e != nil && !*e {
 		return
 	}

@@ -7,43 +7,34 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/internal/object"
 )
 
 // fieldManager is the server-side apply field manager of an app's
 // objects: roleout/<app>. Objects applied before as "roleout" are handed
 // over to it on their next write (apply.ApplyOptions.Migrate).
-func fieldManager(app AppConfig) string { return apply.FieldManager + "/" + app.Name }
-
-// appField names a field of app in the configuration (apps[1].adopt),
-// or the bare field when app is not in it.
-func (c *Config) appField(app AppConfig, field string) string {
-	for i := range c.Apps {
-		if c.Apps[i].Name == app.Name {
-			return fmt.Sprintf("apps[%d].%s", i, field)
-		}
-	}
-	return field
-}
+func fieldManager(app config.App) string { return apply.FieldManager + "/" + app.Name }
 
 // ownership is what app may write among existing objects (docs/design.md,
 // "Safety and trust", Ownership): its own, and others only with adopt.
-func (a *Agent) ownership(app AppConfig) apply.Ownership {
-	return apply.Ownership{Label: AppLabel, Value: app.Name, Adopt: app.Adopt, AdoptField: a.cfg.appField(app, "adopt")}
+func (a *Agent) ownership(app config.App) apply.Ownership {
+	return apply.Ownership{Label: object.AppLabel, Value: app.Name, Adopt: app.Adopt, AdoptField: a.cfg.AppField(app, "adopt")}
 }
 
 // applyOptions are the options of every apply of app's rollout.
-func (a *Agent) applyOptions(app AppConfig) apply.ApplyOptions {
+func (a *Agent) applyOptions(app config.App) apply.ApplyOptions {
 	return apply.ApplyOptions{
-		Force: app.Force, Labels: map[string]string{AppLabel: app.Name}, SkipUnchanged: true,
+		Force: app.Force, Labels: map[string]string{object.AppLabel: app.Name}, SkipUnchanged: true,
 		FieldManager: fieldManager(app), Migrate: []string{apply.FieldManager}, Owner: a.ownership(app),
 	}
 }
 
 // pruneOptions are the options of app's prunes, and of the diff that
 // predicts them; field names app's prunePersistent in messages.
-func pruneOptions(app AppConfig, field string) apply.PruneOptions {
+func pruneOptions(app config.App, field string) apply.PruneOptions {
 	return apply.PruneOptions{
-		OwnerLabel: AppLabel, OwnerValue: app.Name, Timeout: app.Timeout.Duration,
+		OwnerLabel: object.AppLabel, OwnerValue: app.Name, Timeout: app.Timeout.Duration,
 		Persistent: app.PrunePersistent, PersistentField: field,
 	}
 }

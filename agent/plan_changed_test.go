@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/roleout/roleout/config"
 )
 
 // plannedAgainstStatus plans the harness's current commit against the
@@ -45,7 +47,7 @@ func TestPlanChangedIsWhatTheAgentApplies(t *testing.T) {
 	for name, block := range map[string]func(h *harness) (undo func()){
 		"outside the window": func(h *harness) func() {
 			now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
-			h.agent.cfg.Apps[0].Windows = []WindowConfig{{Kind: "allow", Cron: "0 2 * * *", Duration: hours(2), TimeZone: "UTC"}}
+			h.agent.cfg.Apps[0].Windows = []config.Window{{Kind: "allow", Cron: "0 2 * * *", Duration: hours(2), TimeZone: "UTC"}}
 			h.agent.deps.Clock = func() time.Time { return now }
 			return func() { now = time.Date(2026, 11, 27, 2, 30, 0, 0, time.UTC) }
 		},

@@ -6,9 +6,11 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/secrets"
 	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/render/predict"
 	"github.com/roleout/roleout/render/revision"
 	"github.com/roleout/roleout/sources"
 )
@@ -22,7 +24,7 @@ import (
 type planning struct {
 	// cfg gives the destinations' defaults and the field names errors
 	// cite.
-	cfg      *Config
+	cfg      *config.Config
 	renderer Renderer
 	planner  Planner
 	masker   *secrets.Masker
@@ -31,7 +33,7 @@ type planning struct {
 // planRequest is one plan of an app.
 type planRequest struct {
 	snap sources.Snapshot
-	app  AppConfig
+	app  config.App
 	// prev is what the status branch holds of the app; an empty one plans
 	// against no history.
 	prev *previous
@@ -80,14 +82,14 @@ func (p planning) plan(ctx context.Context, req planRequest) (*render.Plan, erro
 		source = r.revision.Source
 	}
 	if !req.unconfined {
-		if err := p.cfg.checkDestinations(app, objs); err != nil {
+		if err := checkDestinations(p.cfg, app, objs); err != nil {
 			return nil, fmt.Errorf("render %s refused: %w", at, err)
 		}
 	}
 	if len(objs) == 0 && !app.AllowEmpty {
 		return nil, fmt.Errorf("render %s: no objects (set allowEmpty: true if that is intended)", at)
 	}
-	roles, err := RoleSpecs(app)
+	roles, err := app.RoleSpecs()
 	if err != nil {
 		return nil, err
 	}
@@ -122,11 +124,11 @@ func (p planning) plan(ctx context.Context, req planRequest) (*render.Plan, erro
 // collisionCounts reads the live status.collisionCount of every workload
 // in objs, so predictions use what the controllers will use. Objects that
 // do not exist yet, and read errors, count as none.
-func collisionCounts(ctx context.Context, c ClusterReader, objs []*unstructured.Unstructured) map[render.ObjectRef]*int32 {
-	out := map[render.ObjectRef]*int32{}
+func collisionCounts(ctx context.Context, c ClusterReader, objs []*unstructured.Unstructured) map[object.Ref]*int32 {
+	out := map[object.Ref]*int32{}
 	var workloads []*unstructured.Unstructured
 	for _, o := range objs {
-		if revision.IsWorkload(o) {
+		if predict.IsWorkload(o) {
 			workloads = append(workloads, o)
 		}
 	}
@@ -146,7 +148,7 @@ func liveCRDs(ctx context.Context, c ClusterReader, objs []*unstructured.Unstruc
 	seen := map[string]bool{}
 	for _, o := range objs {
 		gk := o.GroupVersionKind().GroupKind()
-		if !revision.IsWorkload(o) || gk.Group == "apps" || seen[gk.String()] {
+		if !predict.IsWorkload(o) || gk.Group == "apps" || seen[gk.String()] {
 			continue
 		}
 		seen[gk.String()] = true
@@ -161,20 +163,29 @@ func liveCRDs(ctx context.Context, c ClusterReader, objs []*unstructured.Unstruc
 // (apply.Applier.ClusterVersions, cached per cluster). It is optional: a
 // cluster without it (the fakes, the bench's wrapper) knows none.
 type versionReader interface {
-	ClusterVersions(ctx context.Context, controllers []apply.ControllerDeployment) apply.ClusterVersions
+	ClusterVersions(ctx context.Context, controllers []object.ControllerDeployment) object.ClusterVersions
 }
 
 // clusterVersions reads the versions c runs of Kubernetes and of the
-// controllers roleout models (revision.Controllers).
-func clusterVersions(ctx context.Context, c ClusterReader) revision.ClusterVersions {
+// controllers roleout models (predict.Controllers).
+func clusterVersions(ctx context.Context, c ClusterReader) object.ClusterVersions {
 	vr, ok := c.(versionReader)
 	if !ok || vr == nil {
-		return revision.ClusterVersions{}
+		return object.ClusterVersions{}
 	}
-	var cds []apply.ControllerDeployment
-	for _, c := range revision.Controllers() {
-		cds = append(cds, apply.ControllerDeployment{Name: c.Name, Namespace: c.Namespace, Deployment: c.Deployment, Container: c.Container})
+	var cds []object.ControllerDeployment
+	for _, c := range predict.Controllers() {
+		cds = append(cds, c.ControllerDeployment)
 	}
-	v := vr.ClusterVersions(ctx, cds)
-	return revision.ClusterVersions{Kubernetes: v.Kubernetes, Controllers: v.Controllers}
+	return vr.ClusterVersions(ctx, cds)
+}
+
+// checkDestinations refuses, as a whole, a render of app with any object
+// outside its destinations (cfg.Destinations): nothing of it is applied,
+// nothing pruned.
+func checkDestinations(cfg *config.Config, app config.App, objs []*unstructured.Unstructured) error {
+	if err := render.CheckDestinations(objs, cfg.Destinations(app)); err != nil {
+		return fmt.Errorf("objects outside the app's allowed namespaces and kinds, nothing of it applied:\n%w", err)
+	}
+	return nil
 }

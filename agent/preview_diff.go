@@ -6,6 +6,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 )
 
@@ -23,7 +25,7 @@ type namespaceScope map[string]bool
 // the app's namespace and in the Namespaces its last applied inventory
 // declares. What a pull request adds elsewhere, cluster-scoped objects
 // included, is never read.
-func previewScope(app AppConfig, prev *previous) namespaceScope {
+func previewScope(app config.App, prev *previous) namespaceScope {
 	ns := app.Namespace
 	if ns == "" {
 		ns = "default"
@@ -63,7 +65,7 @@ func (s namespaceScope) filter(objs []*unstructured.Unstructured) []*unstructure
 // server-side dry run, reading only inside the app's namespaces
 // (previewScope); every other object is compared with the last status in
 // git and says so.
-func diffPreview(ctx context.Context, cluster ClusterReader, app AppConfig, plan *render.Plan, prev *previous) (*DiffReport, error) {
+func diffPreview(ctx context.Context, cluster ClusterReader, app config.App, plan *render.Plan, prev *previous) (*DiffReport, error) {
 	return liveDiff{cluster: cluster, app: app, plan: plan, scope: previewScope(app, prev), prev: prev}.report(ctx)
 }
 
@@ -84,12 +86,12 @@ func (d liveDiff) offlineStep(role string) func(*unstructured.Unstructured) appl
 // offlineDelete is the deletion of an inventory entry that left git, with
 // the content its role's applied revision records.
 func (d liveDiff) offlineDelete(e render.InventoryEntry) apply.ObjectDiff {
-	return deleteDiff(e.ObjectRef, recordedObjects(d.prev, e.Role)[refKey(e.ObjectRef)])
+	return deleteDiff(e.Ref, recordedObjects(d.prev, e.Role)[refKey(e.Ref)])
 }
 
 // refKey is the key (group, kind, namespace, name) of the object ref
 // names, as key gives it for an object.
-func refKey(ref render.ObjectRef) string {
+func refKey(ref object.Ref) string {
 	u := &unstructured.Unstructured{Object: map[string]any{}}
 	u.SetAPIVersion(ref.APIVersion)
 	u.SetKind(ref.Kind)

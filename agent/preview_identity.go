@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/render"
 )
 
@@ -27,10 +28,10 @@ type impersonator interface {
 // cluster (home) and the clusters apps name (clusterFor): the app's
 // cluster's applier, impersonating the service account. The appliers are
 // made once per cluster and service account.
-func previewAppliers(home Cluster, clusterFor func(context.Context, AppConfig) (Cluster, error)) func(context.Context, AppConfig, string) (ClusterReader, error) {
+func previewAppliers(home Cluster, clusterFor func(context.Context, config.App) (Cluster, error)) func(context.Context, config.App, string) (ClusterReader, error) {
 	var mu sync.Mutex
 	made := map[Cluster]map[string]ClusterReader{}
-	return func(ctx context.Context, app AppConfig, serviceAccount string) (ClusterReader, error) {
+	return func(ctx context.Context, app config.App, serviceAccount string) (ClusterReader, error) {
 		base := home
 		if app.Kubeconfig != "" || app.KubeconfigSecret != nil {
 			var err error
@@ -72,7 +73,7 @@ type previewer struct {
 }
 
 // previewerFor returns the previewer of app.
-func (a *Agent) previewerFor(ctx context.Context, log logrus.FieldLogger, app AppConfig) previewer {
+func (a *Agent) previewerFor(ctx context.Context, log logrus.FieldLogger, app config.App) previewer {
 	sa := ""
 	if pr := a.cfg.Source.PullRequests; pr != nil {
 		sa = pr.ServiceAccount
@@ -92,7 +93,7 @@ func (a *Agent) previewerFor(ctx context.Context, log logrus.FieldLogger, app Ap
 // identity and only inside the app's namespaces (diffPreview), or offline
 // with every object saying why it was not compared: there is no identity,
 // or the identity may not read or dry-run what the pull request holds.
-func (p previewer) diff(ctx context.Context, app AppConfig, plan *render.Plan, prev *previous) (*DiffReport, error) {
+func (p previewer) diff(ctx context.Context, app config.App, plan *render.Plan, prev *previous) (*DiffReport, error) {
 	if p.cluster == nil {
 		return markNotCompared(diffOffline(app, plan, prev), p.offline), nil
 	}

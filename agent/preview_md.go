@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
-	"github.com/roleout/roleout/render/revision"
 )
 
 // previewMarkdown renders a preview for a reviewer: what a merge changes,
@@ -116,7 +116,7 @@ func workloadMD(wl render.WorkloadSummary) string {
 	switch {
 	case wl.Unverified == "":
 		return predictionMD(wl.Predicted)
-	case wl.Predicted.Equal(revision.Prediction{}):
+	case wl.Predicted.Equal(object.Identity{}):
 		return "no prediction, **unverified**: " + mdText(wl.Unverified)
 	default:
 		return predictionMD(wl.Predicted) + ", **unverified**: " + mdText(wl.Unverified)
@@ -124,7 +124,7 @@ func workloadMD(wl render.WorkloadSummary) string {
 }
 
 // predictionMD is a prediction as a code span inside a table cell.
-func predictionMD(p revision.Prediction) string { return mdCell(mdCode(p.String())) }
+func predictionMD(p object.Identity) string { return mdCell(mdCode(p.String())) }
 
 func refList[T fmt.Stringer](refs []T) string {
 	var out []string

@@ -5,8 +5,10 @@ import (
 	"testing"
 
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/revision"
+	"github.com/roleout/roleout/render/schema"
 )
 
 func TestMarkdownEscapes(t *testing.T) {
@@ -50,18 +52,18 @@ const hostile = "x`` ```\n```\n# Injected heading\n<script>alert(1)</script>\n| 
 // block holds exactly what it was given.
 func TestPreviewMarkdownContainsHostileText(t *testing.T) {
 	wl := render.WorkloadSummary{Kind: "Deployment", Name: hostile, RestartsPods: true,
-		Predicted: revision.Prediction{ReplicaSetName: hostile}}
+		Predicted: object.Identity{ReplicaSetName: hostile}}
 	unverified := render.WorkloadSummary{Kind: hostile, Name: hostile, Unverified: "no CRD for " + hostile}
 	plan := &render.Summary{
 		Waves: []render.WaveSummary{{UpgradeOrder: 1, Roles: []render.RoleSummary{{
 			Name: hostile, Changed: true, Action: "update", Revision: 2, RevisionName: hostile, Workloads: []render.WorkloadSummary{wl, unverified},
 		}}}},
-		Prerequisites: []render.ObjectRef{{APIVersion: "v1", Kind: "Namespace", Name: hostile}},
-		Prune:         []render.ObjectRef{{APIVersion: "v1", Kind: "ConfigMap", Namespace: "app", Name: hostile}},
-		Unchecked:     []render.ObjectRef{{APIVersion: "example.com/v1", Kind: "Widget", Namespace: "app", Name: hostile}},
+		Prerequisites: []object.Ref{{APIVersion: "v1", Kind: "Namespace", Name: hostile}},
+		Prune:         []object.Ref{{APIVersion: "v1", Kind: "ConfigMap", Namespace: "app", Name: hostile}},
+		Unchecked:     []object.Ref{{APIVersion: "example.com/v1", Kind: "Widget", Namespace: "app", Name: hostile}},
 	}
 	diff := &DiffReport{App: "app", Steps: []StepDiff{{Role: hostile, Objects: []ObjectDiff{{
-		ObjectDiff:  apply.ObjectDiff{Object: apply.ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: "app", Name: hostile}, Change: apply.Update, Diff: hostile + "\n"},
+		ObjectDiff:  apply.ObjectDiff{Object: object.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: "app", Name: hostile}, Change: apply.Update, Diff: hostile + "\n"},
 		NotCompared: hostile,
 	}}}}}
 	cases := []struct {
@@ -173,8 +175,8 @@ func TestPreviewMarkdownActionsAndUnverified(t *testing.T) {
 	plan := &render.Summary{Waves: []render.WaveSummary{{UpgradeOrder: 1, Roles: []render.RoleSummary{{
 		Name: "serving", Changed: true, Action: string(revision.Install), Revision: 1, RevisionName: "llm-serving-5c9f7d8b4",
 		Workloads: []render.WorkloadSummary{
-			{Kind: "LeaderWorkerSet", Name: "decode", RestartsPods: true, Predicted: revision.Prediction{TemplateRevisionHash: "79c7df5f65"}, Schema: revision.SchemaBuiltin},
-			{Kind: "LeaderWorkerSet", Name: "next", RestartsPods: true, Predicted: revision.Prediction{TemplateRevisionHash: "6d9f8c7b5"},
+			{Kind: "LeaderWorkerSet", Name: "decode", RestartsPods: true, Predicted: object.Identity{TemplateRevisionHash: "79c7df5f65"}, Schema: schema.SchemaBuiltin},
+			{Kind: "LeaderWorkerSet", Name: "next", RestartsPods: true, Predicted: object.Identity{TemplateRevisionHash: "6d9f8c7b5"},
 				Unverified: "no CRD for LeaderWorkerSet.leaderworkerset.x-k8s.io v2 in the render, the cluster or built in"},
 			{Kind: "StormService", Name: "pd", RestartsPods: true, Unverified: "the model.aibrix.ai/sidecar-injection annotation lets aibrix's webhook add a sidecar"},
 		},

@@ -3,14 +3,18 @@ package agent
 import (
 	"context"
 	"errors"
-	"github.com/roleout/roleout/apply"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/internal/object"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -42,7 +46,7 @@ func (b *recordingBuilder) Build(_ context.Context, src render.Source, _ string,
 	return render.Result{Objects: out}, nil
 }
 
-var permissive = RenderConfig{RemoteHosts: []string{"github.com"}, EnableHelm: true, EnableExec: true, MaxObjects: 7}
+var permissive = config.Render{RemoteHosts: []string{"github.com"}, EnableHelm: true, EnableExec: true, MaxObjects: 7}
 
 func TestRenderRequestTrustDomains(t *testing.T) {
 	cases := []struct {
@@ -60,7 +64,7 @@ func TestRenderRequestTrustDomains(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := &recordingBuilder{}
 			k := &kustomizeRenderer{b: b}
-			if _, err := k.Render(context.Background(), sources.Snapshot{Dir: "/x", Trust: tc.trust}, AppConfig{Path: "p", Render: permissive}); err != nil {
+			if _, err := k.Render(context.Background(), sources.Snapshot{Dir: "/x", Trust: tc.trust}, config.App{Path: "p", Render: permissive}); err != nil {
 				t.Fatal(err)
 			}
 			src, opts := b.srcs[0], b.opts[0]
@@ -83,7 +87,7 @@ func TestRenderRequestTrustDomains(t *testing.T) {
 // with what the app allows, a pull-request head without exec, helm and
 // remote fetches, even when its fetcher calls its snapshot trusted.
 func TestPreviewNeverRendersWithAppSettings(t *testing.T) {
-	h := newHarness(threeRoles("decode:1"), func(a *AppConfig) { a.Render = permissive })
+	h := newHarness(threeRoles("decode:1"), func(a *config.App) { a.Render = permissive })
 	b := &recordingBuilder{objs: threeRoles("decode:2")}
 	h.agent.deps.Renderer = &kustomizeRenderer{b: b}
 	h.fetcher.snap.Dir = "main"
@@ -92,7 +96,7 @@ func TestPreviewNeverRendersWithAppSettings(t *testing.T) {
 		Revision: sources.SourceRevision{Ref: "refs/pull/1/head", Commit: prCommit}}}
 	h.agent.deps.PullRequests = &fakePullRequests{heads: []sources.Head{{Ref: "refs/pull/1/head", Commit: prCommit}},
 		fetchers: map[string]*fakeFetcher{"refs/pull/1/head": lying}}
-	h.agent.cfg.Source.PullRequests = &PullRequestConfig{Refs: []string{"refs/pull/*/head"}}
+	h.agent.cfg.Source.PullRequests = &config.PullRequests{Refs: []string{"refs/pull/*/head"}}
 	if err := h.agent.RunOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +132,7 @@ func TestUntrustedRenderOfRemoteBase(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(kust), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	app := AppConfig{Name: "web", Path: "apps/web", Render: RenderConfig{RemoteHosts: []string{"github.com"}}}
+	app := config.App{Name: "web", Path: "apps/web", Render: config.Render{RemoteHosts: []string{"github.com"}}}
 	_, err := newKustomizeRenderer(0).Render(context.Background(), sources.Snapshot{Dir: root, Trust: sources.Untrusted}, app)
 	var untrusted *UntrustedRenderError
 	if !errors.As(err, &untrusted) || !strings.Contains(err.Error(), "previews never run exec functions, helm or remote fetches") {
@@ -148,11 +152,11 @@ func TestReconcileRefusesUntrustedSnapshot(t *testing.T) {
 }
 
 func TestPlanTrust(t *testing.T) {
-	verified := &Config{Source: SourceConfig{Verify: &VerifyConfig{Mode: "head"}}}
-	open := &Config{}
+	verified := &config.Config{Source: config.Source{Verify: &config.Verify{Mode: "head"}}}
+	open := &config.Config{}
 	cases := []struct {
 		name string
-		cfg  *Config
+		cfg  *config.Config
 		ref  string
 		got  sources.Trust
 		want sources.Trust
@@ -192,18 +196,18 @@ func TestPreviewReadsOnlyAppNamespaces(t *testing.T) {
 		testObject("rbac.authorization.k8s.io/v1", "ClusterRole", "", "god"), // cluster-scoped
 	}
 	for _, o := range objs[3:] {
-		o.SetAnnotations(map[string]string{render.RoleAnnotation: "web", render.UpgradeOrderAnnotation: "1"})
+		o.SetAnnotations(map[string]string{object.RoleAnnotation: "web", object.UpgradeOrderAnnotation: "1"})
 	}
 	inv := []render.InventoryEntry{
-		{ObjectRef: render.ObjectRef{APIVersion: "v1", Kind: "Namespace", Name: "team-b"}, Prerequisite: true},
-		{ObjectRef: render.ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: "kube-system", Name: "old"}, Role: "web", UpgradeOrder: 1},
-		{ObjectRef: render.ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: "app", Name: "gone"}, Role: "web", UpgradeOrder: 1},
+		{Ref: object.Ref{APIVersion: "v1", Kind: "Namespace", Name: "team-b"}, Prerequisite: true},
+		{Ref: object.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: "kube-system", Name: "old"}, Role: "web", UpgradeOrder: 1},
+		{Ref: object.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: "app", Name: "gone"}, Role: "web", UpgradeOrder: 1},
 	}
-	h := newHarness(objs, func(a *AppConfig) {
+	h := newHarness(objs, func(a *config.App) {
 		a.Namespace, a.Prune = "app", true
 		// Allowed, so that the preview gets as far as reading the cluster.
 		a.AllowedNamespaces = []string{"team-b", "kube-system"}
-		a.AllowedKinds = []KindConfig{{Kind: "Namespace"}, {Kind: "ConfigMap"}, {Group: "apps", Kind: "*"}, {Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}}
+		a.AllowedKinds = []config.AllowedKind{{Kind: "Namespace"}, {Kind: "ConfigMap"}, {Group: "apps", Kind: "*"}, {Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}}
 	})
 	app := h.agent.cfg.Apps[0]
 	prev := &previous{inventory: inv, history: map[string][]revision.RoleRevision{}}
@@ -254,7 +258,7 @@ func TestDiffLiveReadsEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := &fakeApplier{}
-	rep, err := DiffLive(context.Background(), f, AppConfig{Name: "x", Namespace: "app"}, plan)
+	rep, err := DiffLive(context.Background(), f, config.App{Name: "x", Namespace: "app"}, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +276,7 @@ func (f *forbiddenApplier) Diff(_ context.Context, objs []*unstructured.Unstruct
 	return nil, apierrors.NewForbidden(schema.GroupResource{Resource: "deployments"}, "x", errors.New("RBAC: access denied"))
 }
 
-func (f *forbiddenApplier) Live(_ context.Context, ref apply.ObjectRef) (*unstructured.Unstructured, error) {
+func (f *forbiddenApplier) Live(_ context.Context, ref object.Ref) (*unstructured.Unstructured, error) {
 	f.read(ref)
 	return nil, nil
 }
@@ -297,11 +301,11 @@ func TestPreviewIdentity(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(threeRoles("decode:1"), func(a *AppConfig) { a.Namespace, a.Kubeconfig = "app", "far.yaml" })
+			h := newHarness(threeRoles("decode:1"), func(a *config.App) { a.Namespace, a.Kubeconfig = "app", "far.yaml" })
 			far := &fakeApplier{}
-			h.agent.deps.ClusterFor = func(context.Context, AppConfig) (Cluster, error) { return far, nil }
+			h.agent.deps.ClusterFor = func(context.Context, config.App) (Cluster, error) { return far, nil }
 			var asked []string
-			h.agent.deps.PreviewClusterFor = func(_ context.Context, app AppConfig, sa string) (ClusterReader, error) {
+			h.agent.deps.PreviewClusterFor = func(_ context.Context, app config.App, sa string) (ClusterReader, error) {
 				asked = append(asked, app.Name+" as "+sa)
 				if tc.applier == nil {
 					return nil, errors.New("no route")
@@ -311,7 +315,7 @@ func TestPreviewIdentity(t *testing.T) {
 			prCommit := strings.Repeat("p", 40)
 			h.agent.deps.PullRequests = &fakePullRequests{heads: []sources.Head{{Ref: "refs/pull/1/head", Commit: prCommit}},
 				fetchers: map[string]*fakeFetcher{"refs/pull/1/head": {snap: sources.Snapshot{Revision: sources.SourceRevision{Ref: "refs/pull/1/head", Commit: prCommit}}}}}
-			h.agent.cfg.Source.PullRequests = &PullRequestConfig{Refs: []string{"refs/pull/*/head"}, ServiceAccount: tc.sa}
+			h.agent.cfg.Source.PullRequests = &config.PullRequests{Refs: []string{"refs/pull/*/head"}, ServiceAccount: tc.sa}
 			if err := h.agent.previews(context.Background()); err != nil {
 				t.Fatal(err)
 			}

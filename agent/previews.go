@@ -11,6 +11,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
 )
@@ -83,7 +84,7 @@ func (a *Agent) previews(ctx context.Context, extra ...sources.Head) error {
 	return errors.Join(errs...)
 }
 
-func (a *Agent) previewApp(ctx context.Context, app AppConfig, heads []sources.Head) error {
+func (a *Agent) previewApp(ctx context.Context, app config.App, heads []sources.Head) error {
 	log := a.log.WithField("app", app.Name)
 	prev, err := a.readPrevious(ctx, log, app.Name)
 	if err != nil {
@@ -141,7 +142,7 @@ func (a *Agent) previewApp(ctx context.Context, app AppConfig, heads []sources.H
 // A head is always untrusted, whatever its fetcher says: it renders with
 // exec, helm and remote fetches off, and its diff reads the app's cluster
 // only inside the app's namespaces (diffPreview).
-func (pv previewer) preview(ctx context.Context, app AppConfig, h sources.Head, prev *previous) Preview {
+func (pv previewer) preview(ctx context.Context, app config.App, h sources.Head, prev *previous) Preview {
 	a := pv.agent
 	p := Preview{App: app.Name, Ref: h.Ref, Commit: h.Commit, Untrusted: h.Untrusted}
 	snap, err := a.deps.PullRequests.Fetcher(h.Ref).Fetch(ctx)

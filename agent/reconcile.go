@@ -10,20 +10,15 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
 )
 
-// Labels roleout sets on every object it applies.
-const (
-	AppLabel  = object.AppLabel
-	RoleLabel = object.RoleLabel
-)
-
 // reconcileApp takes one app from the snapshot to the cluster and records
 // the outcome on the status branch. Render and plan errors apply nothing.
-func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app AppConfig) error {
+func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app config.App) error {
 	log := a.log.WithFields(logrus.Fields{"app": app.Name, "commit": snap.Revision.Short()})
 	drift := a.driftFor(app)
 	replan := a.takeReplan(app.Name)
@@ -63,7 +58,7 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app App
 		log.WithField("attempt", attempt).Infof("retrying commit %s (attempt %d); last time: %s", snap.Revision.Short(), attempt, prev.status.Message)
 	}
 	st := &AppStatus{
-		APIVersion: ConfigAPIVersion, Kind: StatusKind, App: app.Name,
+		APIVersion: config.APIVersion, Kind: StatusKind, App: app.Name,
 		Source: a.sourceURL, Path: app.Path, Revision: snap.Revision.String(),
 		HistoryRewritten: a.rewritten(ctx, log, prev.status, snap.Revision),
 		StatusBranch:     prev.refused,
@@ -139,7 +134,7 @@ func (run *appRun) rollOut(ctx context.Context) error {
 		st.Phase, st.Message = PhaseFailed, err.Error()
 	default:
 		st.Phase = PhaseSucceeded
-		if app.selfHeal() {
+		if app.HealsDrift() {
 			st.Drift = nil
 		}
 		st.Message = driftMessage(app, st.Drift)
@@ -149,7 +144,7 @@ func (run *appRun) rollOut(ctx context.Context) error {
 
 // countRollout updates the rollout metrics after a rollout that did
 // something.
-func (a *Agent) countRollout(app AppConfig, st *AppStatus, r *rollout) {
+func (a *Agent) countRollout(app config.App, st *AppStatus, r *rollout) {
 	if len(r.waves) == 0 && len(r.pruned) == 0 && st.Phase != PhaseFailed {
 		return
 	}
@@ -223,7 +218,7 @@ func (a *Agent) rewritten(ctx context.Context, log logrus.FieldLogger, prev *App
 
 // windowOpen reports whether the app's rollout windows allow a rollout
 // now, and when the next one opens.
-func (a *Agent) windowOpen(app AppConfig) (bool, time.Time, error) {
+func (a *Agent) windowOpen(app config.App) (bool, time.Time, error) {
 	if len(app.Windows) == 0 {
 		return true, time.Time{}, nil
 	}
@@ -273,7 +268,7 @@ func (run *appRun) applyWaves(ctx context.Context, checkpoint func(wave int) err
 		var changed []string
 		for _, role := range wave.Roles {
 			if r.apply[role.Name] {
-				objs = append(objs, withLabel(role.Objects, RoleLabel, role.Name)...)
+				objs = append(objs, withLabel(role.Objects, object.RoleLabel, role.Name)...)
 				changed = append(changed, role.Name)
 			}
 		}
@@ -320,12 +315,12 @@ func (run *appRun) prune(ctx context.Context) error {
 		}
 		return nil
 	}
-	refs := make([]apply.ObjectRef, len(plan.Prune))
+	refs := make([]object.Ref, len(plan.Prune))
 	for i, e := range plan.Prune {
-		refs[i] = e.ObjectRef
+		refs[i] = e.Ref
 	}
 	a.drift.release(app.Name, refs) // their deletion is not drift
-	results, err := run.cluster.Prune(ctx, refs, pruneOptions(app, a.cfg.appField(app, "prunePersistent")))
+	results, err := run.cluster.Prune(ctx, refs, pruneOptions(app, a.cfg.AppField(app, "prunePersistent")))
 	for _, res := range results {
 		plog := log.WithField("object", res.Object.String())
 		if res.Action == apply.Skipped {
@@ -401,14 +396,4 @@ func (a *Agent) retry(prev *previous, rev sources.SourceRevision) (attempt int, 
 	}
 	attempt = max(s.Attempts, 1) + 1
 	return attempt, a.backoffRetries && s.RetryAfter != nil && a.deps.now().Before(s.RetryAfter.Time)
-}
-
-// retryBackoff is the wait after failed attempt n (1, 2, …) at one commit:
-// 1m, doubling, at most 30m.
-func retryBackoff(n int) time.Duration {
-	d := time.Minute
-	for i := 1; i < n && d < 30*time.Minute; i++ {
-		d *= 2
-	}
-	return min(d, 30*time.Minute)
 }

@@ -12,7 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/sources"
 )
 
@@ -21,7 +22,7 @@ func roleDeployment(name, role string, order int, image string) *unstructured.Un
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "apps/v1", "kind": "Deployment",
 		"metadata": map[string]any{"name": name, "namespace": "app", "annotations": map[string]any{
-			render.RoleAnnotation: role, render.UpgradeOrderAnnotation: fmt.Sprint(order),
+			object.RoleAnnotation: role, object.UpgradeOrderAnnotation: fmt.Sprint(order),
 		}},
 		"spec": map[string]any{
 			"selector": map[string]any{"matchLabels": map[string]any{"app": name}},
@@ -50,9 +51,9 @@ type harness struct {
 	status   *fakeStatus
 }
 
-func newHarness(objs []*unstructured.Unstructured, mutate func(*AppConfig)) *harness {
+func newHarness(objs []*unstructured.Unstructured, mutate func(*config.App)) *harness {
 	limit := 10
-	app := AppConfig{Name: "llm", Path: "apps/llm", UnorderedRoles: "First", Timeout: metav1.Duration{Duration: time.Minute}, RevisionHistoryLimit: &limit}
+	app := config.App{Name: "llm", Path: "apps/llm", UnorderedRoles: "First", Timeout: metav1.Duration{Duration: time.Minute}, RevisionHistoryLimit: &limit}
 	if mutate != nil {
 		mutate(&app)
 	}
@@ -64,8 +65,8 @@ func newHarness(objs []*unstructured.Unstructured, mutate func(*AppConfig)) *har
 		status:   &fakeStatus{},
 	}
 	off := false
-	cfg := &Config{Source: SourceConfig{URL: "http://git.example/config.git", Branch: "main"}, Apps: []AppConfig{app}, Concurrency: 4,
-		Status: StatusConfig{ClusterRevisions: &ClusterRevisionsConfig{Enabled: &off}}}
+	cfg := &config.Config{Source: config.Source{URL: "http://git.example/config.git", Branch: "main"}, Apps: []config.App{app}, Concurrency: 4,
+		Status: config.StatusBranch{ClusterRevisions: &config.ClusterRevisions{Enabled: &off}}}
 	h.agent = NewWithDeps(cfg, Deps{Fetcher: h.fetcher, Renderer: h.renderer, Planner: h.planner, Cluster: h.applier, Status: h.status}, quietLogger())
 	return h
 }
@@ -103,7 +104,7 @@ func TestReconcileAppliesWavesInOrder(t *testing.T) {
 	if h.applier.resets != 1 {
 		t.Errorf("mapper resets after the prerequisite step = %d, want 1", h.applier.resets)
 	}
-	if l := h.applier.labels["decode"]; l[AppLabel] != "llm" || l[RoleLabel] != "decode" {
+	if l := h.applier.labels["decode"]; l[object.AppLabel] != "llm" || l[object.RoleLabel] != "decode" {
 		t.Errorf("decode labels = %v", l)
 	}
 	if got := summary(h.appStatus(t)); got != "Succeeded prefill:Applied:1 decode:Applied:1 router:Applied:1" {
@@ -197,12 +198,12 @@ func TestReconcileSkipsWhatIsDone(t *testing.T) {
 	cases := []struct {
 		name       string
 		objs       []*unstructured.Unstructured
-		mutate     func(*AppConfig)
+		mutate     func(*config.App)
 		wantPhase  string
 		wantRender int
 	}{
 		{"empty render is an error", nil, nil, PhaseFailed, 1},
-		{"paused plans but applies nothing", threeRoles("decode:1"), func(a *AppConfig) { a.Paused = true }, PhasePaused, 1},
+		{"paused plans but applies nothing", threeRoles("decode:1"), func(a *config.App) { a.Paused = true }, PhasePaused, 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -248,14 +249,14 @@ func TestSchedule(t *testing.T) {
 	now := time.Date(2026, 11, 29, 10, 7, 30, 0, time.UTC)
 	cases := []struct {
 		name string
-		cfg  ScheduleConfig
+		cfg  config.Schedule
 		want time.Time
 	}{
-		{"interval", ScheduleConfig{Interval: metav1.Duration{Duration: time.Minute}}, now.Add(time.Minute)},
-		{"cron", ScheduleConfig{Cron: "*/10 * * * *"}, time.Date(2026, 11, 29, 10, 10, 0, 0, time.UTC)},
-		{"cron in a time zone", ScheduleConfig{Cron: "0 2 * * *", TimeZone: "Europe/Berlin"}, time.Date(2026, 11, 30, 1, 0, 0, 0, time.UTC)},
-		{"cron with a seconds field", ScheduleConfig{Cron: "*/20 * * * * *"}, time.Date(2026, 11, 29, 10, 7, 40, 0, time.UTC)},
-		{"cron descriptor", ScheduleConfig{Cron: "@hourly"}, time.Date(2026, 11, 29, 11, 0, 0, 0, time.UTC)},
+		{"interval", config.Schedule{Interval: metav1.Duration{Duration: time.Minute}}, now.Add(time.Minute)},
+		{"cron", config.Schedule{Cron: "*/10 * * * *"}, time.Date(2026, 11, 29, 10, 10, 0, 0, time.UTC)},
+		{"cron in a time zone", config.Schedule{Cron: "0 2 * * *", TimeZone: "Europe/Berlin"}, time.Date(2026, 11, 30, 1, 0, 0, 0, time.UTC)},
+		{"cron with a seconds field", config.Schedule{Cron: "*/20 * * * * *"}, time.Date(2026, 11, 29, 10, 7, 40, 0, time.UTC)},
+		{"cron descriptor", config.Schedule{Cron: "@hourly"}, time.Date(2026, 11, 29, 11, 0, 0, 0, time.UTC)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -273,7 +274,7 @@ func TestSchedule(t *testing.T) {
 func TestNextWait(t *testing.T) {
 	now := time.Date(2026, 11, 29, 10, 7, 30, 0, time.UTC)
 	minute := every(time.Minute)
-	cron, err := newSchedule(ScheduleConfig{Cron: "*/10 * * * *"})
+	cron, err := newSchedule(config.Schedule{Cron: "*/10 * * * *"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +297,7 @@ func TestNextWait(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := nextWait(tc.sched, now, tc.failures, tc.rnd); got != tc.want {
+			if got := nextWait(tc.sched, now, tc.failures, DefaultBackoffs().Poll, tc.rnd); got != tc.want {
 				t.Errorf("nextWait = %s, want %s", got, tc.want)
 			}
 		})

@@ -1,25 +1,13 @@
 package agent
 
 import (
-	"encoding/json"
 	"fmt"
-	"reflect"
-	"sort"
 	"strings"
 
 	"github.com/sirupsen/logrus"
+
+	"github.com/roleout/roleout/config"
 )
-
-// ConfigChange says what a reloaded configuration changed: apps added,
-// removed, and changed (any setting), by name.
-type ConfigChange struct {
-	Added, Removed, Changed []string
-}
-
-// Empty reports whether nothing changed.
-func (c ConfigChange) Empty() bool {
-	return len(c.Added)+len(c.Removed)+len(c.Changed) == 0
-}
 
 // Reload makes the running loop serve cfg from its next poll, which it
 // starts at once: apps added are reconciled, apps removed are left as
@@ -28,17 +16,17 @@ func (c ConfigChange) Empty() bool {
 // apps and defaults can change without a restart; a change elsewhere
 // (source, status, clusters, …) is refused with the fields named, and the
 // agent goes on with the configuration it has.
-func (a *Agent) Reload(cfg *Config) (ConfigChange, error) {
+func (a *Agent) Reload(cfg *config.Config) (config.Change, error) {
 	a.mu.Lock()
 	old := a.cfg
 	if a.nextCfg != nil {
 		old = a.nextCfg
 	}
 	a.mu.Unlock()
-	if fields := restartFields(old, cfg); len(fields) > 0 {
-		return ConfigChange{}, fmt.Errorf("configuration change of %s needs a restart: keeping the running configuration", strings.Join(fields, ", "))
+	if fields := config.RestartFields(old, cfg); len(fields) > 0 {
+		return config.Change{}, fmt.Errorf("configuration change of %s needs a restart: keeping the running configuration", strings.Join(fields, ", "))
 	}
-	ch := appChanges(old, cfg)
+	ch := config.Compare(old, cfg)
 	if ch.Empty() {
 		return ch, nil
 	}
@@ -58,7 +46,7 @@ func (a *Agent) takeReload() {
 		a.mu.Unlock()
 		return
 	}
-	ch := appChanges(a.cfg, next)
+	ch := config.Compare(a.cfg, next)
 	a.cfg = next
 	for _, name := range append(append([]string(nil), ch.Changed...), ch.Removed...) {
 		delete(a.done, name)
@@ -79,59 +67,4 @@ func (a *Agent) takeReplan(app string) bool {
 	r := a.replan[app]
 	delete(a.replan, app)
 	return r
-}
-
-// restartFields names the top-level fields that differ between a and b,
-// apps and defaults aside.
-func restartFields(a, b *Config) []string {
-	fields := func(c *Config) map[string]json.RawMessage {
-		cp := *c
-		cp.Apps, cp.Defaults = nil, DefaultsConfig{}
-		data, _ := json.Marshal(cp)
-		var m map[string]json.RawMessage
-		_ = json.Unmarshal(data, &m)
-		return m
-	}
-	fa, fb := fields(a), fields(b)
-	var out []string
-	for k := range fa {
-		if string(fa[k]) != string(fb[k]) {
-			out = append(out, k)
-		}
-	}
-	for k := range fb {
-		if _, ok := fa[k]; !ok {
-			out = append(out, k)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-// appChanges compares the apps of two configurations (with defaults: a
-// changed default changes every app that uses it).
-func appChanges(a, b *Config) ConfigChange {
-	var ch ConfigChange
-	defaultsChanged := !reflect.DeepEqual(a.Defaults, b.Defaults)
-	old := map[string]AppConfig{}
-	for _, app := range a.Apps {
-		old[app.Name] = app
-	}
-	seen := map[string]bool{}
-	for _, app := range b.Apps {
-		seen[app.Name] = true
-		prev, ok := old[app.Name]
-		switch {
-		case !ok:
-			ch.Added = append(ch.Added, app.Name)
-		case defaultsChanged || !reflect.DeepEqual(prev, app):
-			ch.Changed = append(ch.Changed, app.Name)
-		}
-	}
-	for _, app := range a.Apps {
-		if !seen[app.Name] {
-			ch.Removed = append(ch.Removed, app.Name)
-		}
-	}
-	return ch
 }

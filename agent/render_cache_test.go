@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/testgit"
 	"github.com/roleout/roleout/sources"
 )
@@ -28,7 +29,7 @@ func TestRenderCacheWithGitIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := newKustomizeRenderer(0)
-	app := AppConfig{Name: "web", Path: "apps/web"}
+	app := config.App{Name: "web", Path: "apps/web"}
 	ctx := context.Background()
 	render := func(msg string, change map[string]string) string {
 		t.Helper()
@@ -72,7 +73,7 @@ func TestIdlePollMakesOneRequest(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := ParseConfig([]byte(`apiVersion: roleout.dev/v1alpha1
+	cfg, err := config.Parse([]byte(`apiVersion: roleout.dev/v1alpha1
 kind: AgentConfig
 source: {url: `+repo.URL()+`, branch: main}
 cacheDir: `+t.TempDir()+`

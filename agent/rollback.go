@@ -9,6 +9,8 @@ import (
 	"github.com/sirupsen/logrus"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/revision"
 )
@@ -77,7 +79,7 @@ func (a *Agent) Rollback(ctx context.Context, appName, role string, n int64) (*R
 		return nil, err
 	}
 	run.steps.logSequence(log)
-	run.st = &AppStatus{APIVersion: ConfigAPIVersion, Kind: StatusKind, App: app.Name, Source: a.sourceURL, Path: app.Path,
+	run.st = &AppStatus{APIVersion: config.APIVersion, Kind: StatusKind, App: app.Name, Source: a.sourceURL, Path: app.Path,
 		Revision: run.prev.status.Revision, Phase: PhaseSucceeded, StatusBranch: run.prev.refused}
 	run.app.Prune = false // a rollback applies one role; it never deletes
 	err = run.applyWaves(ctx, nil)
@@ -146,13 +148,13 @@ func findRevision(prev *previous, app, role string, n int64) (revision.RoleRevis
 // marked as the role's (render.MarkRestored). Objects that joined the
 // role through its config criteria are matched by identity.
 func replaceRole(objs []*unstructured.Unstructured, role string, restore []*unstructured.Unstructured) []*unstructured.Unstructured {
-	drop := map[render.ObjectRef]bool{}
+	drop := map[object.Ref]bool{}
 	for _, o := range restore {
-		drop[render.RefOf(o)] = true
+		drop[object.RefOf(o)] = true
 	}
 	var out []*unstructured.Unstructured
 	for _, o := range objs {
-		if o.GetAnnotations()[render.RoleAnnotation] == role || drop[render.RefOf(o)] {
+		if o.GetAnnotations()[object.RoleAnnotation] == role || drop[object.RefOf(o)] {
 			continue
 		}
 		out = append(out, o)

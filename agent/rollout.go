@@ -7,7 +7,8 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/revision"
 	"github.com/roleout/roleout/sources"
@@ -37,7 +38,7 @@ type rollout struct {
 	// (planHeal); healObjs the drifted objects it applies again and
 	// healing the roles applied for that alone.
 	drift    []Drift
-	healObjs map[apply.ObjectRef]bool
+	healObjs map[object.Ref]bool
 	healing  map[string]bool
 }
 
@@ -85,7 +86,7 @@ func restartsAgainstApplied(role *render.Role, old *RoleStatus) {
 	for i := range role.Workloads {
 		w := &role.Workloads[i]
 		w.RestartsPods = true
-		if old == nil || w.Predicted.Equal(revision.Prediction{}) {
+		if old == nil || w.Predicted.Equal(object.Identity{}) {
 			continue // nothing to compare: a workload without a prediction may restart
 		}
 		for _, ws := range old.Workloads {
@@ -99,7 +100,7 @@ func restartsAgainstApplied(role *render.Role, old *RoleStatus) {
 // writes reports whether the rollout would write to the cluster or
 // delete from it: roles to apply, a changed prerequisite step, or, with
 // prune on, objects that left git. Windows gate every one of them.
-func (r *rollout) writes(app AppConfig) bool {
+func (r *rollout) writes(app config.App) bool {
 	return len(r.apply) > 0 || r.prereqChanged || (app.Prune && len(r.plan.Prune) > 0)
 }
 

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/robfig/cron/v3"
+
+	"github.com/roleout/roleout/config"
 )
 
 // schedule says when the next poll is due.
@@ -19,7 +21,7 @@ func (e every) Next(now time.Time) time.Time { return now.Add(time.Duration(e)) 
 
 // newSchedule returns the schedule of c: its cron expression in its time
 // zone, else its interval.
-func newSchedule(c ScheduleConfig) (schedule, error) {
+func newSchedule(c config.Schedule) (schedule, error) {
 	if c.Cron == "" {
 		return every(c.Interval.Duration), nil
 	}
@@ -27,7 +29,7 @@ func newSchedule(c ScheduleConfig) (schedule, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schedule.timeZone: %w", err)
 	}
-	s, err := cronParser.Parse(c.Cron)
+	s, err := config.ParseCron(c.Cron)
 	if err != nil {
 		return nil, fmt.Errorf("schedule.cron: %w", err)
 	}

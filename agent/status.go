@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/revision"
 	"github.com/roleout/roleout/sources"
@@ -162,7 +163,7 @@ type WorkloadStatus struct {
 	render.WorkloadSummary
 	// Observed is what the controller made, read after the wave; nil
 	// when it could not be read.
-	Observed *revision.Prediction `json:"observed,omitempty"`
+	Observed *object.Identity `json:"observed,omitempty"`
 	// Match says predicted and observed are equal.
 	Match bool `json:"match"`
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 
+	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/sources"
 )
 
@@ -27,14 +28,14 @@ type StatusReport struct {
 
 // Statuses reads the status of app (every app of cfg when app is "")
 // from the status branch, without a cluster.
-func Statuses(ctx context.Context, cfg *Config, app string) ([]StatusReport, error) {
+func Statuses(ctx context.Context, cfg *config.Config, app string) ([]StatusReport, error) {
 	apps := cfg.Apps
 	if app != "" {
 		a, err := cfg.App(app)
 		if err != nil {
 			return nil, err
 		}
-		apps = []AppConfig{a}
+		apps = []config.App{a}
 	}
 	branch := sources.NewStatusBranch(StatusOptions(cfg))
 	var out []StatusReport

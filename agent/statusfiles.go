@@ -6,6 +6,8 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/revision"
 )
@@ -17,7 +19,7 @@ import (
 // after a failed one keeps everything the app may have applied. progress
 // (a checkpoint between waves) adds no history record: the rollout's
 // comes at its end. r is nil when nothing was planned.
-func statusFiles(app AppConfig, st *AppStatus, r *rollout, prev *previous, succeeded, progress bool) (map[string][]byte, error) {
+func statusFiles(app config.App, st *AppStatus, r *rollout, prev *previous, succeeded, progress bool) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	data, err := st.encode()
 	if err != nil {
@@ -101,13 +103,13 @@ func dropUntrustedPreviews(files, prevFiles map[string][]byte, app string) {
 
 // mergeInventory returns a followed by the entries of b it lacks.
 func mergeInventory(a, b []render.InventoryEntry) []render.InventoryEntry {
-	seen := map[render.ObjectRef]bool{}
+	seen := map[object.Ref]bool{}
 	out := append([]render.InventoryEntry(nil), a...)
 	for _, e := range a {
-		seen[e.ObjectRef] = true
+		seen[e.Ref] = true
 	}
 	for _, e := range b {
-		if !seen[e.ObjectRef] {
+		if !seen[e.Ref] {
 			out = append(out, e)
 		}
 	}

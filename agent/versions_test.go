@@ -8,20 +8,19 @@ import (
 	"github.com/sirupsen/logrus"
 	logtest "github.com/sirupsen/logrus/hooks/test"
 
-	"github.com/roleout/roleout/apply"
-	"github.com/roleout/roleout/render/revision"
+	"github.com/roleout/roleout/internal/object"
 )
 
 // versionedApplier is a fakeApplier whose cluster runs versions.
 type versionedApplier struct {
 	*fakeApplier
-	versions revision.ClusterVersions
+	versions object.ClusterVersions
 	reads    int
 }
 
-func (v *versionedApplier) ClusterVersions(context.Context, []apply.ControllerDeployment) apply.ClusterVersions {
+func (v *versionedApplier) ClusterVersions(context.Context, []object.ControllerDeployment) object.ClusterVersions {
 	v.reads++
-	return apply.ClusterVersions{Kubernetes: v.versions.Kubernetes, Controllers: v.versions.Controllers}
+	return v.versions
 }
 
 // TestReconcileVersionSkew checks that a Kubernetes minor version other
@@ -30,10 +29,10 @@ func (v *versionedApplier) ClusterVersions(context.Context, []apply.ControllerDe
 // the versions are not read again for a revision already reconciled.
 func TestReconcileVersionSkew(t *testing.T) {
 	h := newHarness(threeRoles("decode:1"), nil)
-	va := &versionedApplier{fakeApplier: h.applier, versions: revision.ClusterVersions{Kubernetes: "v1.36.4", Controllers: map[string]string{"lws": "v0.8.1"}}}
+	va := &versionedApplier{fakeApplier: h.applier, versions: object.ClusterVersions{Kubernetes: "v1.36.4", Controllers: map[string]string{"lws": "v0.8.1"}}}
 	logger, hook := logtest.NewNullLogger()
 	h.agent = NewWithDeps(h.agent.cfg, Deps{Fetcher: h.fetcher, Renderer: h.renderer, Planner: h.planner, Cluster: va, Status: h.status}, logger)
-	h.applier.observed = map[string]apply.Observed{"decode": {ReplicaSetName: "decode-other", PodTemplateHash: "other"}}
+	h.applier.observed = map[string]object.Identity{"decode": {ReplicaSetName: "decode-other", PodTemplateHash: "other"}}
 	if err := h.agent.RunOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +74,7 @@ func TestReconcileVersionSkew(t *testing.T) {
 // predictions verified, and that an Cluster without ClusterVersions is
 // fine.
 func TestReconcileNoSkew(t *testing.T) {
-	for name, versions := range map[string]*revision.ClusterVersions{
+	for name, versions := range map[string]*object.ClusterVersions{
 		"same":    {Kubernetes: "v1.37.1", Controllers: map[string]string{"lws": "v0.9.0"}},
 		"unknown": {},
 		"none":    nil,

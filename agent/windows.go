@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/robfig/cron/v3"
+
+	"github.com/roleout/roleout/config"
 )
 
 // window is one rollout window: from each time its cron fires, for its
@@ -22,14 +24,14 @@ type window struct {
 type windows []window
 
 // parseWindows turns an app's window config into windows.
-func parseWindows(cfg []WindowConfig) (windows, error) {
+func parseWindows(cfg []config.Window) (windows, error) {
 	var out windows
 	for i, w := range cfg {
 		loc, err := time.LoadLocation(w.TimeZone)
 		if err != nil {
 			return nil, fmt.Errorf("windows[%d].timeZone: %w", i, err)
 		}
-		s, err := cronParser.Parse(w.Cron)
+		s, err := config.ParseCron(w.Cron)
 		if err != nil {
 			return nil, fmt.Errorf("windows[%d].cron: %w", i, err)
 		}

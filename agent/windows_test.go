@@ -7,9 +7,11 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/roleout/roleout/config"
 )
 
-func mustWindows(t *testing.T, cfg ...WindowConfig) windows {
+func mustWindows(t *testing.T, cfg ...config.Window) windows {
 	t.Helper()
 	ws, err := parseWindows(cfg)
 	if err != nil {
@@ -23,9 +25,9 @@ func hours(h float64) metav1.Duration {
 }
 
 func TestWindows(t *testing.T) {
-	nightly := WindowConfig{Kind: "allow", Cron: "0 2 * * *", Duration: hours(2), TimeZone: "UTC"}
-	friday := WindowConfig{Kind: "deny", Cron: "0 0 * * 5", Duration: hours(24), TimeZone: "UTC"}
-	berlin := WindowConfig{Kind: "allow", Cron: "0 9 * * *", Duration: hours(1), TimeZone: "Europe/Berlin"}
+	nightly := config.Window{Kind: "allow", Cron: "0 2 * * *", Duration: hours(2), TimeZone: "UTC"}
+	friday := config.Window{Kind: "deny", Cron: "0 0 * * 5", Duration: hours(24), TimeZone: "UTC"}
+	berlin := config.Window{Kind: "allow", Cron: "0 9 * * *", Duration: hours(1), TimeZone: "Europe/Berlin"}
 	at := func(s string) time.Time {
 		t.Helper()
 		tm, err := time.Parse(time.RFC3339, s)
@@ -36,21 +38,21 @@ func TestWindows(t *testing.T) {
 	}
 	cases := []struct {
 		name     string
-		windows  []WindowConfig
+		windows  []config.Window
 		now      string
 		open     bool
 		nextOpen string
 	}{
 		{"no windows: always open", nil, "2026-11-26T12:00:00Z", true, ""},
-		{"inside the nightly window", []WindowConfig{nightly}, "2026-11-26T03:00:00Z", true, ""},
-		{"at the window's start", []WindowConfig{nightly}, "2026-11-26T02:00:00Z", true, ""},
-		{"at the window's end", []WindowConfig{nightly}, "2026-11-26T04:00:00Z", false, "2026-11-27T02:00:00Z"},
-		{"outside: next opens at 02:00", []WindowConfig{nightly}, "2026-11-26T12:00:00Z", false, "2026-11-27T02:00:00Z"},
-		{"deny wins over allow", []WindowConfig{nightly, friday}, "2026-11-27T03:00:00Z", false, "2026-11-28T02:00:00Z"},
-		{"only deny: open outside it", []WindowConfig{friday}, "2026-11-26T12:00:00Z", true, ""},
-		{"only deny: opens when it ends", []WindowConfig{friday}, "2026-11-27T12:00:00Z", false, "2026-11-28T00:00:00Z"},
-		{"time zone", []WindowConfig{berlin}, "2026-11-26T08:30:00Z", true, ""},
-		{"time zone, before", []WindowConfig{berlin}, "2026-11-26T07:30:00Z", false, "2026-11-26T08:00:00Z"},
+		{"inside the nightly window", []config.Window{nightly}, "2026-11-26T03:00:00Z", true, ""},
+		{"at the window's start", []config.Window{nightly}, "2026-11-26T02:00:00Z", true, ""},
+		{"at the window's end", []config.Window{nightly}, "2026-11-26T04:00:00Z", false, "2026-11-27T02:00:00Z"},
+		{"outside: next opens at 02:00", []config.Window{nightly}, "2026-11-26T12:00:00Z", false, "2026-11-27T02:00:00Z"},
+		{"deny wins over allow", []config.Window{nightly, friday}, "2026-11-27T03:00:00Z", false, "2026-11-28T02:00:00Z"},
+		{"only deny: open outside it", []config.Window{friday}, "2026-11-26T12:00:00Z", true, ""},
+		{"only deny: opens when it ends", []config.Window{friday}, "2026-11-27T12:00:00Z", false, "2026-11-28T00:00:00Z"},
+		{"time zone", []config.Window{berlin}, "2026-11-26T08:30:00Z", true, ""},
+		{"time zone, before", []config.Window{berlin}, "2026-11-26T07:30:00Z", false, "2026-11-26T08:00:00Z"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -71,8 +73,8 @@ func TestWindows(t *testing.T) {
 
 func TestReconcileWaitsForWindow(t *testing.T) {
 	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
-	h := newHarness(threeRoles("decode:1"), func(a *AppConfig) {
-		a.Windows = []WindowConfig{{Kind: "allow", Cron: "0 2 * * *", Duration: hours(2), TimeZone: "UTC"}}
+	h := newHarness(threeRoles("decode:1"), func(a *config.App) {
+		a.Windows = []config.Window{{Kind: "allow", Cron: "0 2 * * *", Duration: hours(2), TimeZone: "UTC"}}
 	})
 	h.agent.deps.Clock = func() time.Time { return now }
 	if err := h.agent.RunOnce(context.Background()); err != nil {
@@ -97,7 +99,7 @@ func TestReconcileWaitsForWindow(t *testing.T) {
 
 func TestBackoff(t *testing.T) {
 	for n, want := range map[int]time.Duration{1: 10 * time.Second, 2: 20 * time.Second, 4: 80 * time.Second, 6: 5 * time.Minute, 20: 5 * time.Minute} {
-		if got := backoff(n); got != want {
+		if got := DefaultBackoffs().Poll.After(n); got != want {
 			t.Errorf("backoff(%d) = %s, want %s", n, got, want)
 		}
 	}
@@ -105,7 +107,7 @@ func TestBackoff(t *testing.T) {
 
 func TestRunPollsOnTrigger(t *testing.T) {
 	h := newHarness(threeRoles("decode:1"), nil)
-	h.agent.cfg.Schedule = ScheduleConfig{Interval: metav1.Duration{Duration: time.Hour}}
+	h.agent.cfg.Schedule = config.Schedule{Interval: metav1.Duration{Duration: time.Hour}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- h.agent.Run(ctx) }()

@@ -117,7 +117,7 @@ type ApplyOptions struct {
 	// persisting (dryRun=All); results carry the live and merged objects.
 	DryRun bool
 	// SkipUnchanged leaves an object alone, with no write, when its live
-	// copy carries the AppliedHashAnnotation of what would be applied now.
+	// copy carries the object.AppliedHashAnnotation of what would be applied now.
 	// Ignored with DryRun, which always asks the server.
 	SkipUnchanged bool
 	// FieldManager, when set, is the field manager this call applies as
@@ -131,7 +131,7 @@ type ApplyOptions struct {
 	// Heal names objects found drifted: each is applied even when its
 	// live copy carries the hash of what is applied now (SkipUnchanged),
 	// and with force, taking back the fields another manager changed.
-	Heal map[ObjectRef]bool
+	Heal map[object.Ref]bool
 	// Owner refuses, with an OwnershipError and no write, objects that
 	// exist and are not the owner's (see CheckOwners, which checks a whole
 	// rollout before it starts). The zero value checks nothing.
@@ -168,13 +168,9 @@ func (a *Applier) Apply(ctx context.Context, objs []*unstructured.Unstructured, 
 	return results, errors.Join(errs...)
 }
 
-// RecreateAnnotation, set to "true" on an object, lets roleout delete and
-// recreate it when a change touches an immutable field.
-const RecreateAnnotation = object.RecreateAnnotation
-
 func (a *Applier) applyOne(ctx context.Context, in *unstructured.Unstructured, opts ApplyOptions, live *liveSet) Result {
 	o := in.DeepCopy()
-	res := Result{Object: RefOf(o)}
+	res := Result{Object: object.RefOf(o)}
 	if len(opts.Labels) > 0 {
 		l := o.GetLabels()
 		if l == nil {
@@ -216,7 +212,7 @@ func (a *Applier) applyOne(ctx context.Context, in *unstructured.Unstructured, o
 		}
 	}
 	after, err := ri.Apply(ctx, o.GetName(), o, applyOpts)
-	if err != nil && isImmutable(err) && before != nil && o.GetAnnotations()[RecreateAnnotation] == "true" && !opts.DryRun {
+	if err != nil && isImmutable(err) && before != nil && o.GetAnnotations()[object.RecreateAnnotation] == "true" && !opts.DryRun {
 		if err := a.deleteAndWait(ctx, ri, before, 2*time.Minute); err != nil {
 			return res.fail(fmt.Errorf("recreate: %w", err))
 		}

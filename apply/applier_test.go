@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/testcluster"
 )
 
@@ -127,7 +128,7 @@ func TestWaitHealthyTimeoutNamesObject(t *testing.T) {
 		t.Fatalf("error %v, want a NotReadyError", err)
 	}
 	t.Log(err)
-	if diff := cmp.Diff(ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "stuck"}, nr.Object); diff != "" || nr.Status != "InProgress" {
+	if diff := cmp.Diff(object.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "stuck"}, nr.Object); diff != "" || nr.Status != "InProgress" {
 		t.Errorf("not-ready %s, object (-want +got):\n%s", nr.Status, diff)
 	}
 	// kstatus' message, the Deployment's failing condition, and what its

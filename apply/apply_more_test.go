@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/roleout/roleout/internal/object"
 )
 
 func clientset(t *testing.T) kubernetes.Interface {
@@ -71,7 +73,7 @@ func TestApplyImmutableAndRecreate(t *testing.T) {
 	cm := func(value, recreate string) *unstructured.Unstructured {
 		o := obj(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: frozen, namespace: default}\nimmutable: true\ndata: {v: '"+value+"'}\n")
 		if recreate != "" {
-			o.SetAnnotations(map[string]string{RecreateAnnotation: recreate})
+			o.SetAnnotations(map[string]string{object.RecreateAnnotation: recreate})
 		}
 		return o
 	}
@@ -84,7 +86,7 @@ func TestApplyImmutableAndRecreate(t *testing.T) {
 	}
 	_, err = a.Apply(ctx, []*unstructured.Unstructured{cm("2", "")}, ApplyOptions{})
 	var immutable *ImmutableError
-	if !errors.As(err, &immutable) || !strings.Contains(err.Error(), RecreateAnnotation) {
+	if !errors.As(err, &immutable) || !strings.Contains(err.Error(), object.RecreateAnnotation) {
 		t.Fatalf("error %v, want an ImmutableError naming the recreate annotation", err)
 	}
 	res, err := a.Apply(ctx, []*unstructured.Unstructured{cm("2", "true")}, ApplyOptions{})
@@ -112,11 +114,11 @@ func TestPrune(t *testing.T) {
 	if _, err := a.Apply(ctx, []*unstructured.Unstructured{cm("foreign", "")}, ApplyOptions{Labels: map[string]string{"roleout.dev/app": "other"}}); err != nil {
 		t.Fatal(err)
 	}
-	ref := func(name string) ObjectRef {
-		return ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: "default", Name: name}
+	ref := func(name string) object.Ref {
+		return object.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: "default", Name: name}
 	}
 	opts := PruneOptions{OwnerLabel: "roleout.dev/app", OwnerValue: "shop", Timeout: 2 * time.Second}
-	res, err := a.Prune(ctx, []ObjectRef{ref("gone-1"), ref("protected"), ref("foreign"), ref("never-existed")}, opts)
+	res, err := a.Prune(ctx, []object.Ref{ref("gone-1"), ref("protected"), ref("foreign"), ref("never-existed")}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +136,7 @@ func TestPrune(t *testing.T) {
 			t.Errorf("%s exists = %v, want %v", name, exists, want)
 		}
 	}
-	_, err = a.Prune(ctx, []ObjectRef{ref("held")}, opts)
+	_, err = a.Prune(ctx, []object.Ref{ref("held")}, opts)
 	if err == nil || !strings.Contains(err.Error(), "waiting on finalizers [example.com/hold]") {
 		t.Errorf("prune of an object with a finalizer: %v", err)
 	}

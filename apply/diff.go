@@ -36,9 +36,9 @@ const (
 // ObjectDiff is the diff of one object: what would change and a unified
 // diff of the normalised live and desired objects, Secret values masked.
 type ObjectDiff struct {
-	Object ObjectRef `json:"object"`
-	Change Change    `json:"change"`
-	Diff   string    `json:"diff,omitempty"`
+	Object object.Ref `json:"object"`
+	Change Change     `json:"change"`
+	Diff   string     `json:"diff,omitempty"`
 }
 
 // DiffOptions are the choices of Diff.
@@ -63,7 +63,7 @@ func (a *Applier) Diff(ctx context.Context, objs []*unstructured.Unstructured, o
 	out := make([]ObjectDiff, len(objs))
 	index := make([]int, 0, len(objs))
 	for i, o := range objs {
-		out[i].Object = RefOf(o)
+		out[i].Object = object.RefOf(o)
 		if opts.PendingKinds[o.GroupVersionKind().GroupKind()] {
 			if _, err := a.resource(o.DeepCopy()); meta.IsNoMatchError(unwrapMapping(err)) {
 				out[i].Change = CreatePending
@@ -137,11 +137,11 @@ func diffNormalize(o *unstructured.Unstructured) map[string]any { return object.
 // Secret values are masked by m as a pair (secrets.Masker.MaskPair): in
 // change-marker mode each desired value reads changed or unchanged.
 func unified(live, desired *unstructured.Unstructured, m *secrets.Masker) string {
-	var ref ObjectRef
+	var ref object.Ref
 	if desired != nil {
-		ref = RefOf(desired)
+		ref = object.RefOf(desired)
 	} else {
-		ref = RefOf(live)
+		ref = object.RefOf(live)
 	}
 	l, d := diffNormalize(live), diffNormalize(desired)
 	if secrets.IsSecret(ref.APIVersion, ref.Kind) {
@@ -152,7 +152,7 @@ func unified(live, desired *unstructured.Unstructured, m *secrets.Masker) string
 
 // UnifiedDiff returns the unified diff of two object maps as YAML ("" when
 // equal; a nil map is nothing). Callers mask Secrets first.
-func UnifiedDiff(ref ObjectRef, live, desired map[string]any) string {
+func UnifiedDiff(ref object.Ref, live, desired map[string]any) string {
 	a, b := "", ""
 	if live != nil {
 		a = toYAML(live)
@@ -189,5 +189,5 @@ func toYAML(m map[string]any) string {
 
 // DeleteDiff returns the diff of deleting live, Secret values masked by m.
 func DeleteDiff(live *unstructured.Unstructured, m *secrets.Masker) ObjectDiff {
-	return ObjectDiff{Object: RefOf(live), Change: Delete, Diff: unified(live, nil, m)}
+	return ObjectDiff{Object: object.RefOf(live), Change: Delete, Diff: unified(live, nil, m)}
 }

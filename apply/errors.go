@@ -8,6 +8,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/roleout/roleout/internal/object"
 )
 
 // ConflictError is a server-side apply refused because other field
@@ -60,7 +62,7 @@ func (e *ImmutableError) Error() string {
 	} else {
 		what += fmt.Sprintf(" (%v)", e.Err)
 	}
-	return what + fmt.Sprintf(": annotate the object %s: \"true\" to delete and recreate it", RecreateAnnotation)
+	return what + fmt.Sprintf(": annotate the object %s: \"true\" to delete and recreate it", object.RecreateAnnotation)
 }
 
 func (e *ImmutableError) Unwrap() error { return e.Err }

@@ -5,11 +5,13 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/roleout/roleout/internal/object"
 )
 
 // Event records a Normal event on the live object ref names, from
 // component roleout, so `kubectl describe` shows what roleout did.
-func (a *Applier) Event(ctx context.Context, ref ObjectRef, reason, message string) error {
+func (a *Applier) Event(ctx context.Context, ref object.Ref, reason, message string) error {
 	live, err := a.Live(ctx, ref)
 	if err != nil || live == nil {
 		return err

@@ -10,11 +10,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+
+	"github.com/roleout/roleout/internal/object"
 )
 
 // NotReadyError says which object was not healthy when a wait ended.
 type NotReadyError struct {
-	Object ObjectRef
+	Object object.Ref
 	// Status is the object's kstatus status (InProgress, Failed, …).
 	Status string
 	// Message is kstatus' explanation, from the object's conditions.
@@ -87,7 +89,7 @@ func (a *Applier) WaitHealthy(ctx context.Context, objs []*unstructured.Unstruct
 
 // check reads o and returns nil when it is Current.
 func (a *Applier) check(ctx context.Context, o *unstructured.Unstructured) *NotReadyError {
-	ref := RefOf(o)
+	ref := object.RefOf(o)
 	ri, err := a.resource(o.DeepCopy())
 	if err != nil {
 		return &NotReadyError{Object: ref, Status: string(status.UnknownStatus), Err: err}

@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/roleout/roleout/internal/object"
 )
 
 // TestApplyImmutableFieldsAndRecreate changes, on the test cluster, the
@@ -86,7 +88,7 @@ spec: {clusterIP: ` + ip + `, ports: [{port: 80}]}
 			if diff := cmp.Diff(tc.wantFields, immutable.Fields); diff != "" {
 				t.Errorf("immutable fields (-want +got):\n%s", diff)
 			}
-			for _, want := range []string{RefOf(first).String(), tc.wantFields[0].Path, RecreateAnnotation + `: "true"`} {
+			for _, want := range []string{object.RefOf(first).String(), tc.wantFields[0].Path, object.RecreateAnnotation + `: "true"`} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q lacks %q", err, want)
 				}
@@ -95,11 +97,11 @@ spec: {clusterIP: ` + ip + `, ports: [{port: 80}]}
 				t.Errorf("error is %d characters long, want the field and its reason, not the API server's dump:\n%s", len(err.Error()), err)
 			}
 			if after := getLive(t, a, first); after.GetUID() != first.GetUID() {
-				t.Errorf("a refused change without %s replaced the object", RecreateAnnotation)
+				t.Errorf("a refused change without %s replaced the object", object.RecreateAnnotation)
 			}
 
 			recreate := obj(t, tc.after)
-			recreate.SetAnnotations(map[string]string{RecreateAnnotation: "true"})
+			recreate.SetAnnotations(map[string]string{object.RecreateAnnotation: "true"})
 			applyOne(t, a, recreate, Recreated)
 			second := getLive(t, a, first)
 			if second.GetUID() == first.GetUID() {
@@ -128,9 +130,9 @@ func applyOne(t *testing.T, a *Applier, o *unstructured.Unstructured, want Actio
 // getLive reads o's live copy.
 func getLive(t *testing.T, a *Applier, o *unstructured.Unstructured) *unstructured.Unstructured {
 	t.Helper()
-	live, err := a.Live(context.Background(), RefOf(o))
+	live, err := a.Live(context.Background(), object.RefOf(o))
 	if err != nil || live == nil {
-		t.Fatalf("read %s: %v (exists %v)", RefOf(o), err, live != nil)
+		t.Fatalf("read %s: %v (exists %v)", object.RefOf(o), err, live != nil)
 	}
 	return live
 }

@@ -8,6 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/roleout/roleout/internal/object"
 )
 
 // listThreshold is the number of objects of one resource in one namespace
@@ -173,7 +175,7 @@ func metadataObject(m *metav1.PartialObjectMetadata) (*unstructured.Unstructured
 }
 
 // Live returns the live object ref names, or nil when it does not exist.
-func (a *Applier) Live(ctx context.Context, ref ObjectRef) (*unstructured.Unstructured, error) {
+func (a *Applier) Live(ctx context.Context, ref object.Ref) (*unstructured.Unstructured, error) {
 	ri, err := a.resource(ref.Empty())
 	if err != nil {
 		return nil, err

@@ -22,11 +22,6 @@ import (
 // the workload's latest generation; observe again later.
 var ErrNotObserved = errors.New("the controller has not observed the latest generation yet")
 
-// Observed is the identity a workload's controller gave the workload's
-// current template, read from the cluster: object.Identity, the type
-// predictions use too.
-type Observed = object.Identity
-
 var (
 	replicaSets         = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}
 	controllerRevisions = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "controllerrevisions"}
@@ -38,27 +33,27 @@ var (
 // template-revision-hash, a StormService's update revision and the
 // role-template-hash of each of its roles. It returns ErrNotObserved while the controller
 // lags behind the latest generation, and an error for other kinds.
-func (a *Applier) Observe(ctx context.Context, o *unstructured.Unstructured) (Observed, error) {
-	r := a.ObserveAll(ctx, []*unstructured.Unstructured{o})[RefOf(o)]
+func (a *Applier) Observe(ctx context.Context, o *unstructured.Unstructured) (object.Identity, error) {
+	r := a.ObserveAll(ctx, []*unstructured.Unstructured{o})[object.RefOf(o)]
 	return r.Observed, r.Err
 }
 
 // ObserveResult is one workload's observation, or why there is none.
 type ObserveResult struct {
-	Observed Observed
+	Observed object.Identity
 	Err      error
 }
 
 // ObserveAll observes every workload in objs, reading each kind's
 // objects, ReplicaSets and ControllerRevisions with one LIST per namespace
 // where it can, instead of requests per workload.
-func (a *Applier) ObserveAll(ctx context.Context, objs []*unstructured.Unstructured) map[ObjectRef]ObserveResult {
+func (a *Applier) ObserveAll(ctx context.Context, objs []*unstructured.Unstructured) map[object.Ref]ObserveResult {
 	live := a.prefetch(ctx, objs, fullObjects)
 	ob := &observer{a: a, lists: map[string][]unstructured.Unstructured{}}
-	out := make(map[ObjectRef]ObserveResult, len(objs))
+	out := make(map[object.Ref]ObserveResult, len(objs))
 	for _, o := range objs {
 		obs, err := ob.observe(ctx, o, live)
-		out[RefOf(o)] = ObserveResult{Observed: obs, Err: err}
+		out[object.RefOf(o)] = ObserveResult{Observed: obs, Err: err}
 	}
 	return out
 }
@@ -83,21 +78,21 @@ func (ob *observer) list(ctx context.Context, gvr schema.GroupVersionResource, n
 	return l.Items, nil
 }
 
-func (ob *observer) observe(ctx context.Context, o *unstructured.Unstructured, set *liveSet) (Observed, error) {
+func (ob *observer) observe(ctx context.Context, o *unstructured.Unstructured, set *liveSet) (object.Identity, error) {
 	ri, err := ob.a.resource(o.DeepCopy())
 	if err != nil {
-		return Observed{}, err
+		return object.Identity{}, err
 	}
 	live, err := ob.a.before(ctx, ri, o, set)
 	if err != nil {
-		return Observed{}, fmt.Errorf("%s: read: %w", RefOf(o), err)
+		return object.Identity{}, fmt.Errorf("%s: read: %w", object.RefOf(o), err)
 	}
 	if live == nil {
-		return Observed{}, fmt.Errorf("%s: not found", RefOf(o))
+		return object.Identity{}, fmt.Errorf("%s: not found", object.RefOf(o))
 	}
 	observe, ok := observers[live.GroupVersionKind().GroupKind().String()]
 	if !ok {
-		return Observed{}, fmt.Errorf("%s: no observation for kind %s", RefOf(o), live.GroupVersionKind())
+		return object.Identity{}, fmt.Errorf("%s: no observation for kind %s", object.RefOf(o), live.GroupVersionKind())
 	}
 	return observe(ob, ctx, live)
 }
@@ -106,7 +101,7 @@ func (ob *observer) observe(ctx context.Context, o *unstructured.Unstructured, s
 // gave its current template. It has the kinds of render/revision's
 // predictors table: adding a workload kind is an entry in each
 // (render/revision/doc.go).
-var observers = map[string]func(ob *observer, ctx context.Context, live *unstructured.Unstructured) (Observed, error){
+var observers = map[string]func(ob *observer, ctx context.Context, live *unstructured.Unstructured) (object.Identity, error){
 	"Deployment.apps":                          (*observer).deployment,
 	"StatefulSet.apps":                         (*observer).statefulSet,
 	"DaemonSet.apps":                           (*observer).daemonSet,
@@ -121,74 +116,74 @@ func ObservedKinds() []string {
 }
 
 // statefulSet reads the StatefulSet's update revision from its status.
-func (ob *observer) statefulSet(_ context.Context, live *unstructured.Unstructured) (Observed, error) {
+func (ob *observer) statefulSet(_ context.Context, live *unstructured.Unstructured) (object.Identity, error) {
 	var s appsv1.StatefulSet
 	if err := fromUnstructured(live, &s); err != nil {
-		return Observed{}, err
+		return object.Identity{}, err
 	}
 	if s.Status.ObservedGeneration < s.Generation || s.Status.UpdateRevision == "" {
-		return Observed{}, ErrNotObserved
+		return object.Identity{}, ErrNotObserved
 	}
-	return Observed{ControllerRevisionName: s.Status.UpdateRevision}, nil
+	return object.Identity{ControllerRevisionName: s.Status.UpdateRevision}, nil
 }
 
 // deployment finds the ReplicaSet the Deployment counts as new: the one
 // owned by it whose revision annotation is the Deployment's.
-func (ob *observer) deployment(ctx context.Context, live *unstructured.Unstructured) (Observed, error) {
+func (ob *observer) deployment(ctx context.Context, live *unstructured.Unstructured) (object.Identity, error) {
 	var d appsv1.Deployment
 	if err := fromUnstructured(live, &d); err != nil {
-		return Observed{}, err
+		return object.Identity{}, err
 	}
 	const revisionAnnotation = "deployment.kubernetes.io/revision"
 	if d.Status.ObservedGeneration < d.Generation || d.Annotations[revisionAnnotation] == "" {
-		return Observed{}, ErrNotObserved
+		return object.Identity{}, ErrNotObserved
 	}
 	items, err := ob.list(ctx, replicaSets, d.Namespace)
 	if err != nil {
-		return Observed{}, fmt.Errorf("Deployment/%s/%s: list ReplicaSets: %w", d.Namespace, d.Name, err)
+		return object.Identity{}, fmt.Errorf("Deployment/%s/%s: list ReplicaSets: %w", d.Namespace, d.Name, err)
 	}
 	for _, rs := range items {
 		if ownedBy(&rs, d.UID) && rs.GetAnnotations()[revisionAnnotation] == d.Annotations[revisionAnnotation] {
-			return Observed{PodTemplateHash: rs.GetLabels()[appsv1.DefaultDeploymentUniqueLabelKey], ReplicaSetName: rs.GetName()}, nil
+			return object.Identity{PodTemplateHash: rs.GetLabels()[appsv1.DefaultDeploymentUniqueLabelKey], ReplicaSetName: rs.GetName()}, nil
 		}
 	}
-	return Observed{}, ErrNotObserved
+	return object.Identity{}, ErrNotObserved
 }
 
 // daemonSet finds the DaemonSet's current ControllerRevision: the owned
 // one with the highest revision number.
-func (ob *observer) daemonSet(ctx context.Context, live *unstructured.Unstructured) (Observed, error) {
+func (ob *observer) daemonSet(ctx context.Context, live *unstructured.Unstructured) (object.Identity, error) {
 	var ds appsv1.DaemonSet
 	if err := fromUnstructured(live, &ds); err != nil {
-		return Observed{}, err
+		return object.Identity{}, err
 	}
 	if ds.Status.ObservedGeneration < ds.Generation {
-		return Observed{}, ErrNotObserved
+		return object.Identity{}, ErrNotObserved
 	}
 	items, err := ob.list(ctx, controllerRevisions, ds.Namespace)
 	if err != nil {
-		return Observed{}, fmt.Errorf("DaemonSet/%s/%s: list ControllerRevisions: %w", ds.Namespace, ds.Name, err)
+		return object.Identity{}, fmt.Errorf("DaemonSet/%s/%s: list ControllerRevisions: %w", ds.Namespace, ds.Name, err)
 	}
 	best := newestOwned(items, ds.UID)
 	if best == nil {
-		return Observed{}, ErrNotObserved
+		return object.Identity{}, ErrNotObserved
 	}
-	return Observed{ControllerRevisionHash: best.GetLabels()[appsv1.DefaultDaemonSetUniqueLabelKey]}, nil
+	return object.Identity{ControllerRevisionHash: best.GetLabels()[appsv1.DefaultDaemonSetUniqueLabelKey]}, nil
 }
 
 // leaderWorkerSet reads the template-revision-hash of the
 // LeaderWorkerSet's newest ControllerRevision.
-func (ob *observer) leaderWorkerSet(ctx context.Context, live *unstructured.Unstructured) (Observed, error) {
+func (ob *observer) leaderWorkerSet(ctx context.Context, live *unstructured.Unstructured) (object.Identity, error) {
 	const hashLabel = "leaderworkerset.sigs.k8s.io/template-revision-hash"
 	items, err := ob.list(ctx, controllerRevisions, live.GetNamespace())
 	if err != nil {
-		return Observed{}, fmt.Errorf("%s: list ControllerRevisions: %w", RefOf(live), err)
+		return object.Identity{}, fmt.Errorf("%s: list ControllerRevisions: %w", object.RefOf(live), err)
 	}
 	best := newestOwned(items, live.GetUID())
 	if best == nil {
-		return Observed{}, ErrNotObserved
+		return object.Identity{}, ErrNotObserved
 	}
-	return Observed{TemplateRevisionHash: best.GetLabels()[hashLabel]}, nil
+	return object.Identity{TemplateRevisionHash: best.GetLabels()[hashLabel]}, nil
 }
 
 var (
@@ -202,15 +197,15 @@ var (
 // controller puts on the pods (and PodSets) of the RoleSets at that
 // revision. It waits until every role with replicas has one; a role
 // scaled to 0 has no pods, so nothing to read.
-func (ob *observer) stormService(ctx context.Context, live *unstructured.Unstructured) (Observed, error) {
+func (ob *observer) stormService(ctx context.Context, live *unstructured.Unstructured) (object.Identity, error) {
 	gen, _, _ := unstructured.NestedInt64(live.Object, "status", "observedGeneration")
 	rev, _, _ := unstructured.NestedString(live.Object, "status", "updateRevision")
 	if gen < live.GetGeneration() || rev == "" {
-		return Observed{}, ErrNotObserved
+		return object.Identity{}, ErrNotObserved
 	}
 	roleSets, err := ob.list(ctx, stormRoleSets, live.GetNamespace())
 	if err != nil {
-		return Observed{}, fmt.Errorf("%s: list RoleSets: %w", RefOf(live), err)
+		return object.Identity{}, fmt.Errorf("%s: list RoleSets: %w", object.RefOf(live), err)
 	}
 	current := map[string]bool{}
 	for i := range roleSets {
@@ -227,7 +222,7 @@ func (ob *observer) stormService(ctx context.Context, live *unstructured.Unstruc
 	for _, gvr := range sources {
 		items, err := ob.list(ctx, gvr, live.GetNamespace())
 		if err != nil {
-			return Observed{}, fmt.Errorf("%s: list %s: %w", RefOf(live), gvr.Resource, err)
+			return object.Identity{}, fmt.Errorf("%s: list %s: %w", object.RefOf(live), gvr.Resource, err)
 		}
 		for _, it := range items {
 			l := it.GetLabels()
@@ -238,10 +233,10 @@ func (ob *observer) stormService(ctx context.Context, live *unstructured.Unstruc
 	}
 	for _, role := range want {
 		if hashes[role] == "" {
-			return Observed{}, ErrNotObserved
+			return object.Identity{}, ErrNotObserved
 		}
 	}
-	return Observed{ControllerRevisionName: rev, RoleTemplateHashes: hashes}, nil
+	return object.Identity{ControllerRevisionName: rev, RoleTemplateHashes: hashes}, nil
 }
 
 // stormRoles returns the StormService's roles that have replicas, and
@@ -290,7 +285,7 @@ func ownedBy(o *unstructured.Unstructured, uid types.UID) bool {
 
 func fromUnstructured(u *unstructured.Unstructured, out any) error {
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, out); err != nil {
-		return fmt.Errorf("%s: decode: %w", RefOf(u), err)
+		return fmt.Errorf("%s: decode: %w", object.RefOf(u), err)
 	}
 	return nil
 }
@@ -308,9 +303,9 @@ func collisionCount(live *unstructured.Unstructured) *int32 {
 // CollisionCounts returns the live status.collisionCount of each object
 // in objs that has one, reading them with one LIST per kind and
 // namespace where it can.
-func (a *Applier) CollisionCounts(ctx context.Context, objs []*unstructured.Unstructured) map[ObjectRef]*int32 {
+func (a *Applier) CollisionCounts(ctx context.Context, objs []*unstructured.Unstructured) map[object.Ref]*int32 {
 	live := a.prefetch(ctx, objs, fullObjects)
-	out := map[ObjectRef]*int32{}
+	out := map[object.Ref]*int32{}
 	for _, o := range objs {
 		ri, err := a.resource(o.DeepCopy())
 		if err != nil {
@@ -318,7 +313,7 @@ func (a *Applier) CollisionCounts(ctx context.Context, objs []*unstructured.Unst
 		}
 		if got, err := a.before(ctx, ri, o, live); err == nil && got != nil {
 			if cc := collisionCount(got); cc != nil {
-				out[RefOf(o)] = cc
+				out[object.RefOf(o)] = cc
 			}
 		}
 	}

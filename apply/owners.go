@@ -13,10 +13,6 @@ import (
 	"github.com/roleout/roleout/internal/object"
 )
 
-// AdoptAnnotation set to "true" on a rendered object lets its app take
-// over that object when it exists without being the app's (Ownership).
-const AdoptAnnotation = object.AdoptAnnotation
-
 // Ownership says which existing objects an app may write: those that
 // carry its ownership label, and others only when it adopts them.
 type Ownership struct {
@@ -33,7 +29,7 @@ type Ownership struct {
 // OwnershipError refuses an object that exists and is not the app's: it
 // carries another app's label, or no label (created outside roleout).
 type OwnershipError struct {
-	Object ObjectRef
+	Object object.Ref
 	// Label is the ownership label; Owner its live value, "" when absent.
 	Label, Owner string
 	// AdoptField is the setting that would allow the take-over.
@@ -41,7 +37,7 @@ type OwnershipError struct {
 }
 
 func (e *OwnershipError) Error() string {
-	fix := fmt.Sprintf("annotation %s: \"true\" on the object takes it over", AdoptAnnotation)
+	fix := fmt.Sprintf("annotation %s: \"true\" on the object takes it over", object.AdoptAnnotation)
 	if e.AdoptField != "" {
 		fix = fmt.Sprintf("%s: true or %s", e.AdoptField, fix)
 	}
@@ -55,14 +51,14 @@ func (e *OwnershipError) Error() string {
 // from replacing live, or nil when it may: live does not exist, is the
 // app's, or is adopted.
 func (own Ownership) refusal(live, o *unstructured.Unstructured) error {
-	if live == nil || own.Label == "" || own.Adopt || o.GetAnnotations()[AdoptAnnotation] == "true" {
+	if live == nil || own.Label == "" || own.Adopt || o.GetAnnotations()[object.AdoptAnnotation] == "true" {
 		return nil
 	}
 	owner := live.GetLabels()[own.Label]
 	if owner == own.Value {
 		return nil
 	}
-	return &OwnershipError{Object: RefOf(o), Label: own.Label, Owner: owner, AdoptField: own.AdoptField}
+	return &OwnershipError{Object: object.RefOf(o), Label: own.Label, Owner: owner, AdoptField: own.AdoptField}
 }
 
 // CheckOwners reads the live metadata of objs (one paged LIST per
@@ -81,7 +77,7 @@ func (a *Applier) CheckOwners(ctx context.Context, objs []*unstructured.Unstruct
 	served := map[schema.GroupVersionKind]bool{}
 	var check []*unstructured.Unstructured
 	for _, o := range objs {
-		if o.GetAnnotations()[AdoptAnnotation] == "true" {
+		if o.GetAnnotations()[object.AdoptAnnotation] == "true" {
 			continue
 		}
 		gvk := o.GroupVersionKind()
@@ -89,7 +85,7 @@ func (a *Applier) CheckOwners(ctx context.Context, objs []*unstructured.Unstruct
 		if !seen {
 			_, err := a.mapping(o)
 			if err != nil && !meta.IsNoMatchError(err) {
-				return fmt.Errorf("%s: check owner: %w", RefOf(o), err)
+				return fmt.Errorf("%s: check owner: %w", object.RefOf(o), err)
 			}
 			ok = err == nil
 			served[gvk] = ok
@@ -107,12 +103,12 @@ func (a *Applier) CheckOwners(ctx context.Context, objs []*unstructured.Unstruct
 			o := in.DeepCopy()
 			ri, err := a.resource(o)
 			if err != nil {
-				errs[i] = fmt.Errorf("%s: check owner: %w", RefOf(o), err)
+				errs[i] = fmt.Errorf("%s: check owner: %w", object.RefOf(o), err)
 				return nil
 			}
 			before, err := a.before(gctx, ri, o, live)
 			if err != nil {
-				errs[i] = fmt.Errorf("%s: check owner: read: %w", RefOf(o), err)
+				errs[i] = fmt.Errorf("%s: check owner: read: %w", object.RefOf(o), err)
 				return nil
 			}
 			errs[i] = own.refusal(before, o)

@@ -12,6 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/roleout/roleout/internal/object"
 )
 
 // ownersCRD is a CRD for the ownership and prune tests.
@@ -82,10 +84,10 @@ func TestCheckOwners(t *testing.T) {
 	}
 
 	adopted := ns.DeepCopy()
-	adopted.SetAnnotations(map[string]string{AdoptAnnotation: "true"})
+	adopted.SetAnnotations(map[string]string{object.AdoptAnnotation: "true"})
 	err = a.CheckOwners(ctx, []*unstructured.Unstructured{adopted, cm("owners-web", "shop")}, own)
 	if got := unjoin(err); len(got) != 1 || !strings.HasPrefix(got[0].Error(), "ConfigMap/default/owners-web:") {
-		t.Errorf("with the Namespace annotated %s, refusals %v; want only web's ConfigMap", AdoptAnnotation, got)
+		t.Errorf("with the Namespace annotated %s, refusals %v; want only web's ConfigMap", object.AdoptAnnotation, got)
 	}
 	own.Adopt = true
 	if err := a.CheckOwners(ctx, objs, own); err != nil {
@@ -152,9 +154,9 @@ func TestPrunePersistentKinds(t *testing.T) {
 			if _, err := a.Apply(ctx, objs, ApplyOptions{Labels: map[string]string{"roleout.dev/app": "shop"}}); err != nil {
 				t.Fatal(err)
 			}
-			refs := make([]ObjectRef, len(objs))
+			refs := make([]object.Ref, len(objs))
 			for i, o := range objs {
-				refs[len(objs)-1-i] = RefOf(o)
+				refs[len(objs)-1-i] = object.RefOf(o)
 			}
 			opts := PruneOptions{OwnerLabel: "roleout.dev/app", OwnerValue: "shop", Persistent: tc.persistent, PersistentField: "apps[0].prunePersistent", Timeout: time.Minute}
 			res, err := a.Prune(ctx, refs, opts)

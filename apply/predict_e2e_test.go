@@ -13,7 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
-	"github.com/roleout/roleout/render/revision"
+	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/render/predict"
+	"github.com/roleout/roleout/render/schema"
 )
 
 // workload wraps a pod spec into a Deployment, StatefulSet or DaemonSet
@@ -61,7 +63,7 @@ func loadPodSpecs(t *testing.T) (map[string]map[string]any, []string) {
 
 // observe waits until the controller has processed o and returns what it
 // made.
-func observe(t *testing.T, a *Applier, o *unstructured.Unstructured) Observed {
+func observe(t *testing.T, a *Applier, o *unstructured.Unstructured) object.Identity {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
@@ -70,14 +72,14 @@ func observe(t *testing.T, a *Applier, o *unstructured.Unstructured) Observed {
 			return obs
 		}
 		if !errors.Is(err, ErrNotObserved) || time.Now().After(deadline) {
-			t.Fatalf("observe %s: %v", RefOf(o), err)
+			t.Fatalf("observe %s: %v", object.RefOf(o), err)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
 }
 
-func asPrediction(o Observed) revision.Prediction {
-	return revision.Prediction{
+func asPrediction(o object.Identity) object.Identity {
+	return object.Identity{
 		PodTemplateHash: o.PodTemplateHash, ReplicaSetName: o.ReplicaSetName,
 		ControllerRevisionName: o.ControllerRevisionName, ControllerRevisionHash: o.ControllerRevisionHash,
 	}
@@ -85,9 +87,9 @@ func asPrediction(o Observed) revision.Prediction {
 
 // mustPredict predicts o with no CRD at all (none built in either), so a
 // custom workload shows what its CRD's defaults change.
-func mustPredict(t *testing.T, o *unstructured.Unstructured) revision.Prediction {
+func mustPredict(t *testing.T, o *unstructured.Unstructured) object.Identity {
 	t.Helper()
-	p, err := revision.Predict(o, revision.PredictOptions{NoBuiltinCRDs: true})
+	p, err := predict.Predict(o, predict.Options{Sources: schema.Sources{NoBuiltinCRDs: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +111,7 @@ func TestPredictionMatchesControllers(t *testing.T) {
 	applyOrFail(t, a, obj(t, "apiVersion: v1\nkind: Namespace\nmetadata: {name: predict}\n"))
 	specs, names := loadPodSpecs(t)
 	var objs []*unstructured.Unstructured
-	predicted := map[string]revision.Prediction{}
+	predicted := map[string]object.Identity{}
 	for i, variant := range names {
 		for _, kind := range []string{"Deployment", "StatefulSet", "DaemonSet"} {
 			o := workload(kind, variant, specs[variant], i%2 == 0)
@@ -125,7 +127,7 @@ func TestPredictionMatchesControllers(t *testing.T) {
 	for _, o := range objs {
 		got := asPrediction(observe(t, a, o))
 		if want := predicted[o.GetName()]; !got.Equal(want) {
-			t.Errorf("%s: predicted %+v, controller made %+v", RefOf(o), want, got)
+			t.Errorf("%s: predicted %+v, controller made %+v", object.RefOf(o), want, got)
 		} else {
 			matched++
 		}
@@ -149,7 +151,7 @@ func TestPredictionUpdateAndRollback(t *testing.T) {
 			if err := unstructured.SetNestedSlice(v2.Object, containers, "spec", "template", "spec", "containers"); err != nil {
 				t.Fatal(err)
 			}
-			var first revision.Prediction
+			var first object.Identity
 			for step, o := range []*unstructured.Unstructured{v1, v2, v1} {
 				want := mustPredict(t, o)
 				applyOrFail(t, a, o)

@@ -11,7 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
-	"github.com/roleout/roleout/render/revision"
+	"github.com/roleout/roleout/render/predict"
+	"github.com/roleout/roleout/render/schema"
 )
 
 // lwsConfig runs the lws controller with no webhook server, no
@@ -222,7 +223,7 @@ func TestPredictionMatchesLeaderWorkerSetController(t *testing.T) {
 	for name, spec := range lwsTemplates {
 		t.Run(name, func(t *testing.T) {
 			o := lwsObject(t, name, spec)
-			withCRD, err := revision.Predict(o, revision.PredictOptions{CRDs: crds})
+			withCRD, err := predict.Predict(o, predict.Options{Sources: schema.Sources{CRDs: crds}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -231,7 +232,7 @@ func TestPredictionMatchesLeaderWorkerSetController(t *testing.T) {
 			if got != withCRD.TemplateRevisionHash {
 				t.Errorf("predicted %s with the CRD, the controller made %s", withCRD.TemplateRevisionHash, got)
 			}
-			builtin, err := revision.Predict(o, revision.PredictOptions{})
+			builtin, err := predict.Predict(o, predict.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,10 +12,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
-	"github.com/roleout/roleout/render/revision"
+	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/render/predict"
+	"github.com/roleout/roleout/render/schema"
 )
 
 // stormServices are the StormServices render/revision's tests check
@@ -90,23 +92,23 @@ func createOrApply(t *testing.T, a *Applier, o *unstructured.Unstructured) {
 		applyOrFail(t, a, o)
 		return
 	}
-	gvr := schema.GroupVersionResource{Group: "orchestration.aibrix.ai", Version: "v1alpha1", Resource: "stormservices"}
+	gvr := runtimeschema.GroupVersionResource{Group: "orchestration.aibrix.ai", Version: "v1alpha1", Resource: "stormservices"}
 	if _, err := a.client.Resource(gvr).Namespace(o.GetNamespace()).Create(context.Background(), o, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // stormObserved is what the controller made, as a prediction.
-func stormObserved(o Observed) revision.Prediction {
-	return revision.Prediction{ControllerRevisionName: o.ControllerRevisionName, RoleTemplateHashes: o.RoleTemplateHashes}
+func stormObserved(o object.Identity) object.Identity {
+	return object.Identity{ControllerRevisionName: o.ControllerRevisionName, RoleTemplateHashes: o.RoleTemplateHashes}
 }
 
 // predictLive predicts o with the CRDs and the live collision count, as
 // the agent does.
-func predictLive(t *testing.T, a *Applier, o *unstructured.Unstructured, crds []*unstructured.Unstructured) revision.Prediction {
+func predictLive(t *testing.T, a *Applier, o *unstructured.Unstructured, crds []*unstructured.Unstructured) object.Identity {
 	t.Helper()
-	cc := a.CollisionCounts(context.Background(), []*unstructured.Unstructured{o})[RefOf(o)]
-	p, err := revision.Predict(o, revision.PredictOptions{CRDs: crds, CollisionCount: cc})
+	cc := a.CollisionCounts(context.Background(), []*unstructured.Unstructured{o})[object.RefOf(o)]
+	p, err := predict.Predict(o, predict.Options{Sources: schema.Sources{CRDs: crds}, CollisionCount: cc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +132,7 @@ func TestPredictionMatchesStormServiceController(t *testing.T) {
 			if diff := cmp.Diff(want, stormObserved(observe(t, a, o))); diff != "" {
 				t.Errorf("(-predicted +controller):\n%s", diff)
 			}
-			if builtin, err := revision.Predict(o, revision.PredictOptions{}); err != nil || !builtin.Equal(want) {
+			if builtin, err := predict.Predict(o, predict.Options{}); err != nil || !builtin.Equal(want) {
 				t.Errorf("with the built-in CRD: %+v, %v; want %+v", builtin, err, want)
 			}
 			if !mustPredict(t, o).Equal(want) {
@@ -185,7 +187,7 @@ spec:
 		name string
 		o    *unstructured.Unstructured
 	}{{"create", base}, {"update prefill", updated}, {"scale", scaled}, {"roll back", base}}
-	seen := map[string]revision.Prediction{}
+	seen := map[string]object.Identity{}
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
 			want := predictLive(t, a, s.o, crds)
@@ -227,11 +229,11 @@ func setImage(t *testing.T, o *unstructured.Unstructured, role int, image string
 // the StormService owns.
 func stormRevisions(t *testing.T, a *Applier, o *unstructured.Unstructured) map[string]int64 {
 	t.Helper()
-	live, err := a.Live(context.Background(), RefOf(o))
+	live, err := a.Live(context.Background(), object.RefOf(o))
 	if err != nil || live == nil {
-		t.Fatalf("read %s: %v", RefOf(o), err)
+		t.Fatalf("read %s: %v", object.RefOf(o), err)
 	}
-	gvr := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "controllerrevisions"}
+	gvr := runtimeschema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "controllerrevisions"}
 	l, err := a.client.Resource(gvr).Namespace(o.GetNamespace()).List(context.Background(), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -14,11 +14,6 @@ import (
 	"github.com/roleout/roleout/internal/object"
 )
 
-// PruneAnnotation set to "false" on a live object protects it from
-// pruning; set to "true" on a Namespace, CRD or PVC it lets prune delete
-// that object (PruneOptions.Persistent).
-const PruneAnnotation = object.PruneAnnotation
-
 // persistentKinds are kept by prune unless the app or the object opts
 // in: deleting one deletes what it holds (a Namespace's objects, every
 // custom resource of a CRD, a claim's volume).
@@ -49,14 +44,14 @@ type PruneOptions struct {
 // or is of a persistent kind (Namespace, CRD, PVC) nobody opted in to
 // pruning.
 func (opts PruneOptions) Keep(live *unstructured.Unstructured) string {
-	prune := live.GetAnnotations()[PruneAnnotation]
+	prune := live.GetAnnotations()[object.PruneAnnotation]
 	switch {
 	case live.GetLabels()[opts.OwnerLabel] != opts.OwnerValue:
 		return fmt.Sprintf("not labelled %s=%s", opts.OwnerLabel, opts.OwnerValue)
 	case prune == "false":
-		return PruneAnnotation + ": \"false\""
+		return object.PruneAnnotation + ": \"false\""
 	case persistentKinds[live.GroupVersionKind().GroupKind()] && !opts.Persistent && prune != "true":
-		fix := fmt.Sprintf("annotate it %s: \"true\"", PruneAnnotation)
+		fix := fmt.Sprintf("annotate it %s: \"true\"", object.PruneAnnotation)
 		if opts.PersistentField != "" {
 			fix = fmt.Sprintf("set %s: true or %s", opts.PersistentField, fix)
 		}
@@ -69,7 +64,7 @@ func (opts PruneOptions) Keep(live *unstructured.Unstructured) string {
 // order), one at a time, waiting for each to be gone. An object that is
 // already gone or that opts.Keep keeps (another owner's, annotated
 // roleout.dev/prune: "false", a persistent kind) is skipped with a reason.
-func (a *Applier) Prune(ctx context.Context, refs []ObjectRef, opts PruneOptions) ([]Result, error) {
+func (a *Applier) Prune(ctx context.Context, refs []object.Ref, opts PruneOptions) ([]Result, error) {
 	var results []Result
 	for _, ref := range refs {
 		res := a.pruneOne(ctx, ref, opts)
@@ -81,7 +76,7 @@ func (a *Applier) Prune(ctx context.Context, refs []ObjectRef, opts PruneOptions
 	return results, nil
 }
 
-func (a *Applier) pruneOne(ctx context.Context, ref ObjectRef, opts PruneOptions) Result {
+func (a *Applier) pruneOne(ctx context.Context, ref object.Ref, opts PruneOptions) Result {
 	res := Result{Object: ref}
 	ri, err := a.resource(ref.Empty())
 	if err != nil {

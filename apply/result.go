@@ -24,16 +24,9 @@ const (
 	Failed  Action = "failed"
 )
 
-// ObjectRef identifies an object (internal/object.Ref, the one
-// identity render, apply and the agent share).
-type ObjectRef = object.Ref
-
-// RefOf returns o's reference.
-func RefOf(o *unstructured.Unstructured) ObjectRef { return object.RefOf(o) }
-
 // Result is the outcome of applying one object.
 type Result struct {
-	Object ObjectRef
+	Object object.Ref
 	Action Action
 	// Err is set when Action is Failed; it names the object.
 	Err error

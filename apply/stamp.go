@@ -11,27 +11,14 @@ import (
 	"github.com/roleout/roleout/internal/secrets"
 )
 
-// AppliedHashAnnotation is set by Apply on every object it writes: a hash
-// of exactly what was applied (the object with its labels, without this
-// annotation). With ApplyOptions.SkipUnchanged, an object whose live copy
-// carries the same hash is not written again: a rollout resumed after a
-// crash, or a role in which only some objects changed, writes only what
-// differs from what roleout last applied.
-//
-// A Secret's hash is keyed (an HMAC under the Masker's key, see
-// internal/secrets): whoever may read its metadata cannot test guesses of
-// its values against it. Without a Masker a Secret carries no hash and is
-// written on every apply.
-const AppliedHashAnnotation = object.AppliedHashAnnotation
-
 // appliedHashPurpose separates applied hashes from other keyed digests.
 const appliedHashPurpose = "roleout.dev/applied-hash"
 
-// stamp sets o's AppliedHashAnnotation to the hash of o's content, keyed
+// stamp sets o's object.AppliedHashAnnotation to the hash of o's content, keyed
 // with m for a Secret.
 func stamp(o *unstructured.Unstructured, m *secrets.Masker) error {
 	ann := o.GetAnnotations()
-	delete(ann, AppliedHashAnnotation)
+	delete(ann, object.AppliedHashAnnotation)
 	if len(ann) == 0 {
 		ann = nil
 	}
@@ -52,7 +39,7 @@ func stamp(o *unstructured.Unstructured, m *secrets.Masker) error {
 	if ann == nil {
 		ann = map[string]string{}
 	}
-	ann[AppliedHashAnnotation] = h
+	ann[object.AppliedHashAnnotation] = h
 	o.SetAnnotations(ann)
 	return nil
 }
@@ -63,6 +50,6 @@ func alreadyApplied(live, o *unstructured.Unstructured) bool {
 	if live == nil || live.GetDeletionTimestamp() != nil {
 		return false
 	}
-	h := live.GetAnnotations()[AppliedHashAnnotation]
-	return h != "" && h == o.GetAnnotations()[AppliedHashAnnotation]
+	h := live.GetAnnotations()[object.AppliedHashAnnotation]
+	return h != "" && h == o.GetAnnotations()[object.AppliedHashAnnotation]
 }

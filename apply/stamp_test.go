@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/secrets"
 )
 
@@ -35,7 +36,7 @@ func TestStampSecretKeyed(t *testing.T) {
 		if err := stamp(o, m); err != nil {
 			t.Fatal(err)
 		}
-		return o.GetAnnotations()[AppliedHashAnnotation], hex.EncodeToString(sum[:10])
+		return o.GetAnnotations()[object.AppliedHashAnnotation], hex.EncodeToString(sum[:10])
 	}
 	one, unkeyed := stamped("Secret", key("key-one-0123456789abcdef"))
 	again, _ := stamped("Secret", key("key-one-0123456789abcdef"))

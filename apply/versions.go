@@ -11,40 +11,27 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/roleout/roleout/internal/object"
 )
 
-// versionsTTL is how long ClusterVersions keeps what it read: versions
+// versionsTTL is how long object.ClusterVersions keeps what it read: versions
 // change with an upgrade, not between two rollouts of one poll.
 const versionsTTL = 5 * time.Minute
-
-// ControllerDeployment names a workload controller by its Deployment:
-// the tag of container Container's image is the controller's version.
-type ControllerDeployment struct {
-	Name, Namespace, Deployment, Container string
-}
-
-// ClusterVersions are the versions a cluster runs; "" is unknown.
-type ClusterVersions struct {
-	// Kubernetes is the API server's version (its gitVersion: v1.37.2).
-	Kubernetes string
-	// Controllers are the controllers' versions by
-	// ControllerDeployment.Name (the tag of their image: v0.9.0).
-	Controllers map[string]string
-}
 
 // versionCache holds the versions one cluster runs, read at most once
 // per versionsTTL.
 type versionCache struct {
 	mu   sync.Mutex
 	at   time.Time
-	read ClusterVersions
+	read object.ClusterVersions
 }
 
-// ClusterVersions returns the Kubernetes version of the cluster's API
+// object.ClusterVersions returns the Kubernetes version of the cluster's API
 // server and the versions of controllers the cluster runs, read at most
 // once per versionsTTL. What cannot be read is unknown (""): it is never
 // an error, nor logged.
-func (a *Applier) ClusterVersions(ctx context.Context, controllers []ControllerDeployment) ClusterVersions {
+func (a *Applier) ClusterVersions(ctx context.Context, controllers []object.ControllerDeployment) object.ClusterVersions {
 	c := a.versions
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -60,8 +47,8 @@ var deployments = schema.GroupVersionResource{Group: "apps", Version: "v1", Reso
 // controller's version from the image tag of its Deployment, with one
 // get each: a Deployment that is missing, forbidden or unreadable, or
 // whose image has no tag, leaves the version unknown.
-func readClusterVersions(ctx context.Context, client dynamic.Interface, disc discovery.ServerVersionInterface, controllers []ControllerDeployment) ClusterVersions {
-	var out ClusterVersions
+func readClusterVersions(ctx context.Context, client dynamic.Interface, disc discovery.ServerVersionInterface, controllers []object.ControllerDeployment) object.ClusterVersions {
+	var out object.ClusterVersions
 	if info, err := disc.ServerVersion(); err == nil {
 		out.Kubernetes = info.GitVersion
 	}

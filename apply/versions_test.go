@@ -12,6 +12,8 @@ import (
 	fakediscovery "k8s.io/client-go/discovery/fake"
 	fakedynamic "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/roleout/roleout/internal/object"
 )
 
 func TestImageTag(t *testing.T) {
@@ -54,7 +56,7 @@ func fakeVersionApplier(gitVersion string, objs ...runtime.Object) (*Applier, *f
 
 // testControllers are the controllers roleout models (render/revision
 // Controllers, which apply may not import).
-var testControllers = []ControllerDeployment{
+var testControllers = []object.ControllerDeployment{
 	{Name: "lws", Namespace: "lws-system", Deployment: "lws-controller-manager", Container: "manager"},
 	{Name: "aibrix", Namespace: "aibrix-system", Deployment: "aibrix-controller-manager", Container: "manager"},
 }
@@ -66,7 +68,7 @@ func TestClusterVersions(t *testing.T) {
 			controllerDeployment("lws-system", "lws-controller-manager", [2]string{"manager", "registry.k8s.io/lws/lws:v0.8.1"}),
 			controllerDeployment("aibrix-system", "aibrix-controller-manager",
 				[2]string{"kube-rbac-proxy", "quay.io/brancz/kube-rbac-proxy:v0.15.0"}, [2]string{"manager", "aibrix/controller-manager:v0.6.0"}))
-		want := ClusterVersions{Kubernetes: "v1.36.4", Controllers: map[string]string{"lws": "v0.8.1", "aibrix": "v0.6.0"}}
+		want := object.ClusterVersions{Kubernetes: "v1.36.4", Controllers: map[string]string{"lws": "v0.8.1", "aibrix": "v0.6.0"}}
 		if diff := cmp.Diff(want, a.ClusterVersions(ctx, testControllers)); diff != "" {
 			t.Errorf("ClusterVersions (-want +got):\n%s", diff)
 		}
@@ -80,7 +82,7 @@ func TestClusterVersions(t *testing.T) {
 			}
 			return false, nil, nil
 		})
-		want := ClusterVersions{Kubernetes: "v1.37.2"}
+		want := object.ClusterVersions{Kubernetes: "v1.37.2"}
 		if diff := cmp.Diff(want, a.ClusterVersions(ctx, testControllers)); diff != "" {
 			t.Errorf("ClusterVersions (-want +got):\n%s", diff)
 		}

@@ -9,11 +9,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/roleout/roleout/internal/object"
 )
 
 // WatchEvent is a change to the metadata of one watched object.
 type WatchEvent struct {
-	Object ObjectRef
+	Object object.Ref
 	// Meta is the object's metadata now; nil when it was deleted or no
 	// longer matches the selector.
 	Meta *metav1.PartialObjectMetadata
@@ -33,9 +35,9 @@ type watchKey struct {
 // are ignored. Watch returns once every informer has listed; the
 // informers stream until stop is called or ctx ends. An idle watch sends
 // no request. handle may be called from several goroutines at once.
-func (a *Applier) Watch(ctx context.Context, refs []ObjectRef, selector string, handle func(WatchEvent)) (stop func(), err error) {
+func (a *Applier) Watch(ctx context.Context, refs []object.Ref, selector string, handle func(WatchEvent)) (stop func(), err error) {
 	// named holds, by informer, the refs it serves by name.
-	named := map[watchKey]map[string]ObjectRef{}
+	named := map[watchKey]map[string]object.Ref{}
 	for _, ref := range refs {
 		o := ref.Empty()
 		m, err := a.mapping(o)
@@ -48,7 +50,7 @@ func (a *Applier) Watch(ctx context.Context, refs []ObjectRef, selector string, 
 		}
 		k := watchKey{m.Resource, ns}
 		if named[k] == nil {
-			named[k] = map[string]ObjectRef{}
+			named[k] = map[string]object.Ref{}
 		}
 		named[k][ref.Name] = ref
 	}

@@ -13,7 +13,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/roleout/roleout/internal/secrets"
-	"github.com/roleout/roleout/render/revision"
+	"github.com/roleout/roleout/render/schema"
 )
 
 // benchOverlay writes an overlay of n Deployments at root/name.
@@ -161,7 +161,7 @@ func BenchmarkNewPlan(b *testing.B) {
 	})
 	b.Run("validate", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := validate(objs, revision.PredictOptions{}); err != nil {
+			if _, err := checkObjects(objs, schema.Sources{}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -18,7 +18,7 @@
 //     ClusterRoleBindings go in a prerequisite step before the first wave,
 //     whatever their role.
 //  2. Validity. Every object is checked as the API server would check
-//     the server-side apply that creates it (render/revision.Validate):
+//     the server-side apply that creates it (render/validate.Validate):
 //     a kind of Kubernetes v1.37.2 against its OpenAPI schema and create
 //     validation, a custom resource against its CRD (the render's, else
 //     the cluster's, PlanOptions.CRDs, else one roleout carries). One

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/roleout/roleout/internal/object"
 )
 
 // FuzzNewPlan plans objects whose role and upgrade-order annotations are
@@ -25,10 +27,10 @@ func FuzzNewPlan(f *testing.F) {
 			}}
 			a := map[string]string{}
 			if ann[0] != "" {
-				a[RoleAnnotation] = ann[0]
+				a[object.RoleAnnotation] = ann[0]
 			}
 			if ann[1] != "" {
-				a[UpgradeOrderAnnotation] = ann[1]
+				a[object.UpgradeOrderAnnotation] = ann[1]
 			}
 			o.SetAnnotations(a)
 			objs = append(objs, o)
@@ -74,10 +76,10 @@ func FuzzRoleAnnotations(f *testing.F) {
 			}}
 			a := map[string]string{}
 			if ann[0] != "" {
-				a[RoleAnnotation] = ann[0]
+				a[object.RoleAnnotation] = ann[0]
 			}
 			if ann[1] != "" {
-				a[UpgradeOrderAnnotation] = ann[1]
+				a[object.UpgradeOrderAnnotation] = ann[1]
 			}
 			o.SetAnnotations(a)
 			objs = append(objs, o)
@@ -99,7 +101,7 @@ func FuzzRoleAnnotations(f *testing.F) {
 		}
 		for _, r := range p.Roles() {
 			for _, o := range r.Objects {
-				if want := o.GetAnnotations()[RoleAnnotation]; want != "" && want != r.Name {
+				if want := o.GetAnnotations()[object.RoleAnnotation]; want != "" && want != r.Name {
 					t.Errorf("%s annotated role %q is in role %q", o.GetName(), want, r.Name)
 				}
 			}

@@ -8,16 +8,9 @@ import (
 	"github.com/roleout/roleout/internal/object"
 )
 
-// ObjectRef identifies an object (internal/object.Ref, the one
-// identity render, apply and the agent share).
-type ObjectRef = object.Ref
-
-// RefOf returns o's reference.
-func RefOf(o *unstructured.Unstructured) ObjectRef { return object.RefOf(o) }
-
 // InventoryEntry is one object an app applied, with where it was applied.
 type InventoryEntry struct {
-	ObjectRef `json:",inline"`
+	object.Ref `json:",inline"`
 	// Role is the object's role; empty for a prerequisite.
 	Role         string `json:"role,omitempty"`
 	UpgradeOrder int    `json:"upgradeOrder"`
@@ -29,12 +22,12 @@ type InventoryEntry struct {
 func (p *Plan) Inventory() []InventoryEntry {
 	var out []InventoryEntry
 	for _, o := range p.Prerequisites {
-		out = append(out, InventoryEntry{ObjectRef: RefOf(o), Prerequisite: true})
+		out = append(out, InventoryEntry{Ref: object.RefOf(o), Prerequisite: true})
 	}
 	for _, w := range p.Waves {
 		for _, r := range w.Roles {
 			for _, o := range r.Objects {
-				out = append(out, InventoryEntry{ObjectRef: RefOf(o), Role: r.Name, UpgradeOrder: w.UpgradeOrder})
+				out = append(out, InventoryEntry{Ref: object.RefOf(o), Role: r.Name, UpgradeOrder: w.UpgradeOrder})
 			}
 		}
 	}
@@ -47,7 +40,7 @@ func (p *Plan) Inventory() []InventoryEntry {
 func pruneSet(inventory []InventoryEntry, objs []*unstructured.Unstructured) []InventoryEntry {
 	present := make(map[string]bool, len(objs))
 	for _, o := range objs {
-		present[RefOf(o).Key()] = true
+		present[object.RefOf(o).Key()] = true
 	}
 	var out []InventoryEntry
 	for i := len(inventory) - 1; i >= 0; i-- {

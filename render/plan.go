@@ -11,16 +11,13 @@ import (
 
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/secrets"
+	"github.com/roleout/roleout/render/predict"
 	"github.com/roleout/roleout/render/revision"
+	"github.com/roleout/roleout/render/schema"
 )
 
-// Annotations and names that place objects into roles.
-const (
-	RoleAnnotation         = object.RoleAnnotation
-	UpgradeOrderAnnotation = object.UpgradeOrderAnnotation
-	// DefaultRole holds the objects no role claims.
-	DefaultRole = "default"
-)
+// DefaultRole holds the objects no role claims.
+const DefaultRole = "default"
 
 // UnorderedPolicy says where roles without an upgradeOrder go.
 type UnorderedPolicy string
@@ -51,17 +48,17 @@ type PlanOptions struct {
 	// CollisionCounts are the workloads' live status.collisionCount
 	// values, when a cluster was reachable; predictions use none (or 0)
 	// otherwise.
-	CollisionCounts map[ObjectRef]*int32
+	CollisionCounts map[object.Ref]*int32
 	// CRDs are CustomResourceDefinitions the cluster has. They give
 	// custom workloads' schema defaults to predictions, unless the render
 	// has the CRD (it wins: the prerequisite step applies it first);
 	// without either, the CRDs built into roleout do
-	// (revision.BuiltinCRDs).
+	// (schema.BuiltinCRDs).
 	CRDs []*unstructured.Unstructured
 	// Versions are the Kubernetes and controller versions the cluster
 	// runs, when known: predictions of code at another version than
-	// roleout models are unverified (revision.ClusterVersions.SkewFor).
-	Versions revision.ClusterVersions
+	// roleout models are unverified (predict.SkewFor).
+	Versions object.ClusterVersions
 	// Masker masks Secret values in role revisions and keys them in
 	// template hashes (internal/secrets). Nil: a random key for this plan
 	// only, so its Secrets' hashes and masks match no other plan's.
@@ -119,7 +116,7 @@ type Plan struct {
 	// custom kind whose CRD is in neither the render, PlanOptions.CRDs
 	// nor roleout): NewPlan could not check that the API server takes
 	// them.
-	Unchecked []ObjectRef
+	Unchecked []object.Ref
 }
 
 // Roles returns every role of the plan in apply order.
@@ -151,14 +148,14 @@ func NewPlan(objs []*unstructured.Unstructured, opts PlanOptions) (*Plan, error)
 			rest = append(rest, o)
 		}
 	}
-	schemas := revision.PredictOptions{CRDs: opts.CRDs, Cluster: opts.Versions}
+	schemas := predict.Options{Sources: schema.Sources{CRDs: opts.CRDs}, Cluster: opts.Versions}
 	for _, o := range p.Prerequisites {
 		if o.GetKind() == "CustomResourceDefinition" {
 			schemas.RenderCRDs = append(schemas.RenderCRDs, o)
 		}
 	}
 	var err error
-	if p.Unchecked, err = validate(objs, schemas); err != nil {
+	if p.Unchecked, err = checkObjects(objs, schemas.Sources); err != nil {
 		return nil, err
 	}
 	roles, err := groupRoles(rest, opts.App, opts.Roles, marks)
@@ -218,18 +215,18 @@ func orderRoles(roles []*Role, specs []RoleSpec) error {
 			r.UpgradeOrder, r.Ordered = *set, true
 		}
 		for _, o := range r.Objects {
-			v, ok := o.GetAnnotations()[UpgradeOrderAnnotation]
+			v, ok := o.GetAnnotations()[object.UpgradeOrderAnnotation]
 			if !ok {
 				continue
 			}
 			n, err := strconv.Atoi(strings.TrimSpace(v))
 			if err != nil || n < 0 {
-				errs = append(errs, fmt.Errorf("%s: annotation %s=%q must be a whole number, 0 or more", Describe(o), UpgradeOrderAnnotation, v))
+				errs = append(errs, fmt.Errorf("%s: annotation %s=%q must be a whole number, 0 or more", Describe(o), object.UpgradeOrderAnnotation, v))
 				continue
 			}
 			if r.Ordered && n != r.UpgradeOrder {
 				errs = append(errs, fmt.Errorf("role %s: %s has %s=%d but %s sets %d: give the role one upgradeOrder",
-					r.Name, Describe(o), UpgradeOrderAnnotation, n, from, r.UpgradeOrder))
+					r.Name, Describe(o), object.UpgradeOrderAnnotation, n, from, r.UpgradeOrder))
 				continue
 			}
 			if !r.Ordered {

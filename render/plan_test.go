@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/yaml"
 
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render/revision"
 )
 
@@ -33,10 +34,10 @@ func deploy(t *testing.T, name, role, order string, lbls ...string) *unstructure
 		"    spec: {containers: [{name: c, image: \"img:1\"}]}\n")
 	ann := map[string]string{}
 	if role != "" {
-		ann[RoleAnnotation] = role
+		ann[object.RoleAnnotation] = role
 	}
 	if order != "" {
-		ann[UpgradeOrderAnnotation] = order
+		ann[object.UpgradeOrderAnnotation] = order
 	}
 	if len(ann) > 0 {
 		o.SetAnnotations(ann)
@@ -231,9 +232,9 @@ func TestPlanInventory(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []InventoryEntry{
-		{ObjectRef: ObjectRef{APIVersion: "v1", Kind: "Namespace", Name: "app"}, Prerequisite: true},
-		{ObjectRef: ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "app", Name: "db"}, Role: "db", UpgradeOrder: 1},
-		{ObjectRef: ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "app", Name: "api"}, Role: "api", UpgradeOrder: 2},
+		{Ref: object.Ref{APIVersion: "v1", Kind: "Namespace", Name: "app"}, Prerequisite: true},
+		{Ref: object.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "app", Name: "db"}, Role: "db", UpgradeOrder: 1},
+		{Ref: object.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "app", Name: "api"}, Role: "api", UpgradeOrder: 2},
 	}
 	if diff := cmp.Diff(want, p.Inventory()); diff != "" {
 		t.Errorf("inventory (-want +got):\n%s", diff)

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/roleout/roleout/internal/object"
 )
 
 func TestCheckRoleName(t *testing.T) {
@@ -83,7 +85,7 @@ func TestNewPlanRefusesBadRoleNames(t *testing.T) {
 	// An empty annotation is no annotation: the object joins the default
 	// role, as before.
 	empty := deploy(t, "api", "", "")
-	empty.SetAnnotations(map[string]string{RoleAnnotation: ""})
+	empty.SetAnnotations(map[string]string{object.RoleAnnotation: ""})
 	p, err := NewPlan([]*unstructured.Unstructured{empty}, PlanOptions{App: "web"})
 	if err != nil || len(p.Roles()) != 1 || p.Roles()[0].Name != DefaultRole {
 		t.Errorf("unannotated object: plan %v, error %v", p, err)

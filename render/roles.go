@@ -9,6 +9,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/roleout/roleout/internal/object"
 )
 
 // RoleSpec declares a role in the app config. Its criteria (Selector,
@@ -186,7 +188,7 @@ func groupRoles(objs []*unstructured.Unstructured, app string, specs []RoleSpec,
 		}
 		name, from := m.restored, RestoredRoleAnnotation
 		if name == "" {
-			name, from = o.GetAnnotations()[RoleAnnotation], RoleAnnotation
+			name, from = o.GetAnnotations()[object.RoleAnnotation], object.RoleAnnotation
 		}
 		if m.restored != "" {
 			claims[m.restored] = true // what the rollback restored stands for the role's criteria
@@ -203,7 +205,7 @@ func groupRoles(objs []*unstructured.Unstructured, app string, specs []RoleSpec,
 			name = matched[0]
 		default:
 			errs = append(errs, fmt.Errorf("%s matches roles %s of the app config: give it a %s annotation, or narrow the roles' selector, kinds, names or paths so that one claims it",
-				Describe(o), strings.Join(matched, " and "), RoleAnnotation))
+				Describe(o), strings.Join(matched, " and "), object.RoleAnnotation))
 			continue
 		}
 		r := get(name)

@@ -1,17 +1,21 @@
 package render
 
-import "github.com/roleout/roleout/render/revision"
+import (
+	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/render/revision"
+	"github.com/roleout/roleout/render/schema"
+)
 
 // Summary is the plan as `roleout plan --output json` prints it and as
 // previews record it (docs/design.md, "The user-facing contract").
 type Summary struct {
 	Waves         []WaveSummary `json:"waves"`
-	Prerequisites []ObjectRef   `json:"prerequisites"`
-	Prune         []ObjectRef   `json:"prune"`
+	Prerequisites []object.Ref  `json:"prerequisites"`
+	Prune         []object.Ref  `json:"prune"`
 	// Unchecked are the objects whose kind roleout has no schema for, so
 	// that it could not check the API server takes them (Plan.Unchecked);
 	// absent when every object was checked.
-	Unchecked []ObjectRef `json:"unchecked,omitempty"`
+	Unchecked []object.Ref `json:"unchecked,omitempty"`
 }
 
 // WaveSummary is one wave of a Summary.
@@ -34,7 +38,7 @@ type RoleSummary struct {
 	RevisionName string            `json:"revisionName"`
 	Changed      bool              `json:"changed"`
 	Action       string            `json:"action"`
-	Objects      []ObjectRef       `json:"objects"`
+	Objects      []object.Ref      `json:"objects"`
 	Workloads    []WorkloadSummary `json:"workloads"`
 }
 
@@ -46,13 +50,13 @@ type RoleSummary struct {
 // controller will compute (Predicted is {} when roleout cannot predict
 // the workload at all).
 type WorkloadSummary struct {
-	Kind         string              `json:"kind"`
-	Namespace    string              `json:"namespace,omitempty"`
-	Name         string              `json:"name"`
-	RestartsPods bool                `json:"restartsPods"`
-	Predicted    revision.Prediction `json:"predicted"`
-	Schema       revision.Schema     `json:"schema,omitempty"`
-	Unverified   string              `json:"unverified,omitempty"`
+	Kind         string          `json:"kind"`
+	Namespace    string          `json:"namespace,omitempty"`
+	Name         string          `json:"name"`
+	RestartsPods bool            `json:"restartsPods"`
+	Predicted    object.Identity `json:"predicted"`
+	Schema       schema.Schema   `json:"schema,omitempty"`
+	Unverified   string          `json:"unverified,omitempty"`
 }
 
 // Summary is the workload as plans, previews and status show it.
@@ -86,12 +90,12 @@ func (r RoleSummary) State() string {
 // whether a role counts as changed (the agent compares with what is
 // applied, not only with the history).
 func (p *Plan) Summarize(changed func(*Role) bool) Summary {
-	s := Summary{Prerequisites: []ObjectRef{}, Prune: []ObjectRef{}, Waves: []WaveSummary{}}
+	s := Summary{Prerequisites: []object.Ref{}, Prune: []object.Ref{}, Waves: []WaveSummary{}}
 	for _, o := range p.Prerequisites {
-		s.Prerequisites = append(s.Prerequisites, RefOf(o))
+		s.Prerequisites = append(s.Prerequisites, object.RefOf(o))
 	}
 	for _, e := range p.Prune {
-		s.Prune = append(s.Prune, e.ObjectRef)
+		s.Prune = append(s.Prune, e.Ref)
 	}
 	s.Unchecked = p.Unchecked
 	for _, w := range p.Waves {
@@ -101,13 +105,13 @@ func (p *Plan) Summarize(changed func(*Role) bool) Summary {
 			rs := RoleSummary{
 				Name: r.Name, UpgradeOrder: r.UpgradeOrder, Hash: d.Hash, Revision: d.Number,
 				RevisionName: d.Name, Changed: r.Decision.Action != revision.Unchanged, Action: string(r.Decision.PlanAction()),
-				Objects: []ObjectRef{}, Workloads: []WorkloadSummary{},
+				Objects: []object.Ref{}, Workloads: []WorkloadSummary{},
 			}
 			if changed != nil {
 				rs.Changed = changed(r)
 			}
 			for _, o := range r.Objects {
-				rs.Objects = append(rs.Objects, RefOf(o))
+				rs.Objects = append(rs.Objects, object.RefOf(o))
 			}
 			for _, w := range r.Workloads {
 				sum := w.Summary()

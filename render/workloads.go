@@ -5,25 +5,28 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/render/predict"
 	"github.com/roleout/roleout/render/revision"
+	"github.com/roleout/roleout/render/schema"
 )
 
 // Workload is a workload of a role with the identity its controller will
 // compute for the rendered template.
 type Workload struct {
-	Ref       ObjectRef
-	Predicted revision.Prediction
+	Ref       object.Ref
+	Predicted object.Identity
 	// Schema says where the schema of the prediction came from
-	// (revision.SchemaRender, SchemaCluster or SchemaBuiltin; "" for
+	// (schema.SchemaRender, SchemaCluster or SchemaBuiltin; "" for
 	// none).
-	Schema revision.Schema
+	Schema schema.Schema
 	// Unverified, when set, says why Predicted may not be the identity
 	// the controller computes (Predicted is zero when roleout cannot
 	// predict the workload at all).
 	Unverified string
 	// Skew, when not zero, is the version skew between the cluster and
 	// roleout that makes the prediction unverified (PlanOptions.Versions).
-	Skew revision.Skew
+	Skew predict.Skew
 	// RestartsPods says the identity differs from the one of the role's
 	// previous revision, or the workload is new: its pods are replaced
 	// (or created). For a workload without a prediction it says the
@@ -34,29 +37,29 @@ type Workload struct {
 // predictWorkloads predicts every workload of r, with the collision
 // counts and the CRDs of schemas, and compares each with the same
 // workload in the role's previous revision.
-func predictWorkloads(r *Role, collisions map[ObjectRef]*int32, schemas revision.PredictOptions) ([]Workload, error) {
+func predictWorkloads(r *Role, collisions map[object.Ref]*int32, schemas predict.Options) ([]Workload, error) {
 	previous := map[string]*unstructured.Unstructured{}
 	if r.Decision.Action != revision.Unchanged {
 		for _, h := range r.History {
 			if h.Number == r.Decision.Previous {
 				for _, o := range h.UnstructuredObjects() {
-					previous[RefOf(o).Key()] = o
+					previous[object.RefOf(o).Key()] = o
 				}
 			}
 		}
 	}
 	var out []Workload
 	for _, o := range r.Objects {
-		if !revision.IsWorkloadKind(o) {
+		if !predict.IsWorkloadKind(o) {
 			if w, ok := unpredicted(r, o, previous); ok {
 				out = append(out, w)
 			}
 			continue
 		}
-		ref := RefOf(o)
+		ref := object.RefOf(o)
 		opts := schemas
 		opts.CollisionCount = collisions[ref]
-		res, err := revision.PredictOutcome(o, opts)
+		res, err := predict.PredictOutcome(o, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -95,13 +98,13 @@ func unpredicted(r *Role, o *unstructured.Unstructured, previous map[string]*uns
 	if !found {
 		return Workload{}, false
 	}
-	ref := RefOf(o)
+	ref := object.RefOf(o)
 	w := Workload{Ref: ref, Unverified: "roleout has no prediction for kind " + o.GroupVersionKind().GroupKind().String() +
 		": whether its pods restart follows whether the object changed"}
 	if r.Decision.Action != revision.Unchanged {
 		w.RestartsPods = true
 		if old, ok := previous[ref.Key()]; ok {
-			w.RestartsPods = restarts(old, o, revision.Outcome{}, revision.PredictOptions{})
+			w.RestartsPods = restarts(old, o, predict.Outcome{}, predict.Options{})
 		}
 	}
 	return w, true
@@ -110,14 +113,14 @@ func unpredicted(r *Role, o *unstructured.Unstructured, previous map[string]*uns
 // restarts reports whether workload o, predicted as res, restarts the
 // pods of old, its version in the previous revision: its identity
 // changes, or, with no prediction, its object does.
-func restarts(old, o *unstructured.Unstructured, res revision.Outcome, opts revision.PredictOptions) bool {
-	if res.Prediction.Equal(revision.Prediction{}) {
+func restarts(old, o *unstructured.Unstructured, res predict.Outcome, opts predict.Options) bool {
+	if res.Prediction.Equal(object.Identity{}) {
 		// As JSON: a record read back from the status branch may hold a
 		// number in another Go type than the render.
-		a, err1 := json.Marshal(revision.Normalize(old))
-		b, err2 := json.Marshal(revision.Normalize(o))
+		a, err1 := json.Marshal(object.Normalize(old))
+		b, err2 := json.Marshal(object.Normalize(o))
 		return err1 != nil || err2 != nil || string(a) != string(b)
 	}
-	before, err := revision.Predict(old, opts)
+	before, err := predict.Predict(old, opts)
 	return err != nil || !before.Equal(res.Prediction)
 }

@@ -14,7 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render/revision"
+	"github.com/roleout/roleout/render/schema"
 )
 
 // projectCRDs reads the LeaderWorkerSet and StormService CRDs as their
@@ -85,7 +87,7 @@ func predictions(t *testing.T, objs []*unstructured.Unstructured, opts PlanOptio
 func TestPlanWithoutCRDsIsThePlanWithThem(t *testing.T) {
 	objs := customWorkloads(t)
 	crds := projectCRDs(t)
-	withSchema := func(plan map[string]string, schema revision.Schema) map[string]string {
+	withSchema := func(plan map[string]string, schema schema.Schema) map[string]string {
 		out := map[string]string{}
 		for k, v := range plan {
 			out[k] = strings.Replace(v, `"schema":"`+string(schema)+`"`, `"schema":"?"`, 1)
@@ -103,10 +105,10 @@ func TestPlanWithoutCRDsIsThePlanWithThem(t *testing.T) {
 			t.Errorf("%s without CRDs: %s; want the built-in schema and no unverified", k, v)
 		}
 	}
-	if diff := cmp.Diff(withSchema(cluster, revision.SchemaCluster), withSchema(builtin, revision.SchemaBuiltin)); diff != "" {
+	if diff := cmp.Diff(withSchema(cluster, schema.SchemaCluster), withSchema(builtin, schema.SchemaBuiltin)); diff != "" {
 		t.Errorf("plan without CRDs (+) against the plan with the cluster's (-):\n%s", diff)
 	}
-	if diff := cmp.Diff(withSchema(inRender, revision.SchemaRender), withSchema(builtin, revision.SchemaBuiltin)); diff != "" {
+	if diff := cmp.Diff(withSchema(inRender, schema.SchemaRender), withSchema(builtin, schema.SchemaBuiltin)); diff != "" {
 		t.Errorf("plan without CRDs (+) against the plan with them in the render (-):\n%s", diff)
 	}
 }
@@ -174,7 +176,7 @@ spec:
 		t.Fatal(err)
 	}
 	w := p1.Summarize(nil).Waves[0].Roles[0].Workloads
-	if len(w) != 1 || !w[0].Predicted.Equal(revision.Prediction{}) || w[0].Schema != "" || !w[0].RestartsPods ||
+	if len(w) != 1 || !w[0].Predicted.Equal(object.Identity{}) || w[0].Schema != "" || !w[0].RestartsPods ||
 		!strings.Contains(w[0].Unverified, "aibrix's mutating webhook add its runtime sidecar") {
 		t.Fatalf("workloads %+v, want the StormService unverified, without a prediction, its pods created", w)
 	}

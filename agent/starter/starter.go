@@ -3,7 +3,7 @@
 // one app per kustomize overlay (a kustomization no other one
 // references) and, for an overlay made of several bases, one role per
 // base with a guessed upgradeOrder. What it writes is a guess to edit,
-// and says so; it always loads with agent.ParseConfig.
+// and says so; it always loads with config.Parse.
 package starter
 
 import (

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/roleout/roleout/agent"
+	"github.com/roleout/roleout/config"
 )
 
 // writeTree writes files (slash path → content) under a new directory.
@@ -193,11 +193,11 @@ func TestRolesWithPaths(t *testing.T) {
 			t.Errorf("roles with paths lack %q:\n%s", want, text)
 		}
 	}
-	if hasJSONField(reflect.TypeOf(agent.RoleConfig{}), "paths") {
+	if hasJSONField(reflect.TypeOf(config.Role{}), "paths") {
 		if res.RolesCommentedOut || len(res.Warnings) > 0 {
 			t.Errorf("roles[].paths exists, yet the roles are comments: %v", res.Warnings)
 		}
-		cfg, err := agent.ParseConfig(res.Config, "init")
+		cfg, err := config.Parse(res.Config, "init")
 		if err != nil || len(cfg.Apps[0].Roles) != 4 {
 			t.Fatalf("config with roles: %v, %+v", err, cfg)
 		}
@@ -227,7 +227,7 @@ func TestCommentedRolesUncomment(t *testing.T) {
 		}
 		lines = append(lines, l)
 	}
-	cfg, err := agent.ParseConfig([]byte(strings.Join(lines, "\n")), "uncommented")
+	cfg, err := config.Parse([]byte(strings.Join(lines, "\n")), "uncommented")
 	if err != nil {
 		t.Fatal(err)
 	}

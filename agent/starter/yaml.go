@@ -8,13 +8,13 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/roleout/roleout/agent"
+	"github.com/roleout/roleout/config"
 )
 
-// rolePathsSupported reports whether agent.RoleConfig has a paths field
+// rolePathsSupported reports whether config.Role has a paths field
 // (select a role's objects by where in the repository they come from); a
 // variable so that tests can take either branch.
-var rolePathsSupported = func() bool { return hasJSONField(reflect.TypeOf(agent.RoleConfig{}), "paths") }
+var rolePathsSupported = func() bool { return hasJSONField(reflect.TypeOf(config.Role{}), "paths") }
 
 // hasJSONField reports whether struct type t has a field whose JSON name
 // is name.
@@ -28,13 +28,13 @@ func hasJSONField(t reflect.Type, name string) bool {
 }
 
 // render writes r.Config for the repository shown as display and checks
-// that it loads with agent.ParseConfig. With roles[].paths it writes the
+// that it loads with config.Parse. With roles[].paths it writes the
 // roles as YAML; should that not load, or without paths, it writes them
 // as comments.
 func (r *Result) render(display string) error {
 	if rolePathsSupported() && r.hasRoles() {
 		r.Config = r.text(display, false)
-		_, err := agent.ParseConfig(r.Config, "the starter config")
+		_, err := config.Parse(r.Config, "the starter config")
 		if err == nil {
 			return nil
 		}
@@ -42,7 +42,7 @@ func (r *Result) render(display string) error {
 	}
 	r.RolesCommentedOut = r.hasRoles()
 	r.Config = r.text(display, true)
-	if _, err := agent.ParseConfig(r.Config, "the starter config"); err != nil {
+	if _, err := config.Parse(r.Config, "the starter config"); err != nil {
 		// A bug of roleout init, not of the repository.
 		return fmt.Errorf("roleout init wrote a config that does not load: %w", err)
 	}
@@ -76,7 +76,7 @@ func (r *Result) text(display string, commentRoles bool) []byte {
 		w("# each base's objects with roleout.dev/role: NAME (commonAnnotations in\n")
 		w("# the base's kustomization.yaml), then uncomment the roles.\n")
 	}
-	w("apiVersion: %s\nkind: %s\nsource:\n", agent.ConfigAPIVersion, agent.ConfigKind)
+	w("apiVersion: %s\nkind: %s\nsource:\n", config.APIVersion, config.Kind)
 	w("  url: %s", scalar(r.Source.URL))
 	if r.Source.noURL {
 		w("   # TODO: the URL the agent clones")

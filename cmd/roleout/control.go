@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/roleout/roleout/agent"
+	"github.com/roleout/roleout/config"
 )
 
 // controlOptions are the flags of `roleout suspend`, `resume` and
@@ -97,7 +98,7 @@ suspended, suspendedBy and suspendedAt (while suspended), requestedAt (the
 last reconcile request).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := agent.LoadConfig(o.config)
+			cfg, err := config.Load(o.config)
 			if err != nil {
 				return err
 			}

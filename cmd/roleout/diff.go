@@ -9,6 +9,7 @@ import (
 
 	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/config"
 )
 
 // offlineKeyTimeout bounds diff --offline's attempt to read the mask key
@@ -70,7 +71,7 @@ func (o *diffOptions) run(cmd *cobra.Command, args []string) (*agent.DiffReport,
 		if o.app == "" {
 			return nil, errors.New("--app is required with --config")
 		}
-		cfg, err := agent.LoadConfig(o.config)
+		cfg, err := config.Load(o.config)
 		if err != nil {
 			return nil, err
 		}

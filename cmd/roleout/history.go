@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/roleout/roleout/agent"
+	"github.com/roleout/roleout/config"
 )
 
 // historyOptions are the flags of `roleout history`.
@@ -27,7 +28,7 @@ func newHistoryCommand(global *globalOptions) *cobra.Command {
 		Short: "Show an app's roles, revisions and rollouts from the status branch, without a cluster",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := agent.LoadConfig(o.config)
+			cfg, err := config.Load(o.config)
 			if err != nil {
 				return err
 			}

@@ -12,7 +12,7 @@ import (
 	gitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/roleout/roleout/agent"
+	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/testgit"
 	"github.com/roleout/roleout/render"
 )
@@ -65,16 +65,16 @@ type initJSON struct {
 	RolesCommentedOut bool `json:"rolesCommentedOut"`
 }
 
-// loadWritten writes config to a file and loads it as roleout run would.
-func loadWritten(t *testing.T, config string) *agent.Config {
+// loadWritten writes data to a file and loads it as roleout run would.
+func loadWritten(t *testing.T, data string) *config.Config {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "agent.yaml")
-	if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := agent.LoadConfig(path)
+	cfg, err := config.Load(path)
 	if err != nil {
-		t.Fatalf("the config roleout init printed does not load: %v\n%s", err, config)
+		t.Fatalf("the config roleout init printed does not load: %v\n%s", err, data)
 	}
 	return cfg
 }
@@ -128,7 +128,7 @@ func TestInitJSONAndWrite(t *testing.T) {
 	if err != nil || string(written) != rep.Config {
 		t.Fatalf("--write wrote %q (%v), want the config of the JSON", written, err)
 	}
-	if _, err := agent.LoadConfig(file); err != nil {
+	if _, err := config.Load(file); err != nil {
 		t.Fatal(err)
 	}
 	if len(rep.Apps) != 2 || rep.Apps[0].Name != "prod" || rep.Apps[0].Path != "overlays/prod" {
@@ -154,7 +154,7 @@ func TestInitJSONAndWrite(t *testing.T) {
 	if code, out, errOut := cli("init", dir, "--write", file, "--force"); code != exitOK || out != "" {
 		t.Fatalf("--write --force: exit %d, stdout %q, %s", code, out, errOut)
 	}
-	if _, err := agent.LoadConfig(file); err != nil {
+	if _, err := config.Load(file); err != nil {
 		t.Errorf("--force did not replace the file: %v", err)
 	}
 }
@@ -202,7 +202,7 @@ func TestInitGitURL(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("init exit %d: %s", code, errOut)
 	}
-	cfg, err := agent.LoadConfig(file)
+	cfg, err := config.Load(file)
 	if err != nil {
 		t.Fatal(err)
 	}

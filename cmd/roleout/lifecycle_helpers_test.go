@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/roleout/roleout/agent"
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/testcluster"
 )
 
@@ -139,7 +140,7 @@ func statusRole(st *agent.AppStatus, role string) *agent.RoleStatus {
 // in the cluster for the shop app.
 func clusterRevisionsJSON(t *testing.T, cs kubernetes.Interface) string {
 	t.Helper()
-	list, err := cs.AppsV1().ControllerRevisions("").List(context.Background(), metav1.ListOptions{LabelSelector: agent.AppLabel + "=shop"})
+	list, err := cs.AppsV1().ControllerRevisions("").List(context.Background(), metav1.ListOptions{LabelSelector: object.AppLabel + "=shop"})
 	if err != nil {
 		t.Fatal(err)
 	}

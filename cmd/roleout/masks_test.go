@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/roleout/roleout/agent"
+	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
 )
@@ -97,7 +98,7 @@ func (in *maskInstall) mask(t *testing.T) string {
 
 func (in *maskInstall) key(t *testing.T, cs kubernetes.Interface) *corev1.Secret {
 	t.Helper()
-	s, err := cs.CoreV1().Secrets(in.namespace).Get(context.Background(), agent.DefaultMaskKeySecret, metav1.GetOptions{})
+	s, err := cs.CoreV1().Secrets(in.namespace).Get(context.Background(), config.DefaultMaskKeySecret, metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("the mask key Secret: %v", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/roleout/roleout/agent"
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
 )
@@ -118,15 +119,15 @@ func TestRunOwnership(t *testing.T) {
 	untouched := func(t *testing.T) {
 		t.Helper()
 		ns, err := cs.CoreV1().Namespaces().Get(ctx, "own-foreign", metav1.GetOptions{})
-		if err != nil || ns.Labels[agent.AppLabel] != "" || ns.DeletionTimestamp != nil {
+		if err != nil || ns.Labels[object.AppLabel] != "" || ns.DeletionTimestamp != nil {
 			t.Errorf("Namespace own-foreign: %v, labels %v; want it there, untouched", err, ns.Labels)
 		}
 		got, err := crds.Get(ctx, "gadgets.example.com", metav1.GetOptions{})
-		if err != nil || got.GetLabels()[agent.AppLabel] != "" || got.GetDeletionTimestamp() != nil {
+		if err != nil || got.GetLabels()[object.AppLabel] != "" || got.GetDeletionTimestamp() != nil {
 			t.Errorf("CRD gadgets.example.com: %v; want it there, untouched", err)
 		}
 		dep, err := cs.AppsV1().Deployments("own-web").Get(ctx, "own-api", metav1.GetOptions{})
-		if err != nil || dep.Labels[agent.AppLabel] != "web-own" || dep.Spec.Template.Spec.Containers[0].Image != "web:1.0" {
+		if err != nil || dep.Labels[object.AppLabel] != "web-own" || dep.Spec.Template.Spec.Containers[0].Image != "web:1.0" {
 			t.Errorf("Deployment own-web/own-api: %v; want web-own's, image web:1.0", err)
 		}
 	}
@@ -165,11 +166,11 @@ func TestRunOwnership(t *testing.T) {
 		adopting := writeConfig(t, repo.URL(), strings.Replace(apps, "%s", ", adopt: true, force: true", 1))
 		runApp(t, adopting, exitOK)
 		dep, err := cs.AppsV1().Deployments("own-web").Get(ctx, "own-api", metav1.GetOptions{})
-		if err != nil || dep.Labels[agent.AppLabel] != "thief" || dep.Spec.Template.Spec.Containers[0].Image != "thief:6.6" {
+		if err != nil || dep.Labels[object.AppLabel] != "thief" || dep.Spec.Template.Spec.Containers[0].Image != "thief:6.6" {
 			t.Errorf("adopted Deployment: %v %v; want thief's, image thief:6.6", err, dep.Labels)
 		}
 		for _, name := range []string{"own-foreign"} {
-			if ns, err := cs.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{}); err != nil || ns.Labels[agent.AppLabel] != "thief" {
+			if ns, err := cs.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{}); err != nil || ns.Labels[object.AppLabel] != "thief" {
 				t.Errorf("adopted Namespace %s: %v %v", name, err, ns.Labels)
 			}
 		}

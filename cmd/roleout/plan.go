@@ -16,6 +16,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/roleout/roleout/agent"
+	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 )
 
@@ -97,7 +99,7 @@ func (f *planFlags) plan(ctx context.Context, args []string) (*render.Plan, rend
 		if f.app == "" {
 			return nil, render.Summary{}, "", errors.New("--app is required with --config")
 		}
-		cfg, err := agent.LoadConfig(f.config)
+		cfg, err := config.Load(f.config)
 		if err != nil {
 			return nil, render.Summary{}, "", err
 		}
@@ -250,7 +252,7 @@ func printRender(w io.Writer, plan *render.Plan, output string) error {
 	return p.err
 }
 
-func joinRefs(refs []render.ObjectRef) string {
+func joinRefs(refs []object.Ref) string {
 	var parts []string
 	for _, r := range refs {
 		parts = append(parts, r.String())

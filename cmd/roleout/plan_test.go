@@ -12,9 +12,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/render"
-	"github.com/roleout/roleout/render/revision"
 )
 
 func TestPlanLocalDir(t *testing.T) {
@@ -108,7 +108,7 @@ func TestPlanExamples(t *testing.T) {
 			for _, w := range s.Waves {
 				for _, r := range w.Roles {
 					got = append(got, r.Name)
-					if len(r.Workloads) != 1 || r.Workloads[0].Predicted.Equal(revision.Prediction{}) {
+					if len(r.Workloads) != 1 || r.Workloads[0].Predicted.Equal(object.Identity{}) {
 						t.Errorf("role %s: want one workload with a prediction, got %+v", r.Name, r.Workloads)
 					}
 				}

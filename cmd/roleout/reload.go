@@ -11,6 +11,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/roleout/roleout/agent"
+	"github.com/roleout/roleout/config"
 )
 
 // configCheckInterval is how often roleout run looks at its config file
@@ -66,13 +67,13 @@ func reloadOnChange(ctx context.Context, log logrus.FieldLogger, o *runOptions, 
 }
 
 // loadShard loads the configuration file and keeps the run's shard of it.
-func loadShard(o *runOptions) (*agent.Config, error) {
-	cfg, err := agent.LoadConfig(o.config)
+func loadShard(o *runOptions) (*config.Config, error) {
+	cfg, err := config.Load(o.config)
 	if err != nil {
 		return nil, err
 	}
 	if o.shard != "" {
-		i, n, err := agent.ParseShard(o.shard)
+		i, n, err := config.ParseShard(o.shard)
 		if err != nil {
 			return nil, err
 		}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/roleout/roleout/agent"
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/testcluster"
 )
 
@@ -96,7 +97,7 @@ func checkWrittenOnce(t *testing.T, ns string, want []string) {
 // (roleout wrote it), or d passes.
 func waitForRoleWrite(t *testing.T, cs kubernetes.Interface, ns, role string, d time.Duration) bool {
 	t.Helper()
-	sel := metav1.ListOptions{LabelSelector: agent.RoleLabel + "=" + role}
+	sel := metav1.ListOptions{LabelSelector: object.RoleLabel + "=" + role}
 	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		cms, err1 := cs.CoreV1().ConfigMaps(ns).List(context.Background(), sel)
 		ds, err2 := cs.AppsV1().Deployments(ns).List(context.Background(), sel)

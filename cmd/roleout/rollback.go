@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/roleout/roleout/agent"
+	"github.com/roleout/roleout/config"
 )
 
 // rollbackOptions are the flags of `roleout rollback`.
@@ -31,7 +32,7 @@ became), hash, phase, result, message (when it failed) and statusCommit
 (the status-branch commit that records it); its log is JSON on stderr.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := agent.LoadConfig(o.config)
+			cfg, err := config.Load(o.config)
 			if err != nil {
 				return err
 			}

@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/roleout/roleout/agent"
+	"github.com/roleout/roleout/config"
 )
 
 // runOptions are the flags of `roleout run`.
@@ -90,13 +91,13 @@ func runAgent(ctx context.Context, cmd *cobra.Command, o *runOptions) error {
 		return err
 	}
 	restCfg.UserAgent = "roleout/" + version
-	var le agent.LeaderElection
+	var le config.LeaderElection
 	if o.leaderElect {
 		if o.leaseDuration < 3*time.Second {
 			return fmt.Errorf("invalid --leader-elect-lease-duration %s: use 3s or more", o.leaseDuration)
 		}
 		host, _ := os.Hostname()
-		le = agent.LeaderElection{Namespace: leaseNamespace(o.leaseNamespace), Name: o.leaseName, Identity: fmt.Sprintf("%s-%d", host, os.Getpid()),
+		le = config.LeaderElection{Namespace: leaseNamespace(o.leaseNamespace), Name: o.leaseName, Identity: fmt.Sprintf("%s-%d", host, os.Getpid()),
 			LeaseDuration: o.leaseDuration, RenewDeadline: o.leaseDuration * 2 / 3, RetryPeriod: o.leaseDuration * 2 / 15}
 		// The API server's audit log then tells which replica wrote.
 		restCfg.UserAgent += " " + le.Identity
@@ -141,7 +142,7 @@ func leaseNamespace(flag string) string {
 }
 
 // serveHTTP serves the agent's endpoints on cfg.Address until ctx ends.
-func serveHTTP(ctx context.Context, log *logrus.Logger, cfg agent.HTTPConfig, a *agent.Agent) error {
+func serveHTTP(ctx context.Context, log *logrus.Logger, cfg config.HTTP, a *agent.Agent) error {
 	if cfg.Address == "-" {
 		return nil
 	}

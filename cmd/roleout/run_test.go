@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/roleout/roleout/agent"
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
 	"github.com/roleout/roleout/render"
@@ -153,7 +154,7 @@ func TestRunOnceRollsOutInUpgradeOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d.Labels[agent.AppLabel] != "web" || d.Labels[agent.RoleLabel] != name {
+		if d.Labels[object.AppLabel] != "web" || d.Labels[object.RoleLabel] != name {
 			t.Errorf("deployment %s labels = %v", name, d.Labels)
 		}
 	}
@@ -262,14 +263,14 @@ func TestRunOnceRollsOutInUpgradeOrder(t *testing.T) {
 	})
 
 	t.Run("role revisions in the cluster", func(t *testing.T) {
-		crs, err := cs.AppsV1().ControllerRevisions("default").List(ctx, metav1.ListOptions{LabelSelector: agent.AppLabel + "=web"})
+		crs, err := cs.AppsV1().ControllerRevisions("default").List(ctx, metav1.ListOptions{LabelSelector: object.AppLabel + "=web"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var got []string
 		for _, cr := range crs.Items {
-			got = append(got, fmt.Sprintf("%s:%d", cr.Labels[agent.RoleLabel], cr.Revision))
-			if !strings.HasPrefix(cr.Name, "web-"+cr.Labels[agent.RoleLabel]+"-") {
+			got = append(got, fmt.Sprintf("%s:%d", cr.Labels[object.RoleLabel], cr.Revision))
+			if !strings.HasPrefix(cr.Name, "web-"+cr.Labels[object.RoleLabel]+"-") {
 				t.Errorf("ControllerRevision %s is not named <app>-<role>-<hash>", cr.Name)
 			}
 		}

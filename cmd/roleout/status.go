@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/roleout/roleout/agent"
+	"github.com/roleout/roleout/config"
 )
 
 // statusOptions are the flags of `roleout status`.
@@ -23,7 +24,7 @@ func newStatusCommand(global *globalOptions) *cobra.Command {
 		Short: "Show each app's phase, revision and drift not healed, from the status branch, without a cluster",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := agent.LoadConfig(o.config)
+			cfg, err := config.Load(o.config)
 			if err != nil {
 				return err
 			}

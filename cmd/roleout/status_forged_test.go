@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/roleout/roleout/agent"
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
 	"github.com/roleout/roleout/render"
@@ -53,7 +54,7 @@ func forgedStatusSetup(t *testing.T, ns string, statusKey *testgit.SigningKey) (
 	if code, _, logs := cli("run", "--once", "--config", config); code != exitOK {
 		t.Fatalf("v1: exit %d\n%s", code, logs)
 	}
-	victim := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "victim", Namespace: ns, Labels: map[string]string{agent.AppLabel: ns}}}
+	victim := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "victim", Namespace: ns, Labels: map[string]string{object.AppLabel: ns}}}
 	if _, err := cs.CoreV1().ConfigMaps(ns).Create(context.Background(), victim, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func forgeStatus(t *testing.T, repo *testgit.Repo, app, rev string, stranger *te
 	if err := yaml.UnmarshalStrict([]byte(data), &inv); err != nil {
 		t.Fatal(err)
 	}
-	inv = append(inv, render.InventoryEntry{ObjectRef: render.ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: app, Name: "victim"}, Role: "a", UpgradeOrder: 1})
+	inv = append(inv, render.InventoryEntry{Ref: object.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: app, Name: "victim"}, Role: "a", UpgradeOrder: 1})
 	forged, _ := yaml.Marshal(inv)
 	if _, err := repo.Commit("roleout/status", "forged inventory", map[string]string{app + "/inventory.yaml": string(forged)}); err != nil {
 		t.Fatal(err)

@@ -6,21 +6,9 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
-)
 
-func parse(t *testing.T, docs ...string) []*unstructured.Unstructured {
-	t.Helper()
-	var out []*unstructured.Unstructured
-	for _, d := range docs {
-		m := map[string]any{}
-		if err := yaml.Unmarshal([]byte(d), &m); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, &unstructured.Unstructured{Object: m})
-	}
-	return out
-}
+	"github.com/roleout/roleout/internal/testobjects"
+)
 
 func hash(t *testing.T, objs []*unstructured.Unstructured) string {
 	t.Helper()
@@ -79,11 +67,11 @@ status: {replicas: 2}
 )
 
 func TestTemplateHashIgnoresForm(t *testing.T) {
-	want := hash(t, parse(t, block, cm))
+	want := hash(t, testobjects.Parse(t, block, cm))
 	for name, objs := range map[string][]*unstructured.Unstructured{
-		"flow style, key order, comment": parse(t, flow, cm),
-		"server-owned fields and status": parse(t, live, cm),
-		"other object order":             parse(t, cm, block),
+		"flow style, key order, comment": testobjects.Parse(t, flow, cm),
+		"server-owned fields and status": testobjects.Parse(t, live, cm),
+		"other object order":             testobjects.Parse(t, cm, block),
 	} {
 		if got := hash(t, objs); got != want {
 			t.Errorf("%s: hash %s, want %s", name, got, want)
@@ -96,7 +84,7 @@ func TestTemplateHashStableAcrossShuffles(t *testing.T) {
 	for _, n := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
 		docs = append(docs, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: "+n+", namespace: web}\ndata: {k: "+n+"}\n")
 	}
-	objs := parse(t, append(docs, block)...)
+	objs := testobjects.Parse(t, append(docs, block)...)
 	want := hash(t, objs)
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range 1000 {
@@ -108,16 +96,16 @@ func TestTemplateHashStableAcrossShuffles(t *testing.T) {
 }
 
 func TestTemplateHashChangesWithMeaning(t *testing.T) {
-	base := hash(t, parse(t, block, cm))
+	base := hash(t, testobjects.Parse(t, block, cm))
 	seen := map[string]string{base: "base"}
 	for name, objs := range map[string][]*unstructured.Unstructured{
-		"image":         parse(t, replace(block, "api:1.0", "api:1.1"), cm),
-		"replicas":      parse(t, replace(block, "replicas: 2", "replicas: 3"), cm),
-		"label":         parse(t, replace(block, "{app: api}", "{app: api2}"), cm),
-		"namespace":     parse(t, replace(block, "namespace: web", "namespace: web2"), cm),
-		"configmap":     parse(t, block, replace(cm, "'1'", "'2'")),
-		"object gone":   parse(t, block),
-		"string vs int": parse(t, block, replace(cm, "'1'", "1")),
+		"image":         testobjects.Parse(t, replace(block, "api:1.0", "api:1.1"), cm),
+		"replicas":      testobjects.Parse(t, replace(block, "replicas: 2", "replicas: 3"), cm),
+		"label":         testobjects.Parse(t, replace(block, "{app: api}", "{app: api2}"), cm),
+		"namespace":     testobjects.Parse(t, replace(block, "namespace: web", "namespace: web2"), cm),
+		"configmap":     testobjects.Parse(t, block, replace(cm, "'1'", "'2'")),
+		"object gone":   testobjects.Parse(t, block),
+		"string vs int": testobjects.Parse(t, block, replace(cm, "'1'", "1")),
 	} {
 		h := hash(t, objs)
 		if prev, dup := seen[h]; dup {
@@ -128,11 +116,11 @@ func TestTemplateHashChangesWithMeaning(t *testing.T) {
 }
 
 func TestTemplateHashEncoding(t *testing.T) {
-	h := hash(t, parse(t, block))
+	h := hash(t, testobjects.Parse(t, block))
 	if !regexp.MustCompile(`^[bcdfghjklmnpqrstvwxz2456789]{1,10}$`).MatchString(h) {
 		t.Errorf("hash %q is not rand.SafeEncodeString of a decimal FNV-32 sum", h)
 	}
-	objs := parse(t, live)
+	objs := testobjects.Parse(t, live)
 	before := objs[0].GetResourceVersion()
 	hash(t, objs)
 	if objs[0].GetResourceVersion() != before || objs[0].Object["status"] == nil {

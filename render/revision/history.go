@@ -14,16 +14,6 @@ import (
 	"github.com/roleout/roleout/internal/secrets"
 )
 
-// Labels and annotations of role ControllerRevisions.
-const (
-	AppLabel          = object.AppLabel
-	RoleLabel         = object.RoleLabel
-	TemplateHashLabel = object.TemplateHashLabel
-	// SourceAnnotation records the source revision a role revision was
-	// first rendered from.
-	SourceAnnotation = object.SourceAnnotation
-)
-
 // RoleRevision is one recorded version of a role's rendered objects.
 type RoleRevision struct {
 	// Name is <app>-<role>-<hash>.
@@ -199,13 +189,13 @@ func (r RoleRevision) ControllerRevision(app, role, namespace string) (*appsv1.C
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      r.Name,
 			Namespace: namespace,
-			Labels:    map[string]string{AppLabel: app, RoleLabel: role, TemplateHashLabel: r.Hash},
+			Labels:    map[string]string{object.AppLabel: app, object.RoleLabel: role, object.TemplateHashLabel: r.Hash},
 		},
 		Data:     runtime.RawExtension{Raw: data},
 		Revision: r.Number,
 	}
 	if r.Source != "" {
-		cr.Annotations = map[string]string{SourceAnnotation: r.Source}
+		cr.Annotations = map[string]string{object.SourceAnnotation: r.Source}
 	}
 	return cr, nil
 }
@@ -220,8 +210,8 @@ func FromControllerRevision(cr *appsv1.ControllerRevision) (RoleRevision, error)
 		return RoleRevision{}, fmt.Errorf("ControllerRevision %s: read data: %w", cr.Name, err)
 	}
 	return RoleRevision{
-		Name: cr.Name, Hash: cr.Labels[TemplateHashLabel], Number: cr.Revision,
-		Objects: data.Objects, Source: cr.Annotations[SourceAnnotation],
+		Name: cr.Name, Hash: cr.Labels[object.TemplateHashLabel], Number: cr.Revision,
+		Objects: data.Objects, Source: cr.Annotations[object.SourceAnnotation],
 	}, nil
 }
 

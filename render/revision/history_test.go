@@ -14,12 +14,15 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/kubernetes/pkg/controller/history"
+
+	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/internal/testobjects"
 )
 
 // tmpl returns the objects of a role whose one Deployment runs image.
 func tmpl(t *testing.T, image string) []*unstructured.Unstructured {
 	t.Helper()
-	return parse(t, strings.Replace(block, "api:1.0", image, 1))
+	return testobjects.Parse(t, strings.Replace(block, "api:1.0", image, 1))
 }
 
 // decideAll applies renders of images one after another to an empty
@@ -169,8 +172,8 @@ func TestControllerRevisionRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cr.Name != r.Name || cr.Revision != 1 || cr.Labels[AppLabel] != "llm" || cr.Labels[RoleLabel] != "decode" ||
-		cr.Labels[TemplateHashLabel] != r.Hash || cr.Annotations[SourceAnnotation] != "main@sha1:0" || cr.Namespace != "roleout-system" {
+	if cr.Name != r.Name || cr.Revision != 1 || cr.Labels[object.AppLabel] != "llm" || cr.Labels[object.RoleLabel] != "decode" ||
+		cr.Labels[object.TemplateHashLabel] != r.Hash || cr.Annotations[object.SourceAnnotation] != "main@sha1:0" || cr.Namespace != "roleout-system" {
 		t.Errorf("ControllerRevision %+v", cr.ObjectMeta)
 	}
 	back, err := FromControllerRevision(cr)
@@ -185,7 +188,7 @@ func TestControllerRevisionRoundTrip(t *testing.T) {
 
 func TestDecideMasksSecrets(t *testing.T) {
 	secret := func(value string) []*unstructured.Unstructured {
-		return parse(t, "apiVersion: v1\nkind: Secret\nmetadata: {name: creds, namespace: web}\nstringData: {password: "+value+"}\ndata: {token: "+
+		return testobjects.Parse(t, "apiVersion: v1\nkind: Secret\nmetadata: {name: creds, namespace: web}\nstringData: {password: "+value+"}\ndata: {token: "+
 			"aHVudGVyMg==}\n")
 	}
 	d1, hist, err := Decide("web", "db", secret("s3cret-one"), nil, "r1", testMasker)

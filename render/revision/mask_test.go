@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/internal/secrets"
+	"github.com/roleout/roleout/internal/testobjects"
 )
 
 // testMasker is one install's masker.
@@ -25,7 +26,7 @@ func mustMasker(key string, mode secrets.Mode) *secrets.Masker {
 
 func secretRole(t *testing.T, value string) []*unstructured.Unstructured {
 	t.Helper()
-	return parse(t, "apiVersion: v1\nkind: Secret\nmetadata: {name: creds, namespace: web}\nstringData: {password: "+value+"}\n")
+	return testobjects.Parse(t, "apiVersion: v1\nkind: Secret\nmetadata: {name: creds, namespace: web}\nstringData: {password: "+value+"}\n")
 }
 
 // legacyMask is the unkeyed mask roleout wrote before keyed masks.

@@ -13,6 +13,8 @@ import (
 
 	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
 )
@@ -120,7 +122,7 @@ type timedRenderer struct {
 }
 
 // Render times the wrapped Render.
-func (r timedRenderer) Render(ctx context.Context, snap sources.Snapshot, app agent.AppConfig) ([]*unstructured.Unstructured, error) {
+func (r timedRenderer) Render(ctx context.Context, snap sources.Snapshot, app config.App) ([]*unstructured.Unstructured, error) {
 	defer r.clk.since("render", time.Now())
 	return r.Renderer.Render(ctx, snap, app)
 }
@@ -147,13 +149,13 @@ func (p timedPlanner) Plan(objs []*unstructured.Unstructured, opts render.PlanOp
 
 // ClusterVersions passes through the wrapped cluster's versions, so the
 // bench's agent reads them as roleout run does.
-func (a timedApplier) ClusterVersions(ctx context.Context, controllers []apply.ControllerDeployment) apply.ClusterVersions {
+func (a timedApplier) ClusterVersions(ctx context.Context, controllers []object.ControllerDeployment) object.ClusterVersions {
 	if vr, ok := a.Cluster.(interface {
-		ClusterVersions(context.Context, []apply.ControllerDeployment) apply.ClusterVersions
+		ClusterVersions(context.Context, []object.ControllerDeployment) object.ClusterVersions
 	}); ok {
 		return vr.ClusterVersions(ctx, controllers)
 	}
-	return apply.ClusterVersions{}
+	return object.ClusterVersions{}
 }
 
 // timedApplier times the applier's calls by phase: "apply", "health",
@@ -177,13 +179,13 @@ func (a timedApplier) WaitHealthy(ctx context.Context, objs []*unstructured.Unst
 }
 
 // ObserveAll times the wrapped ObserveAll.
-func (a timedApplier) ObserveAll(ctx context.Context, objs []*unstructured.Unstructured) map[apply.ObjectRef]apply.ObserveResult {
+func (a timedApplier) ObserveAll(ctx context.Context, objs []*unstructured.Unstructured) map[object.Ref]apply.ObserveResult {
 	defer a.clk.since("observe", time.Now())
 	return a.Cluster.ObserveAll(ctx, objs)
 }
 
 // CollisionCounts times the wrapped CollisionCounts.
-func (a timedApplier) CollisionCounts(ctx context.Context, objs []*unstructured.Unstructured) map[apply.ObjectRef]*int32 {
+func (a timedApplier) CollisionCounts(ctx context.Context, objs []*unstructured.Unstructured) map[object.Ref]*int32 {
 	defer a.clk.since("plan-reads", time.Now())
 	return a.Cluster.CollisionCounts(ctx, objs)
 }
@@ -223,7 +225,7 @@ func (s timedStatus) Commit(ctx context.Context, files map[string][]byte, msg st
 // with every dependency timed and the API requests counted.
 type benchAgent struct {
 	*agent.Agent
-	cfg      *agent.Config
+	cfg      *config.Config
 	renderer timedRenderer
 	applier  *apply.Applier
 	clk      *phases
@@ -233,19 +235,19 @@ type benchAgent struct {
 // agentConfig parses an agent configuration for one git repository and
 // apps (name → overlay path; the namespace is the name), as a user would
 // write it.
-func agentConfig(url, cacheDir string, apps ...string) (*agent.Config, string, error) {
+func agentConfig(url, cacheDir string, apps ...string) (*config.Config, string, error) {
 	text := fmt.Sprintf("apiVersion: roleout.dev/v1alpha1\nkind: AgentConfig\nsource: {url: %q, branch: main}\ncacheDir: %q\napps:\n", url, cacheDir)
 	for _, name := range apps {
 		text += fmt.Sprintf("- {name: %s, path: apps/%s, namespace: %s, timeout: 3m}\n", name, name, name)
 	}
-	cfg, err := agent.ParseConfig([]byte(text), "bench agent config")
+	cfg, err := config.Parse([]byte(text), "bench agent config")
 	return cfg, text, err
 }
 
 // newBenchAgent returns a benchAgent for cfg against the cluster restCfg
 // reaches. The rest.Config's QPS and burst are cleared so that the
 // applier sets its own, as for a kubeconfig.
-func newBenchAgent(cfg *agent.Config, restCfg *rest.Config, log logrus.FieldLogger) (*benchAgent, error) {
+func newBenchAgent(cfg *config.Config, restCfg *rest.Config, log logrus.FieldLogger) (*benchAgent, error) {
 	b := &benchAgent{cfg: cfg, clk: &phases{}, api: &requestCounter{}}
 	rc := b.api.wrap(restCfg)
 	rc.QPS, rc.Burst, rc.UserAgent = 0, 0, ""

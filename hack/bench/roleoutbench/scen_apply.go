@@ -10,6 +10,8 @@ import (
 
 	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 )
 
@@ -189,7 +191,7 @@ func (e *env) noopDrift(ctx context.Context) error {
 // dry-runs every object (agent.DiffLive), or with reapply applies them,
 // with the labels the agent sets. It returns the run and the number of
 // objects found changed.
-func (e *env) roleoutNoop(ctx context.Context, m *mainApp, dir string, app agent.AppConfig, reapply bool) (toolRun, int, error) {
+func (e *env) roleoutNoop(ctx context.Context, m *mainApp, dir string, app config.App, reapply bool) (toolRun, int, error) {
 	m.agent.api.reset()
 	start := time.Now()
 	plan, err := agent.PlanDir(ctx, agent.DirOptions{Root: dir, Overlay: "overlay", App: app.Name, Namespace: app.Namespace})
@@ -199,7 +201,7 @@ func (e *env) roleoutNoop(ctx context.Context, m *mainApp, dir string, app agent
 	changes := 0
 	if reapply {
 		objs := roleObjects(plan.Roles())
-		results, err := m.agent.applier.Apply(ctx, objs, apply.ApplyOptions{Labels: map[string]string{agent.AppLabel: app.Name}})
+		results, err := m.agent.applier.Apply(ctx, objs, apply.ApplyOptions{Labels: map[string]string{object.AppLabel: app.Name}})
 		if err != nil {
 			return toolRun{}, 0, err
 		}
@@ -231,7 +233,7 @@ func roleObjects(rs []*render.Role) []*unstructured.Unstructured {
 			if l == nil {
 				l = map[string]string{}
 			}
-			l[agent.RoleLabel] = role.Name
+			l[object.RoleLabel] = role.Name
 			c.SetLabels(l)
 			out = append(out, c)
 		}

@@ -14,10 +14,10 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
-	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
-	"github.com/roleout/roleout/render/revision"
+	"github.com/roleout/roleout/render/predict"
 )
 
 // firstInstall is scenario 4: 1,000 objects into an empty namespace
@@ -94,20 +94,20 @@ func roleoutApplyPath(ctx context.Context, applier *apply.Applier, counter *requ
 	}
 	var workloads []*unstructured.Unstructured
 	for _, o := range res.Objects {
-		if revision.IsWorkload(o) {
+		if predict.IsWorkload(o) {
 			workloads = append(workloads, o)
 		}
 	}
-	collisions := map[render.ObjectRef]*int32{}
+	collisions := map[object.Ref]*int32{}
 	for ref, cc := range applier.CollisionCounts(ctx, workloads) {
-		collisions[render.ObjectRef(ref)] = cc
+		collisions[object.Ref(ref)] = cc
 	}
 	plan, err := render.NewPlan(res.Objects, render.PlanOptions{App: app, CollisionCounts: collisions})
 	if err != nil {
 		return toolRun{}, err
 	}
 	for _, wave := range plan.Waves {
-		if _, err := applier.Apply(ctx, roleObjects(wave.Roles), apply.ApplyOptions{Labels: map[string]string{agent.AppLabel: app}}); err != nil {
+		if _, err := applier.Apply(ctx, roleObjects(wave.Roles), apply.ApplyOptions{Labels: map[string]string{object.AppLabel: app}}); err != nil {
 			return toolRun{}, err
 		}
 	}
@@ -156,7 +156,7 @@ func (e *env) limit(ctx context.Context) error {
 			return err
 		}
 		if w == ro {
-			_, err = appliers["roleout"].Apply(ctx, objs, apply.ApplyOptions{Labels: map[string]string{agent.AppLabel: w.namespace}})
+			_, err = appliers["roleout"].Apply(ctx, objs, apply.ApplyOptions{Labels: map[string]string{object.AppLabel: w.namespace}})
 		} else {
 			_, err = rawApply(ctx, client, objs, 16)
 		}
@@ -195,7 +195,7 @@ func (e *env) limit(ctx context.Context) error {
 			if applier := appliers[tool]; applier != nil {
 				err = e.profiled("Limit/tool="+tool, func() error {
 					start := time.Now()
-					_, err := applier.Apply(ctx, objs, apply.ApplyOptions{Labels: map[string]string{agent.AppLabel: w.namespace}})
+					_, err := applier.Apply(ctx, objs, apply.ApplyOptions{Labels: map[string]string{object.AppLabel: w.namespace}})
 					d = time.Since(start)
 					return err
 				})

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/render"
-	"github.com/roleout/roleout/render/revision"
+	"github.com/roleout/roleout/render/predict"
 )
 
 // renderTime is scenario 6: rendering the overlay, roleout against
@@ -61,7 +61,7 @@ func (e *env) renderTime(ctx context.Context) error {
 	return nil
 }
 
-// prediction is scenario 9: revision.Predict over 1,000 Deployments (five
+// prediction is scenario 9: predict.Predict over 1,000 Deployments (five
 // copies of the app's 200, in five namespaces).
 func (e *env) prediction(ctx context.Context) error {
 	var deployments []*unstructured.Unstructured
@@ -71,7 +71,7 @@ func (e *env) prediction(ctx context.Context) error {
 			return err
 		}
 		for _, o := range objs {
-			if revision.IsWorkload(o) {
+			if predict.IsWorkload(o) {
 				deployments = append(deployments, o)
 			}
 		}
@@ -82,7 +82,7 @@ func (e *env) prediction(ctx context.Context) error {
 		err := e.profiled(name, func() error {
 			start := time.Now()
 			for _, o := range deployments {
-				if _, err := revision.Predict(o, revision.PredictOptions{}); err != nil {
+				if _, err := predict.Predict(o, predict.Options{}); err != nil {
 					return err
 				}
 			}
