@@ -33,7 +33,7 @@ test-faults: cluster-bins
 	$(GO) test -count=1 -timeout 15m -run 'TestFault' -v ./cmd/roleout
 
 FUZZTIME ?= 2m
-FUZZ_TARGETS := config:FuzzParse agent:FuzzParseStatus render:FuzzNewPlan render:FuzzRoleAnnotations
+FUZZ_TARGETS := config:FuzzParse status:FuzzParseApp render:FuzzNewPlan render:FuzzRoleAnnotations
 
 ## fuzz: run every fuzz target for FUZZTIME (default 2m; make test runs 1000x, a count of inputs, each)
 fuzz:

@@ -15,8 +15,10 @@ import (
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/control"
 	"github.com/roleout/roleout/internal/secrets"
 	"github.com/roleout/roleout/sources"
+	"github.com/roleout/roleout/status"
 )
 
 // Deps are the parts an Agent drives. New wires the real ones; tests pass
@@ -50,7 +52,7 @@ type Deps struct {
 	Masker *secrets.Masker
 	// Control reads the install's control ConfigMap (roleout suspend,
 	// resume, reconcile); nil: no app is ever suspended.
-	Control ControlSource
+	Control control.Source
 	// Backoffs are the waits after failures; zero: DefaultBackoffs.
 	Backoffs Backoffs
 }
@@ -72,14 +74,14 @@ type Agent struct {
 	sourceURL string
 
 	mu      *sync.Mutex
-	results map[string]*AppStatus
+	results map[string]*status.App
 	// done holds, per app, the revision this agent last reconciled with
 	// success.
 	done    map[string]string
 	trigger chan struct{}
 	metrics *metrics
 	dryRun  bool
-	// backoffRetries makes retries of a failed commit wait (AppStatus
+	// backoffRetries makes retries of a failed commit wait (status.App
 	// .RetryAfter); Run sets it, as the loop it starts is the agent's
 	// life. RunOnce alone retries at once.
 	backoffRetries bool
@@ -98,7 +100,7 @@ type Agent struct {
 	replan  map[string]bool
 	// control is the copy of the control ConfigMap: which apps are
 	// suspended, which reconciles were requested.
-	control *control
+	control *control.Copy
 }
 
 // DryRun makes the agent plan and diff every app against the cluster
@@ -144,7 +146,7 @@ func NewDeps(ctx context.Context, cfg *config.Config, restCfg *rest.Config, log 
 	if cfg.Apply.Concurrency > 0 {
 		applyOpts.Concurrency = cfg.Apply.Concurrency
 	}
-	applier, err := apply.New(restCfg, applyOpts)
+	applier, err := newApplierCluster(restCfg, applyOpts)
 	if err != nil {
 		return Deps{}, err
 	}
@@ -162,7 +164,7 @@ func NewDeps(ctx context.Context, cfg *config.Config, restCfg *rest.Config, log 
 		Status:            sources.NewStatusBranch(StatusOptions(cfg)),
 		PullRequests:      gitPullRequests{src: src},
 		Masker:            masker,
-		Control:           kubeControl{kube: kube, namespace: ns, log: log},
+		Control:           control.Kube(kube, ns, log),
 	}, nil
 }
 
@@ -216,7 +218,7 @@ func StatusOptions(cfg *config.Config) sources.StatusOptions {
 	return sources.StatusOptions{
 		URL: cfg.Source.URL, Auth: credentials(cfg), Branch: cfg.Status.Branch,
 		AuthorName: cfg.Status.Author.Name, AuthorEmail: cfg.Status.Author.Email,
-		SigningKeyFile: cfg.Status.SigningKeyFile, Merge: mergeStatusFile,
+		SigningKeyFile: cfg.Status.SigningKeyFile, Merge: status.MergeFile,
 	}
 }
 
@@ -228,10 +230,10 @@ func NewWithDeps(cfg *config.Config, deps Deps, log logrus.FieldLogger) *Agent {
 	if deps.Backoffs == (Backoffs{}) {
 		deps.Backoffs = DefaultBackoffs()
 	}
-	a := &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), mu: &sync.Mutex{}, results: map[string]*AppStatus{}, done: map[string]string{}, synced: map[string][32]byte{}, replan: map[string]bool{}, trigger: make(chan struct{}, 1), metrics: newMetrics(),
+	a := &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), mu: &sync.Mutex{}, results: map[string]*status.App{}, done: map[string]string{}, synced: map[string][32]byte{}, replan: map[string]bool{}, trigger: make(chan struct{}, 1), metrics: newMetrics(),
 		live: &liveness{bound: maxPollAge(cfg, deps.now())}, elect: &election{}}
 	a.drift = newDrifts(log, deps.now, a.Trigger, deps.Backoffs.Heal)
-	a.control = &control{src: deps.Control, log: log, serves: a.servesApp, touched: a.controlChanged}
+	a.control = control.NewCopy(deps.Control, log, a.servesApp, a.controlChanged)
 	a.metrics.registry.MustRegister(a.drift.metric)
 	return a
 }
@@ -247,7 +249,7 @@ func NewWithDeps(cfg *config.Config, deps Deps, log logrus.FieldLogger) *Agent {
 // watch keeps, else one read; when it cannot be read, no app is
 // reconciled.
 func (a *Agent) RunOnce(ctx context.Context) error {
-	if err := a.control.load(ctx); err != nil {
+	if err := a.control.Load(ctx); err != nil {
 		return errors.Join(fmt.Errorf("cannot tell which apps are suspended, nothing reconciled: %w", err), a.previews(ctx))
 	}
 	for attempt := 0; ; attempt++ {
@@ -322,11 +324,11 @@ func (a *Agent) recordUntrusted(ctx context.Context, cause error) {
 		if err != nil {
 			continue
 		}
-		st := AppStatus{APIVersion: config.APIVersion, Kind: StatusKind, App: app.Name, Source: a.sourceURL, Path: app.Path}
-		if prev.status != nil {
-			st = *prev.status
+		st := status.App{APIVersion: config.APIVersion, Kind: status.Kind, App: app.Name, Source: a.sourceURL, Path: app.Path}
+		if prev.Status != nil {
+			st = *prev.Status
 		}
-		st.Phase, st.Message, st.StatusBranch = PhaseFailed, cause.Error(), prev.refused
+		st.Phase, st.Message, st.StatusBranch = status.PhaseFailed, cause.Error(), prev.Refused
 		run := &appRun{a: a, app: app, log: log, status: a.deps.Status, prev: prev, st: &st}
 		_ = run.report(ctx, fmt.Sprintf("roleout: %s refused an untrusted revision", app.Name))
 	}
@@ -353,10 +355,10 @@ const maxReplans = 3
 
 // Results returns the status each app was left in by the last
 // reconcile, in config order; apps not reconciled are left out.
-func (a *Agent) Results() []*AppStatus {
+func (a *Agent) Results() []*status.App {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	var out []*AppStatus
+	var out []*status.App
 	for _, app := range a.cfg.Apps {
 		if st := a.results[app.Name]; st != nil {
 			out = append(out, st)
@@ -382,7 +384,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	dctx, stopWatches := context.WithCancel(ctx)
 	defer stopWatches()
 	a.drift.start(dctx)
-	a.control.start(dctx)
+	a.control.Start(dctx)
 	a.live.begin(a.deps.now())
 	defer a.live.end()
 	failures := 0

@@ -11,6 +11,7 @@ import (
 
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/sources"
+	"github.com/roleout/roleout/status"
 )
 
 // appRun is one app's reconcile (or rollback, or refusal record): the
@@ -29,8 +30,8 @@ type appRun struct {
 	// status is the status branch the run commits to.
 	status StatusWriter
 	snap   sources.Snapshot
-	prev   *previous
-	st     *AppStatus
+	prev   *status.Records
+	st     *status.App
 	steps  *rollout
 }
 
@@ -43,8 +44,8 @@ func (r *appRun) report(ctx context.Context, msg string) error {
 // fail records err, met before anything was applied, as the app's failed
 // status, keeping the roles of the previous one.
 func (r *appRun) fail(ctx context.Context, err error, msg string) error {
-	r.st.Phase, r.st.Message = PhaseFailed, err.Error()
-	if s := r.prev.status; s != nil {
+	r.st.Phase, r.st.Message = status.PhaseFailed, err.Error()
+	if s := r.prev.Status; s != nil {
 		r.st.Prerequisites, r.st.Roles = s.Prerequisites, s.Roles
 	}
 	r.steps = nil
@@ -62,7 +63,7 @@ func (r *appRun) checkpoint(ctx context.Context) func(int) error {
 	steps := r.steps
 	return func(wave int) error {
 		progress := *r.st
-		progress.Phase, progress.Message = PhaseProgressing, fmt.Sprintf("wave %d of %d done", wave+1, len(steps.plan.Waves))
+		progress.Phase, progress.Message = status.PhaseProgressing, fmt.Sprintf("wave %d of %d done", wave+1, len(steps.plan.Waves))
 		progress.Prerequisites, progress.Roles = steps.prereq, steps.roles
 		msg := steps.commitMessage(r.app.Name, nil) + fmt.Sprintf(" [wave %d/%d]", wave+1, len(steps.plan.Waves))
 		if err := r.commit(ctx, &progress, msg, true); err != nil {
@@ -82,22 +83,22 @@ func (r *appRun) checkpoint(ctx context.Context) func(int) error {
 // commit writes st and the run's files to the status branch. progress is
 // a checkpoint between waves: the rollout's history record, its drift
 // report and the watch of what it applied wait for its end.
-func (r *appRun) commit(ctx context.Context, st *AppStatus, msg string, progress bool) error {
+func (r *appRun) commit(ctx context.Context, st *status.App, msg string, progress bool) error {
 	a, app, log := r.a, r.app, r.log
 	a.mu.Lock()
 	a.results[app.Name] = st
 	delete(a.done, app.Name)
-	if st.Phase == PhaseSucceeded {
-		a.done[app.Name] = st.Revision
+	if st.Phase == status.PhaseSucceeded {
+		a.done[app.Name] = st.SourceRevision
 	}
 	a.mu.Unlock()
-	if st.Phase == PhaseFailed && a.backoffRetries {
+	if st.Phase == status.PhaseFailed && a.backoffRetries {
 		at := metav1.NewTime(a.deps.now().Add(a.deps.Backoffs.Commit.After(st.Attempts)).Truncate(time.Second))
 		st.RetryAfter = &at
 	} else {
 		st.Attempts, st.RetryAfter = 0, nil
 	}
-	files, err := statusFiles(app, st, r.steps, r.prev, st.Phase == PhaseSucceeded, progress)
+	files, err := statusUpdate(app, st, r.steps, st.Phase == status.PhaseSucceeded, progress).Files(app.Name, r.prev)
 	if err != nil {
 		return err
 	}
@@ -113,14 +114,14 @@ func (r *appRun) commit(ctx context.Context, st *AppStatus, msg string, progress
 		return fmt.Errorf("record status: %w", err)
 	}
 	log.WithField("phase", st.Phase).Info(msg)
-	if st.Phase == PhaseSucceeded || st.Phase == PhaseProgressing {
+	if st.Phase == status.PhaseSucceeded || st.Phase == status.PhaseProgressing {
 		a.syncClusterRevisions(ctx, log, app, files)
 	}
 	if progress {
 		return nil
 	}
 	r.driftReported(ctx, st)
-	if st.Phase == PhaseSucceeded && r.steps != nil {
+	if st.Phase == status.PhaseSucceeded && r.steps != nil {
 		a.watchApp(ctx, app, r.cluster, r.steps.plan.Inventory())
 	}
 	return nil

@@ -29,7 +29,7 @@ type Backoffs struct {
 	// sooner (10s, doubling, at most 5m).
 	Poll Backoff
 	// Commit is the wait after failed attempts at one commit before the
-	// running agent tries it again (AppStatus.RetryAfter: 1m, doubling,
+	// running agent tries it again (status.App.RetryAfter: 1m, doubling,
 	// at most 30m), instead of waiting out the same wave's timeout at
 	// every poll.
 	Commit Backoff

@@ -11,9 +11,11 @@ import (
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/internal/secrets"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
+	"github.com/roleout/roleout/status"
 )
 
 var fullCommit = regexp.MustCompile(`^[0-9a-f]{40}$`)
@@ -52,7 +54,7 @@ func PlanFromGit(ctx context.Context, cfg *config.Config, appName, ref string) (
 	if err != nil {
 		return nil, err
 	}
-	return &GitPlan{Plan: plan, Revision: rev, Summary: newRollout(rev, plan, prev.status).summarize()}, nil
+	return &GitPlan{Plan: plan, Revision: rev, Summary: newRollout(rev, plan, prev.Status).summarize()}, nil
 }
 
 // DiffOptions select what Diff compares.
@@ -75,7 +77,7 @@ type DiffOptions struct {
 // Diff renders and plans app from git and compares the plan with the
 // cluster (server-side dry run) or, offline, with the last status in git.
 // It never writes to the cluster or to git.
-func Diff(ctx context.Context, cfg *config.Config, appName string, opts DiffOptions) (*DiffReport, error) {
+func Diff(ctx context.Context, cfg *config.Config, appName string, opts DiffOptions) (*diff.Report, error) {
 	app, err := cfg.App(appName)
 	if err != nil {
 		return nil, err
@@ -93,13 +95,13 @@ func Diff(ctx context.Context, cfg *config.Config, appName string, opts DiffOpti
 	if err != nil {
 		return nil, err
 	}
-	var rep *DiffReport
+	var rep *diff.Report
 	if opts.Offline {
-		rep = diffOffline(app, plan, prev)
-	} else if rep, err = DiffLive(ctx, cluster, app, plan); err != nil {
+		rep = diff.Offline(DiffTarget(app), plan, prev.Recorded())
+	} else if rep, err = diff.Live(ctx, cluster, DiffTarget(app), plan); err != nil {
 		return nil, fmt.Errorf("app %s: %w", appName, err)
 	}
-	rep.Revision = rev.String()
+	rep.SourceRevision = rev.String()
 	return rep, nil
 }
 
@@ -113,7 +115,7 @@ func appCluster(ctx context.Context, cfg *config.Config, app config.App, kube *r
 	opts := apply.DefaultOptions()
 	opts.Masker = masker
 	if app.Kubeconfig == "" && app.KubeconfigSecret == nil {
-		return apply.New(kube, opts)
+		return newApplierCluster(kube, opts)
 	}
 	cl, err := newClusters(kube, opts, cfg.Clusters)
 	if err != nil {
@@ -129,7 +131,7 @@ func appCluster(ctx context.Context, cfg *config.Config, app config.App, kube *r
 // planFromGit fetches the source at ref, reads the app's previous status
 // and plans the app as the agent does (planning) with masker; cluster,
 // when not nil, is read as a reconcile reads it.
-func planFromGit(ctx context.Context, cfg *config.Config, app config.App, ref string, cluster ClusterReader, masker *secrets.Masker) (*render.Plan, sources.SourceRevision, *previous, error) {
+func planFromGit(ctx context.Context, cfg *config.Config, app config.App, ref string, cluster ClusterReader, masker *secrets.Masker) (*render.Plan, sources.SourceRevision, *status.Records, error) {
 	opts := sourceOptions(cfg)
 	switch {
 	case fullCommit.MatchString(ref):
@@ -146,7 +148,7 @@ func planFromGit(ctx context.Context, cfg *config.Config, app config.App, ref st
 		return nil, sources.SourceRevision{}, nil, err
 	}
 	snap.Trust = planTrust(cfg, ref, snap.Trust)
-	prev, err := loadPrevious(ctx, sources.NewStatusBranch(StatusOptions(cfg)), app.Name)
+	prev, err := status.Load(ctx, sources.NewStatusBranch(StatusOptions(cfg)), app.Name)
 	if err != nil {
 		return nil, snap.Revision, nil, err
 	}
@@ -184,11 +186,11 @@ func PlanDir(ctx context.Context, o DirOptions) (*render.Plan, error) {
 // cluster kube reaches says (collision counts, CRDs, the versions it
 // runs), and compares the plan with that cluster by server-side dry run;
 // nothing is written.
-func DiffDir(ctx context.Context, o DirOptions, kube *rest.Config) (*DiffReport, error) {
+func DiffDir(ctx context.Context, o DirOptions, kube *rest.Config) (*diff.Report, error) {
 	masker := secrets.Ephemeral()
 	opts := apply.DefaultOptions()
 	opts.Masker = masker
-	cluster, err := apply.New(kube, opts)
+	cluster, err := newApplierCluster(kube, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +198,7 @@ func DiffDir(ctx context.Context, o DirOptions, kube *rest.Config) (*DiffReport,
 	if err != nil {
 		return nil, err
 	}
-	return DiffLive(ctx, cluster, config.App{Name: o.App}, plan)
+	return diff.Live(ctx, cluster, DiffTarget(config.App{Name: o.App}), plan)
 }
 
 // planDir plans the local directory o, reading cluster when not nil.
@@ -218,4 +220,41 @@ func planTrust(cfg *config.Config, ref string, got sources.Trust) sources.Trust 
 		return sources.Untrusted
 	}
 	return sources.Trusted
+}
+
+// Statuses reads the status of app (every app of cfg when app is "")
+// from the status branch, without a cluster.
+func Statuses(ctx context.Context, cfg *config.Config, app string) ([]status.Report, error) {
+	apps := cfg.Apps
+	if app != "" {
+		a, err := cfg.App(app)
+		if err != nil {
+			return nil, err
+		}
+		apps = []config.App{a}
+	}
+	branch := sources.NewStatusBranch(StatusOptions(cfg))
+	var out []status.Report
+	for _, a := range apps {
+		rec, err := status.Load(ctx, branch, a.Name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rec.Report())
+	}
+	return out, nil
+}
+
+// History reads an app's status, revisions and rollout records from the
+// status branch, without a cluster.
+func History(ctx context.Context, cfg *config.Config, appName string) (*status.HistoryReport, error) {
+	app, err := cfg.App(appName)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := status.Load(ctx, sources.NewStatusBranch(StatusOptions(cfg)), app.Name)
+	if err != nil {
+		return nil, err
+	}
+	return rec.HistoryReport(cfg.Status.Branch)
 }

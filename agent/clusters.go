@@ -98,7 +98,7 @@ func (c *clusters) applier(key string, load func() (*rest.Config, error)) (Clust
 		return nil, err
 	}
 	cfg.UserAgent = c.userAgent
-	ap, err := apply.New(cfg, c.opts)
+	ap, err := newApplierCluster(cfg, c.opts)
 	if err != nil {
 		return nil, err
 	}

@@ -11,9 +11,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/roleout/roleout/control"
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/status"
 )
 
 // fakeControl is a control ConfigMap in memory: set changes it and
@@ -56,7 +57,7 @@ func (f *fakeControl) set(data map[string]string) {
 	f.mu.Lock()
 	f.cm = nil
 	if data != nil {
-		f.cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: ControlConfigMap, Namespace: "roleout-system"}, Data: data}
+		f.cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: control.ConfigMapName, Namespace: "roleout-system"}, Data: data}
 	}
 	cm, changed := f.cm.DeepCopy(), f.changed
 	f.mu.Unlock()
@@ -65,7 +66,7 @@ func (f *fakeControl) set(data map[string]string) {
 	}
 }
 
-var _ ControlSource = (*fakeControl)(nil)
+var _ control.Source = (*fakeControl)(nil)
 
 // suspendedData is the control data of app llm suspended by alice.
 func suspendedData() map[string]string {
@@ -75,7 +76,7 @@ func suspendedData() map[string]string {
 // controlHarness is newHarness with the control ConfigMap ctl.
 func controlHarness(ctl *fakeControl) *harness {
 	h := newHarness(threeRoles("decode:1"), nil)
-	h.agent.control.src = ctl
+	h.agent.control = control.NewCopy(ctl, h.agent.log, h.agent.servesApp, h.agent.controlChanged)
 	return h
 }
 
@@ -91,7 +92,7 @@ func TestSuspendedAppAppliesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := h.appStatus(t)
-	if st.Phase != PhaseSuspended || !strings.Contains(st.Message, "suspended by alice at 2026-11-27T10:00:00Z") {
+	if st.Phase != status.PhaseSuspended || !strings.Contains(st.Message, "suspended by alice at 2026-11-27T10:00:00Z") {
 		t.Errorf("suspended: phase %s, message %q", st.Phase, st.Message)
 	}
 	if len(h.applier.applied) != 0 || ctl.getCount() != 1 {
@@ -132,8 +133,8 @@ func TestControlFromGitIgnored(t *testing.T) {
 	if err := h.agent.RunOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if st := h.appStatus(t); st.Phase != PhaseSucceeded {
-		t.Errorf("phase %s (%s), want %s", st.Phase, st.Message, PhaseSucceeded)
+	if st := h.appStatus(t); st.Phase != status.PhaseSucceeded {
+		t.Errorf("phase %s (%s), want %s", st.Phase, st.Message, status.PhaseSucceeded)
 	}
 }
 
@@ -145,7 +146,7 @@ func TestSuspendStopsRolloutBetweenWaves(t *testing.T) {
 	h := controlHarness(ctl)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	h.agent.control.start(ctx)
+	h.agent.control.Start(ctx)
 	h.applier.afterApply = func(name string) {
 		if name == "prefill" {
 			go ctl.set(suspendedData())
@@ -161,7 +162,7 @@ func TestSuspendStopsRolloutBetweenWaves(t *testing.T) {
 		t.Errorf("applied while suspended (-want +got):\n%s", diff)
 	}
 	st := h.appStatus(t)
-	if got := summary(st); st.Phase != PhaseSuspended || got != "Suspended prefill:Unchanged:1 decode:Pending:0 router:Pending:0" {
+	if got := summary(st); st.Phase != status.PhaseSuspended || got != "Suspended prefill:Unchanged:1 decode:Pending:0 router:Pending:0" {
 		t.Errorf("after the stop: %s (%s)", got, st.Message)
 	}
 	if !strings.Contains(strings.Join(h.status.commits, "\n"), "[wave 1/3]") {
@@ -191,7 +192,7 @@ func TestControlWatchTriggers(t *testing.T) {
 	h := controlHarness(ctl)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	h.agent.control.start(ctx)
+	h.agent.control.Start(ctx)
 	triggered := func() bool {
 		select {
 		case <-h.agent.trigger:
@@ -225,8 +226,8 @@ func TestControlWatchTriggers(t *testing.T) {
 	if err := h.agent.RunOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if st := h.appStatus(t); st.Phase != PhaseSuspended || len(h.applier.applied) != 0 {
-		t.Errorf("suspended at a revision done: phase %s, applied %v; want %s, nothing", st.Phase, h.applier.applied, PhaseSuspended)
+	if st := h.appStatus(t); st.Phase != status.PhaseSuspended || len(h.applier.applied) != 0 {
+		t.Errorf("suspended at a revision done: phase %s, applied %v; want %s, nothing", st.Phase, h.applier.applied, status.PhaseSuspended)
 	}
 	ctl.set(nil)
 	if !triggered() {
@@ -235,8 +236,8 @@ func TestControlWatchTriggers(t *testing.T) {
 	if err := h.agent.RunOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if st := h.appStatus(t); st.Phase != PhaseSucceeded || len(h.applier.applied) != 0 {
-		t.Errorf("resumed: phase %s, applied %v; want %s, nothing to apply", st.Phase, h.applier.applied, PhaseSucceeded)
+	if st := h.appStatus(t); st.Phase != status.PhaseSucceeded || len(h.applier.applied) != 0 {
+		t.Errorf("resumed: phase %s, applied %v; want %s, nothing to apply", st.Phase, h.applier.applied, status.PhaseSucceeded)
 	}
 }
 
@@ -247,7 +248,7 @@ func TestControlCreatedAfterEmptyListing(t *testing.T) {
 	h := controlHarness(ctl)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	h.agent.control.start(ctx)
+	h.agent.control.Start(ctx)
 	ctl.set(map[string]string{"llm.reconcileRequestedAt": "2026-11-27T10:00:00Z"})
 	select {
 	case <-h.agent.trigger:
@@ -262,56 +263,16 @@ func TestSuspendedDriftNotHealed(t *testing.T) {
 	ctl := &fakeControl{}
 	h := controlHarness(ctl)
 	ref := object.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "app", Name: "decode"}
-	h.agent.drift.apps["llm"] = &appWatch{objs: map[object.Ref]*tracked{ref: {role: "decode", drift: &Drift{Object: ref.String(), Role: "decode", ref: ref}}}}
+	h.agent.drift.apps["llm"] = &appWatch{objs: map[object.Ref]*tracked{ref: {role: "decode", drift: &status.Drift{Object: ref.String(), Role: "decode", Ref: ref}}}}
 	app := h.agent.cfg.Apps[0]
 	if w := h.agent.driftFor(app); len(w.heal) != 1 {
 		t.Fatalf("not suspended: heal %v, want the drift", w.heal)
 	}
 	ctl.set(suspendedData())
-	if err := h.agent.control.load(context.Background()); err != nil {
+	if err := h.agent.control.Load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if w := h.agent.driftFor(app); len(w.heal) != 0 || len(w.all) != 1 || !w.pending {
 		t.Errorf("suspended: %+v, want the drift recorded, not healed", w)
-	}
-}
-
-// TestControlWrites: suspend records who and when (a second suspend
-// keeps them), reconcile a request time, resume lifts the suspension and
-// keeps the other apps' keys.
-func TestControlWrites(t *testing.T) {
-	ctx := context.Background()
-	kube := fake.NewClientset()
-	at := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
-	c, err := Suspend(ctx, kube, "roleout-system", "llm", "alice", at)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := AppControl{App: "llm", Suspended: true, SuspendedBy: "alice", SuspendedAt: "2026-11-27T10:00:00Z"}
-	if diff := cmp.Diff(want, c); diff != "" {
-		t.Errorf("suspend (-want +got):\n%s", diff)
-	}
-	if c, _ = Suspend(ctx, kube, "roleout-system", "llm", "bob", at.Add(time.Hour)); c.SuspendedBy != "alice" {
-		t.Errorf("a second suspend: %+v, want alice's kept", c)
-	}
-	if _, err := Suspend(ctx, kube, "roleout-system", "web", "", at); err != nil {
-		t.Fatal(err)
-	}
-	if c, _ = RequestReconcile(ctx, kube, "roleout-system", "llm", at); c.RequestedAt != "2026-11-27T10:00:00Z" || !c.Suspended {
-		t.Errorf("reconcile: %+v", c)
-	}
-	if c, err = Resume(ctx, kube, "roleout-system", "llm"); err != nil || c.Suspended || c.SuspendedBy != "" {
-		t.Errorf("resume: %+v, %v", c, err)
-	}
-	cm, err := kube.CoreV1().ConfigMaps("roleout-system").Get(ctx, ControlConfigMap, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantData := map[string]string{"llm.reconcileRequestedAt": "2026-11-27T10:00:00Z", "web.suspended": "true", "web.suspendedAt": "2026-11-27T10:00:00Z"}
-	if diff := cmp.Diff(wantData, cm.Data); diff != "" {
-		t.Errorf("ConfigMap data (-want +got):\n%s", diff)
-	}
-	if c, err := ReadControl(ctx, kube, "roleout-system", "web"); err != nil || !c.Suspended {
-		t.Errorf("ReadControl(web) = %+v, %v", c, err)
 	}
 }

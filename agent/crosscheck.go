@@ -15,6 +15,7 @@ import (
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render/revision"
+	"github.com/roleout/roleout/status"
 )
 
 // checkClusterRecord cross-checks a role revision read from the status
@@ -79,7 +80,7 @@ func (a *Agent) crossCheckUnchanged(ctx context.Context, log logrus.FieldLogger,
 			role.Name, name, ns)
 		steps.apply[role.Name] = true
 		if i < len(steps.roles) {
-			steps.roles[i].Result = RolePending
+			steps.roles[i].Result = status.RolePending
 		}
 	}
 }

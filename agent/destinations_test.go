@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/status"
 )
 
 // TestReconcileRefusesOutsideDestinations: a render with one object in a
@@ -43,7 +44,7 @@ func TestReconcileRefusesOutsideDestinations(t *testing.T) {
 				t.Errorf("applied %v, pruned %v; want nothing", h.applier.applied, h.applier.pruned)
 			}
 			st := h.appStatus(t)
-			if st.Phase != PhaseFailed || !strings.Contains(st.Message, tc.want) || !strings.Contains(st.Message, "nothing of it applied") {
+			if st.Phase != status.PhaseFailed || !strings.Contains(st.Message, tc.want) || !strings.Contains(st.Message, "nothing of it applied") {
 				t.Errorf("status %s %q, want Failed naming %q", st.Phase, st.Message, tc.want)
 			}
 		})

@@ -10,21 +10,23 @@ import (
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/sources"
+	"github.com/roleout/roleout/status"
 )
 
 // offlineDiffAfter reconciles first, then diffs the render of second
 // offline against the status that reconcile wrote, as roleout diff
 // --offline does.
-func offlineDiffAfter(t *testing.T, first, second []*unstructured.Unstructured, mutate func(*config.App)) *DiffReport {
+func offlineDiffAfter(t *testing.T, first, second []*unstructured.Unstructured, mutate func(*config.App)) *diff.Report {
 	t.Helper()
 	ctx := context.Background()
 	h := newHarness(first, mutate)
 	if err := h.agent.RunOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
-	prev, err := loadPrevious(ctx, h.status, "llm")
+	prev, err := status.Load(ctx, h.status, "llm")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,12 +38,12 @@ func offlineDiffAfter(t *testing.T, first, second []*unstructured.Unstructured, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return diffOffline(app, plan, prev)
+	return diff.Offline(DiffTarget(app), plan, prev.Recorded())
 }
 
 // changes describes what rep says changes, one line per step change,
 // note and changed object, in report order.
-func changes(rep *DiffReport) []string {
+func changes(rep *diff.Report) []string {
 	var out []string
 	for _, s := range rep.Steps {
 		if s.Change != "" {
@@ -79,7 +81,7 @@ func TestDiffOfflineUnchanged(t *testing.T) {
 	if got := changes(rep); len(got) != 0 || rep.Changed || rep.Summary.Changed() {
 		t.Errorf("offline diff of the applied render: changed %v, %+v: %v", rep.Changed, rep.Summary, got)
 	}
-	if len(rep.Steps) != 4 || rep.Steps[0].Role != PrerequisitesStep || rep.Steps[0].Counts.Unchanged != 1 {
+	if len(rep.Steps) != 4 || rep.Steps[0].Role != diff.PrerequisitesStep || rep.Steps[0].Counts.Unchanged != 1 {
 		t.Errorf("steps = %+v, want the prerequisite step (Namespace/app unchanged) and three roles", rep.Steps)
 	}
 }
@@ -97,11 +99,11 @@ func TestDiffOfflinePrerequisites(t *testing.T) {
 		want          []string
 	}{
 		{"changed", withNamespaces(namespace("app", nil)), withNamespaces(namespace("app", map[string]string{"team": "b"})),
-			[]string{"(prerequisites): note " + PrerequisitesNotRecorded, "(prerequisites): update Namespace/app"}},
+			[]string{"(prerequisites): note " + diff.PrerequisitesNotRecorded, "(prerequisites): update Namespace/app"}},
 		{"added", withNamespaces(namespace("app", nil)), withNamespaces(namespace("app", nil), namespace("extra", nil)),
-			[]string{"(prerequisites): note " + PrerequisitesNotRecorded, "(prerequisites): update Namespace/app", "(prerequisites): create Namespace/extra"}},
+			[]string{"(prerequisites): note " + diff.PrerequisitesNotRecorded, "(prerequisites): update Namespace/app", "(prerequisites): create Namespace/extra"}},
 		{"removed", withNamespaces(namespace("app", nil), namespace("extra", nil)), withNamespaces(namespace("app", nil)),
-			[]string{"(prerequisites): note " + PrerequisitesNotRecorded, "(prerequisites): update Namespace/app", "(prerequisites): delete Namespace/extra"}},
+			[]string{"(prerequisites): note " + diff.PrerequisitesNotRecorded, "(prerequisites): update Namespace/app", "(prerequisites): delete Namespace/extra"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -128,7 +130,7 @@ func TestDiffOfflineRemovedRole(t *testing.T) {
 			rep := offlineDiffAfter(t, first, second, func(a *config.App) { a.Prune = prune })
 			want := []string{"router: removed", "router: delete ConfigMap/app/router-config", "router: delete Deployment/app/router"}
 			if !prune {
-				want = []string{"router: removed", "router: note " + PruneOff, "router: delete ConfigMap/app/router-config", "router: delete Deployment/app/router"}
+				want = []string{"router: removed", "router: note " + diff.PruneOff, "router: delete ConfigMap/app/router-config", "router: delete Deployment/app/router"}
 			}
 			if diff := cmp.Diff(want, changes(rep)); diff != "" {
 				t.Errorf("offline diff (-want +got):\n%s", diff)

@@ -1,26 +1,28 @@
 // Package agent is roleout's reconciler. It owns the reconcile loop (poll →
 // fetch → render → plan → apply → report; docs/design.md, "The reconcile
-// cycle"), schedules and rollout windows, the status model that is
-// committed to git, pull-request previews and the HTTP endpoints (hooks,
-// metrics, health).
+// cycle"), schedules and rollout windows, pull-request previews, drift and
+// its healing, rollback and the HTTP endpoints (hooks, metrics, health).
 //
 // Where to read:
 //
-//   - the loop: agent.go (RunOnce), reconcile.go (one app), apprun.go (one
-//     app's run as a value: its cluster, status writer, report, fail,
-//     checkpoint), planning.go (the one planning pipeline), rollout.go;
-//   - what the CLI calls: cli.go (PlanDir, PlanFromGit, Diff, DiffDir),
-//     rollback.go, control.go;
-//   - the agent config: config.go (types, config.Parse), config_validate.go,
-//     config_explain.go (error messages);
-//   - the status branch's formats: status.go, statusfiles.go,
-//     status_report.go, history.go.
+//   - the loop: agent.go (RunOnce, Run), reconcile.go (one app), apprun.go
+//     (one app's run as a value: its cluster, status writer, report, fail,
+//     checkpoint), planning.go (the one planning pipeline), rollout.go,
+//     records.go (what a run writes to the status branch);
+//   - what holds an app back: hold.go (paused, suspended), windows.go;
+//   - drift: drift.go (watches), drift_heal.go;
+//   - previews: previews.go, preview_identity.go;
+//   - what the CLI calls: cli.go (PlanDir, PlanFromGit, Diff, DiffDir,
+//     Statuses, History), rollback.go.
 //
-// agent declares the small interfaces it consumes (interfaces.go: a
-// fetcher, a renderer, a planner, the cluster and what reads it, a status
-// store) and wires the implementations from sources, render and apply into
-// them (NewDeps). It is the only package besides cmd/roleout that logs.
+// The formats live in packages of their own, which the CLI and the web
+// view read too: config (roleout.yaml), status (the status branch), diff
+// (what a change would do) and control (the control ConfigMap).
 //
-// agent may import sources, render, render/revision and apply. It must not
-// import cmd/roleout or internal test harnesses outside tests.
+// agent declares the contract it consumes (interfaces.go: a fetcher, a
+// renderer, a planner, the cluster and what reads it, a status store),
+// every capability it uses in the interface and none found by type
+// assertion, and wires the implementations from sources, render and apply
+// into them (NewDeps). It is the only package besides cmd/roleout that
+// logs. internal/layout holds it to the imports docs/design.md draws.
 package agent

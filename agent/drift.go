@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -18,45 +17,8 @@ import (
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/status"
 )
-
-// Drift is an object of an app that no longer is what roleout applied:
-// deleted, or fields roleout owned changed by another field manager.
-type Drift struct {
-	// Object is Kind/namespace/name.
-	Object  string `json:"object"`
-	Role    string `json:"role"`
-	Deleted bool   `json:"deleted,omitempty"`
-	// Fields are the changed fields roleout applied (outermost first).
-	Fields []string `json:"fields,omitempty"`
-	// Managers are the field managers that own them now; none when they
-	// were removed (or the object deleted).
-	Managers []string    `json:"managers,omitempty"`
-	Since    metav1.Time `json:"since"`
-	// Healed says roleout applied the object again (selfHeal); false
-	// records drift left alone.
-	Healed bool `json:"healed"`
-
-	ref object.Ref
-}
-
-// String says what drifted: "Deployment/ns/a: spec.replicas changed by kubectl".
-func (d Drift) String() string {
-	if d.Deleted {
-		return d.Object + ": deleted"
-	}
-	by := "removed"
-	if len(d.Managers) > 0 {
-		by = "changed by " + strings.Join(d.Managers, ", ")
-	}
-	return fmt.Sprintf("%s: %s %s", d.Object, strings.Join(d.Fields, ", "), by)
-}
-
-// watcher is what an Cluster that can stream object metadata implements
-// (apply.Applier.Watch).
-type watcher interface {
-	Watch(ctx context.Context, refs []object.Ref, selector string, handle func(apply.WatchEvent)) (func(), error)
-}
 
 // drifts watches what each app applied and keeps its current drift. Run
 // starts it (ctx); without it (RunOnce, commands) nothing is watched.
@@ -96,7 +58,7 @@ type tracked struct {
 	// waitRV is roleout's own last write: events older than it are
 	// ignored, and the first at or after it is the new baseline.
 	waitRV string
-	drift  *Drift
+	drift  *status.Drift
 	// heals counts heals of this object that came back within
 	// healQuiet of the previous one; nextHeal is when the next may run.
 	heals    int
@@ -139,13 +101,12 @@ func (d *drifts) start(ctx context.Context) {
 // watch watches inv, app's inventory, on ap's cluster, unless it already
 // does. Objects of inv missing from the cluster once listed are drift.
 func (d *drifts) watch(app config.App, ap Cluster, inv []render.InventoryEntry) {
-	w, ok := ap.(watcher)
 	d.mu.Lock()
 	ctx := d.ctx
 	key := inventoryKey(inv)
 	cur := d.apps[app.Name]
 	d.mu.Unlock()
-	if !ok || ctx == nil || (cur != nil && cur.key == key) {
+	if ctx == nil || (cur != nil && cur.key == key) {
 		return
 	}
 	aw := &appWatch{key: key, manager: fieldManager(app), objs: map[object.Ref]*tracked{}}
@@ -158,7 +119,7 @@ func (d *drifts) watch(app config.App, ap Cluster, inv []render.InventoryEntry) 
 		refs = append(refs, ref)
 		aw.objs[ref] = &tracked{role: e.Role}
 	}
-	stop, err := w.Watch(ctx, refs, object.AppLabel+"="+app.Name, func(ev apply.WatchEvent) { d.event(app.Name, aw, ev) })
+	stop, err := ap.Watch(ctx, refs, object.AppLabel+"="+app.Name, func(ev apply.WatchEvent) { d.event(app.Name, aw, ev) })
 	if err != nil {
 		d.log.WithField("app", app.Name).WithError(err).Warn("cannot watch the app's objects: drift is not detected until the next rollout")
 		return
@@ -173,7 +134,7 @@ func (d *drifts) watch(app config.App, ap Cluster, inv []render.InventoryEntry) 
 	missing := false
 	for ref, t := range aw.objs {
 		if !t.seen {
-			t.drift, missing = &Drift{Object: ref.String(), Role: t.role, Deleted: true, Since: metav1.NewTime(d.now().UTC().Truncate(time.Second)), ref: ref}, true
+			t.drift, missing = &status.Drift{Object: ref.String(), Role: t.role, Deleted: true, Since: metav1.NewTime(d.now().UTC().Truncate(time.Second)), Ref: ref}, true
 		}
 	}
 	d.mu.Unlock()
@@ -204,7 +165,7 @@ func (d *drifts) event(app string, aw *appWatch, ev apply.WatchEvent) {
 	if ev.Meta == nil {
 		t.lastRV, t.last = "", nil
 		if t.seen && (t.drift == nil || !t.drift.Deleted) {
-			t.drift = &Drift{Object: ev.Object.String(), Role: t.role, Deleted: true, Since: now, ref: ev.Object}
+			t.drift = &status.Drift{Object: ev.Object.String(), Role: t.role, Deleted: true, Since: now, Ref: ev.Object}
 			d.detected(app, t)
 		}
 		return
@@ -232,7 +193,7 @@ func (d *drifts) event(app string, aw *appWatch, ev apply.WatchEvent) {
 	if t.drift != nil && !t.drift.Deleted && slices.Equal(t.drift.Fields, lost.Fields) && slices.Equal(t.drift.Managers, lost.Managers) {
 		return
 	}
-	t.drift = &Drift{Object: ev.Object.String(), Role: t.role, Fields: lost.Fields, Managers: lost.Managers, Since: now, ref: ev.Object}
+	t.drift = &status.Drift{Object: ev.Object.String(), Role: t.role, Fields: lost.Fields, Managers: lost.Managers, Since: now, Ref: ev.Object}
 	d.detected(app, t)
 }
 
@@ -284,7 +245,7 @@ func (d *drifts) applied(app string, results []apply.Result) {
 
 // due returns app's drift, oldest object first: what healing may act on
 // now (heal) and what is left (all of it, for the status).
-func (d *drifts) due(app string) (heal, all []Drift) {
+func (d *drifts) due(app string) (heal, all []status.Drift) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	aw := d.apps[app]
@@ -322,14 +283,14 @@ func (d *drifts) unrecorded(app string) bool {
 	return false
 }
 
-func sortDrift(ds []Drift) {
+func sortDrift(ds []status.Drift) {
 	sort.Slice(ds, func(i, j int) bool { return ds[i].Object < ds[j].Object })
 }
 
 // reported marks app's drift as recorded; healed (selfHeal) starts the
 // heal backoff of each healed object, so a controller that keeps changing
 // a field is fought at most every few minutes and reported once.
-func (d *drifts) reported(app string, healed []Drift) {
+func (d *drifts) reported(app string, healed []status.Drift) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	aw := d.apps[app]
@@ -343,7 +304,7 @@ func (d *drifts) reported(app string, healed []Drift) {
 	}
 	now := d.now()
 	for _, h := range healed {
-		t := aw.objs[h.ref]
+		t := aw.objs[h.Ref]
 		if t == nil {
 			continue
 		}

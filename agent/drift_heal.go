@@ -9,11 +9,8 @@ import (
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/status"
 )
-
-// RoleHealed is the result of a role whose drifted objects were applied
-// again at the revision already recorded.
-const RoleHealed = "Healed"
 
 // driftMetric counts drift by app and outcome (healed, recorded).
 func driftMetric() *prometheus.CounterVec {
@@ -25,11 +22,11 @@ func driftMetric() *prometheus.CounterVec {
 // drift to heal now (selfHeal), all the drift the status shows, and
 // pending says the reconcile must run even when the revision is done.
 type driftWork struct {
-	heal, all []Drift
+	heal, all []status.Drift
 	pending   bool
 }
 
-// driftFor returns the drift work of app. Drift is healed only with
+// driftFor returns the drift work of app. status.Drift is healed only with
 // selfHeal, never while paused or suspended, and inside the app's
 // windows; otherwise new drift is recorded once.
 func (a *Agent) driftFor(app config.App) driftWork {
@@ -56,30 +53,30 @@ func (r *rollout) planHeal(w driftWork) {
 		if st == nil {
 			continue
 		}
-		r.healObjs[d.ref] = true
+		r.healObjs[d.Ref] = true
 		if !r.apply[d.Role] {
 			r.apply[d.Role], r.healing[d.Role] = true, true
-			st.Result = RolePending
+			st.Result = status.RolePending
 		}
 	}
 }
 
 // driftReported records, once the status commit is in, what became of
 // the app's drift: Events on the objects, the metric, the heal backoff.
-func (run *appRun) driftReported(ctx context.Context, st *AppStatus) {
+func (run *appRun) driftReported(ctx context.Context, st *status.App) {
 	a, log, app, r := run.a, run.log, run.app, run.steps
 	if r == nil || r.drift == nil {
 		return
 	}
 	recorded := r.recordedDrift()
-	var healed []Drift
+	var healed []status.Drift
 	for _, d := range recorded {
 		if d.Healed {
 			healed = append(healed, d)
 		}
 	}
 	switch {
-	case st.Phase == PhaseSucceeded:
+	case st.Phase == status.PhaseSucceeded:
 		a.drift.reported(app.Name, healed)
 	case len(r.healObjs) == 0:
 		a.drift.reported(app.Name, nil) // recorded only; a failed heal is tried again
@@ -87,12 +84,12 @@ func (run *appRun) driftReported(ctx context.Context, st *AppStatus) {
 	for _, d := range recorded {
 		reason, outcome := "Drift", "recorded"
 		msg := "roleout found drift: " + d.String()
-		if d.Healed && st.Phase == PhaseSucceeded {
+		if d.Healed && st.Phase == status.PhaseSucceeded {
 			reason, outcome, msg = "DriftHealed", "healed", "roleout healed drift: "+d.String()
 		}
 		a.drift.metric.WithLabelValues(app.Name, outcome).Inc()
 		if e := a.cfg.Apply.Events; e == nil || *e {
-			if err := run.cluster.Event(ctx, d.ref, reason, msg); err != nil {
+			if err := run.cluster.Event(ctx, d.Ref, reason, msg); err != nil {
 				log.WithError(err).Debug("drift event not recorded")
 			}
 		}
@@ -115,7 +112,7 @@ func (a *Agent) watchApp(ctx context.Context, app config.App, c Cluster, inv []r
 }
 
 // driftMessage says what the drift work did, for the status message.
-func driftMessage(app config.App, all []Drift) string {
+func driftMessage(app config.App, all []status.Drift) string {
 	if len(all) == 0 {
 		return ""
 	}
@@ -131,10 +128,10 @@ func driftMessage(app config.App, all []Drift) string {
 
 // recordedDrift is the drift for the history record: each object healed
 // by this rollout marked so.
-func (r *rollout) recordedDrift() []Drift {
-	out := append([]Drift(nil), r.drift...)
+func (r *rollout) recordedDrift() []status.Drift {
+	out := append([]status.Drift(nil), r.drift...)
 	for i := range out {
-		out[i].Healed = r.healObjs[out[i].ref] && !r.failed()
+		out[i].Healed = r.healObjs[out[i].Ref] && !r.failed()
 	}
 	return out
 }
@@ -142,7 +139,7 @@ func (r *rollout) recordedDrift() []Drift {
 // failed reports whether a wave of this rollout failed.
 func (r *rollout) failed() bool {
 	for _, w := range r.waves {
-		if w.Result == PhaseFailed {
+		if w.Result == status.PhaseFailed {
 			return true
 		}
 	}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -9,7 +10,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/render"
 )
 
 // metaEvent is a watch event of Deployment ns/web at rv whose roleout
@@ -103,5 +106,57 @@ func TestDriftTracking(t *testing.T) {
 	d.event("shop", aw, apply.WatchEvent{Object: ref})
 	if _, all := d.due("shop"); len(all) != 0 {
 		t.Errorf("a pruned object's delete was taken for drift: %+v", all)
+	}
+}
+
+// watchingApplier records the watches the agent asks its cluster for and
+// hands their event handlers back to the test.
+type watchingApplier struct {
+	*fakeApplier
+	refs     []object.Ref
+	selector string
+	handle   func(apply.WatchEvent)
+	stopped  bool
+}
+
+func (w *watchingApplier) Watch(_ context.Context, refs []object.Ref, selector string, handle func(apply.WatchEvent)) (func(), error) {
+	w.refs, w.selector, w.handle = refs, selector, handle
+	return func() { w.stopped = true }, nil
+}
+
+// TestDriftWatchGoesThroughTheCluster: once started (roleout run), the
+// drift tracker watches an app's applied objects, prerequisites aside,
+// through the Cluster contract, by the app's label; events it streams
+// become drift, and the end of the run stops the watch.
+func TestDriftWatchGoesThroughTheCluster(t *testing.T) {
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	d := newDrifts(logrus.New(), func() time.Time { return now }, func() {}, DefaultBackoffs().Heal)
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &watchingApplier{fakeApplier: &fakeApplier{}}
+	web := object.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "shop", Name: "web"}
+	inv := []render.InventoryEntry{
+		{Ref: object.Ref{APIVersion: "v1", Kind: "Namespace", Name: "shop"}, Prerequisite: true},
+		{Ref: web, Role: "web", UpgradeOrder: 1},
+	}
+	d.watch(config.App{Name: "shop"}, w, inv)
+	if w.handle != nil {
+		t.Fatal("the tracker watched before it was started (RunOnce and commands watch nothing)")
+	}
+	d.start(ctx)
+	d.watch(config.App{Name: "shop"}, w, inv)
+	if w.handle == nil || len(w.refs) != 1 || w.refs[0] != web || w.selector != object.AppLabel+"=shop" {
+		t.Fatalf("watched %v with selector %q, want only %v by the app's label", w.refs, w.selector, web)
+	}
+	w.handle(apply.WatchEvent{Object: web})
+	if _, all := d.due("shop"); len(all) != 1 || all[0].Object != web.String() {
+		t.Errorf("a deletion streamed by the cluster's watch is not drift: %+v", all)
+	}
+	cancel()
+	deadline := time.Now().Add(10 * time.Second)
+	for d.active() && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if d.active() || !w.stopped {
+		t.Errorf("the end of the run left the watch running (active %v, stopped %v)", d.active(), w.stopped)
 	}
 }

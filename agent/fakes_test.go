@@ -50,6 +50,12 @@ func (f *fakeFetcher) Head(context.Context) (sources.SourceRevision, error) {
 	return f.snap.Revision, f.err
 }
 
+// IsAncestor says the fake's history only moves forward: it is never
+// force-pushed.
+func (f *fakeFetcher) IsAncestor(context.Context, sources.SourceRevision, sources.SourceRevision) (bool, error) {
+	return true, nil
+}
+
 // fakeRenderer returns objs (or err), counts calls and records the trust
 // domain of each snapshot rendered.
 type fakeRenderer struct {
@@ -113,6 +119,21 @@ type fakeApplier struct {
 	// liveFromApplied makes Live answer, with its labels, an object that
 	// was applied (by name); otherwise Live finds nothing.
 	liveFromApplied bool
+}
+
+// Watch streams nothing: the fake's objects never change behind the
+// agent's back (drift tests call the drift tracker's event directly).
+func (f *fakeApplier) Watch(context.Context, []object.Ref, string, func(apply.WatchEvent)) (func(), error) {
+	return func() {}, nil
+}
+
+// As returns the fake itself: it grants every identity what the agent
+// has (forbiddenApplier grants nothing).
+func (f *fakeApplier) As(string) (ClusterReader, error) { return f, nil }
+
+// ClusterVersions knows no version (versionedApplier knows some).
+func (f *fakeApplier) ClusterVersions(context.Context, []object.ControllerDeployment) object.ClusterVersions {
+	return object.ClusterVersions{}
 }
 
 func (f *fakeApplier) read(refs ...object.Ref) {

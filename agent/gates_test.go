@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/status"
 )
 
 // gateChange is a commit that changes no role: only the prerequisite
@@ -52,7 +53,7 @@ func gatedHarness(t *testing.T, c gateChange) (*harness, func(open bool)) {
 	if err := h.agent.RunOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if st := h.appStatus(t); st.Phase != PhaseSucceeded {
+	if st := h.appStatus(t); st.Phase != status.PhaseSucceeded {
 		t.Fatalf("first rollout: %s", summary(st))
 	}
 	h.applier.applied, h.applier.pruned = nil, nil
@@ -73,8 +74,8 @@ func TestWindowGatesPrerequisitesAndPrune(t *testing.T) {
 				t.Fatal(err)
 			}
 			st := h.appStatus(t)
-			if st.Phase != PhaseWaiting || !strings.Contains(st.Message, "the next window opens at 2026-11-28T02:00:00Z") {
-				t.Errorf("outside the window: phase %s, message %q; want %s", st.Phase, st.Message, PhaseWaiting)
+			if st.Phase != status.PhaseWaiting || !strings.Contains(st.Message, "the next window opens at 2026-11-28T02:00:00Z") {
+				t.Errorf("outside the window: phase %s, message %q; want %s", st.Phase, st.Message, status.PhaseWaiting)
 			}
 			if len(h.applier.applied) != 0 || len(h.applier.pruned) != 0 {
 				t.Fatalf("outside the window: applied %v, pruned %v; want nothing", h.applier.applied, h.applier.pruned)
@@ -83,7 +84,7 @@ func TestWindowGatesPrerequisitesAndPrune(t *testing.T) {
 			if err := h.agent.RunOnce(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			if st := h.appStatus(t); st.Phase != PhaseSucceeded {
+			if st := h.appStatus(t); st.Phase != status.PhaseSucceeded {
 				t.Errorf("inside the window: %s, %q", summary(st), st.Message)
 			}
 			got := fmt.Sprintf("applied %v, pruned %v", h.applier.applied, h.applier.pruned)
@@ -105,7 +106,7 @@ func TestWindowLetsPruneOffThrough(t *testing.T) {
 	if err := h.agent.RunOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if st := h.appStatus(t); st.Phase != PhaseSucceeded || len(h.applier.applied) != 0 || len(h.applier.pruned) != 0 {
+	if st := h.appStatus(t); st.Phase != status.PhaseSucceeded || len(h.applier.applied) != 0 || len(h.applier.pruned) != 0 {
 		t.Errorf("prune off, outside the window: %s, applied %v, pruned %v; want Succeeded, nothing written",
 			summary(st), h.applier.applied, h.applier.pruned)
 	}
@@ -123,8 +124,8 @@ func TestPausedGatesPrerequisitesAndPrune(t *testing.T) {
 			if err := h.agent.RunOnce(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			if st := h.appStatus(t); st.Phase != PhasePaused || len(h.applier.applied) != 0 || len(h.applier.pruned) != 0 {
-				t.Fatalf("paused: phase %s, applied %v, pruned %v; want %s, nothing written", st.Phase, h.applier.applied, h.applier.pruned, PhasePaused)
+			if st := h.appStatus(t); st.Phase != status.PhasePaused || len(h.applier.applied) != 0 || len(h.applier.pruned) != 0 {
+				t.Fatalf("paused: phase %s, applied %v, pruned %v; want %s, nothing written", st.Phase, h.applier.applied, h.applier.pruned, status.PhasePaused)
 			}
 			h.agent.cfg.Apps[0].Paused = false
 			if err := h.agent.RunOnce(context.Background()); err != nil {

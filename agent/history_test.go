@@ -17,6 +17,7 @@ import (
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render/predict"
 	"github.com/roleout/roleout/sources"
+	"github.com/roleout/roleout/status"
 )
 
 // revisionFiles lists the revision files of role on the fake branch.
@@ -35,7 +36,7 @@ func TestReconcileRollbackAndHistory(t *testing.T) {
 	limit := 2
 	h := newHarness(threeRoles("decode:1"), func(a *config.App) { a.RevisionHistoryLimit = &limit })
 	ctx := context.Background()
-	run := func(c byte, image string) *AppStatus {
+	run := func(c byte, image string) *status.App {
 		t.Helper()
 		h.newCommit(c, threeRoles(image))
 		if err := h.agent.RunOnce(ctx); err != nil {
@@ -53,7 +54,7 @@ func TestReconcileRollbackAndHistory(t *testing.T) {
 	// first revision's name.
 	h.applier.applied = nil
 	back := run('c', "decode:1")
-	if d := back.Roles[1]; d.Revision != 3 || d.RevisionName != rev1 || d.Result != RoleApplied {
+	if d := back.Roles[1]; d.RevisionNumber != 3 || d.RevisionName != rev1 || d.Result != status.RoleApplied {
 		t.Errorf("after rollback decode = %+v, want rev 3 named %s", d, rev1)
 	}
 	if diff := cmp.Diff([]string{"decode"}, h.applier.applied); diff != "" {
@@ -84,7 +85,7 @@ func TestReconcileFailedRolloutKeepsRevisionNumber(t *testing.T) {
 		t.Fatal("want the wave to fail")
 	}
 	st := h.appStatus(t)
-	if d := st.Roles[1]; d.Revision != 1 || d.Result != RoleFailed {
+	if d := st.Roles[1]; d.RevisionNumber != 1 || d.Result != status.RoleFailed {
 		t.Errorf("decode after the failure = %+v, want still at rev 1, Failed", d)
 	}
 	if got := h.revisionFiles("decode"); len(got) != 2 {
@@ -94,7 +95,7 @@ func TestReconcileFailedRolloutKeepsRevisionNumber(t *testing.T) {
 	if err := h.agent.RunOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if d := h.appStatus(t).Roles[1]; d.Revision != 2 || d.Result != RoleApplied {
+	if d := h.appStatus(t).Roles[1]; d.RevisionNumber != 2 || d.Result != status.RoleApplied {
 		t.Errorf("decode after the retry = %+v, want rev 2 applied (number not reused or skipped)", d)
 	}
 }
@@ -217,8 +218,8 @@ func TestRollbackRole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res == nil || res.App != "llm" || res.Role != "decode" || res.ToRevision != 1 || res.Revision != 3 || res.RevisionName == "" ||
-		res.Phase != PhaseSucceeded || res.Result != RoleApplied || res.StatusCommit != "c0ffee" {
+	if res == nil || res.App != "llm" || res.Role != "decode" || res.ToRevision != 1 || res.RevisionNumber != 3 || res.RevisionName == "" ||
+		res.Phase != status.PhaseSucceeded || res.Result != status.RoleApplied || res.StatusCommit != "c0ffee" {
 		t.Errorf("rollback result = %+v, want llm decode from rev 1 to rev 3, Succeeded, Applied, commit c0ffee", res)
 	}
 	if diff := cmp.Diff([]string{"decode"}, h.applier.applied); diff != "" {
@@ -249,9 +250,9 @@ func TestRollbackRole(t *testing.T) {
 func TestHistoryRecords(t *testing.T) {
 	h := newHarness(threeRoles("decode:1"), nil)
 	ctx := context.Background()
-	records := func() []RolloutRecord {
+	records := func() []status.Rollout {
 		t.Helper()
-		r, err := readHistory(h.status.files, "llm")
+		r, err := status.ReadHistory(h.status.files, "llm")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -261,7 +262,7 @@ func TestHistoryRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := records()
-	if len(first) != 1 || first[0].Result != PhaseSucceeded || len(first[0].Waves) != 3 || first[0].Waves[1].Roles[0].Name != "decode" ||
+	if len(first) != 1 || first[0].Result != status.PhaseSucceeded || len(first[0].Waves) != 3 || first[0].Waves[1].Roles[0].Name != "decode" ||
 		first[0].Waves[1].Roles[0].Action != "update" || first[0].Trigger != "poll" {
 		t.Fatalf("first record = %+v", first)
 	}
@@ -272,7 +273,7 @@ func TestHistoryRecords(t *testing.T) {
 	for range 3 {
 		_ = h.agent.RunOnce(ctx)
 	}
-	if got := records(); len(got) != 2 || got[1].Result != PhaseFailed || !strings.Contains(got[1].Message, "boom") {
+	if got := records(); len(got) != 2 || got[1].Result != status.PhaseFailed || !strings.Contains(got[1].Message, "boom") {
 		t.Errorf("records after a broken commit polled three times = %+v", got)
 	}
 	if n := len(h.status.commits) - commits; n != 1 {
@@ -303,12 +304,12 @@ func TestNewerCommitMidRollout(t *testing.T) {
 		t.Errorf("applied (-want +got):\n%s", diff)
 	}
 	st := h.appStatus(t)
-	if st.Revision != "main@sha1:"+strings.Repeat("b", 40) || st.Phase != PhaseSucceeded {
-		t.Errorf("final status %s %s, want the newer commit, Succeeded", st.Revision, st.Phase)
+	if st.SourceRevision != "main@sha1:"+strings.Repeat("b", 40) || st.Phase != status.PhaseSucceeded {
+		t.Errorf("final status %s %s, want the newer commit, Succeeded", st.SourceRevision, st.Phase)
 	}
 	// decode's template of the first commit was planned (revision 1,
 	// recorded, never applied); the newer one is revision 2.
-	if d := st.Roles[1]; d.Revision != 2 || d.AppliedRevision != st.Revision {
+	if d := st.Roles[1]; d.RevisionNumber != 2 || d.AppliedSourceRevision != st.SourceRevision {
 		t.Errorf("decode = %+v: want revision 2 applied from the newer commit", d)
 	}
 	var superseded bool
@@ -353,11 +354,11 @@ func TestBrokenAppDoesNotBlockOthers(t *testing.T) {
 	if len(h.applier.applied) != 4 {
 		t.Errorf("applied %v, want the good app's four objects", h.applier.applied)
 	}
-	st, err := parseStatus(h.status.files["broken/status.yaml"], "broken/status.yaml")
-	if err != nil || st.Phase != PhaseFailed || !strings.Contains(st.Message, "missing.yaml") {
+	st, err := status.ParseApp(h.status.files["broken/status.yaml"], "broken/status.yaml")
+	if err != nil || st.Phase != status.PhaseFailed || !strings.Contains(st.Message, "missing.yaml") {
 		t.Errorf("broken app's status: %+v %v", st, err)
 	}
-	if got := h.appStatus(t); got.Phase != PhaseSucceeded {
+	if got := h.appStatus(t); got.Phase != status.PhaseSucceeded {
 		t.Errorf("good app's phase %s", got.Phase)
 	}
 }
@@ -453,8 +454,8 @@ func TestRetriesBackOff(t *testing.T) {
 	}
 	poll(true, 1, time.Minute)
 	for _, r := range h.appStatus(t).Roles {
-		if r.Name == "decode" && (r.Revision != 0 || r.FailedRevision != 1 || r.FailedRevisionName == "") {
-			t.Errorf("failed role decode: revision %d, failed revision %d %q; want none succeeded, 1 failed", r.Revision, r.FailedRevision, r.FailedRevisionName)
+		if r.Name == "decode" && (r.RevisionNumber != 0 || r.FailedRevisionNumber != 1 || r.FailedRevisionName == "") {
+			t.Errorf("failed role decode: revision %d, failed revision %d %q; want none succeeded, 1 failed", r.RevisionNumber, r.FailedRevisionNumber, r.FailedRevisionName)
 		}
 	}
 	now = now.Add(30 * time.Second)
@@ -466,7 +467,7 @@ func TestRetriesBackOff(t *testing.T) {
 	now = now.Add(61 * time.Second)
 	h.applier.failHealth = ""
 	poll(true, 0, 0)
-	if st := h.appStatus(t); st.Phase != PhaseSucceeded {
+	if st := h.appStatus(t); st.Phase != status.PhaseSucceeded {
 		t.Errorf("after the fix: %s %s", st.Phase, st.Message)
 	}
 }

@@ -183,6 +183,10 @@ func (f *hangingFetcher) Fetch(ctx context.Context) (sources.Snapshot, error) {
 	return sources.Snapshot{}, ctx.Err()
 }
 
+func (f *hangingFetcher) IsAncestor(context.Context, sources.SourceRevision, sources.SourceRevision) (bool, error) {
+	return true, nil
+}
+
 func (f *hangingFetcher) Head(ctx context.Context) (sources.SourceRevision, error) {
 	<-ctx.Done()
 	return sources.SourceRevision{}, ctx.Err()

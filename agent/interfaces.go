@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/config"
@@ -20,6 +21,9 @@ type Fetcher interface {
 	// Head lists the remote's refs and returns the commit the followed
 	// ref points at now, fetching nothing.
 	Head(ctx context.Context) (sources.SourceRevision, error)
+	// IsAncestor reports whether older is an ancestor of newer: false
+	// is a force-push of the followed branch, which the status records.
+	IsAncestor(ctx context.Context, older, newer sources.SourceRevision) (bool, error)
 }
 
 // Renderer renders one app's overlay from a snapshot into objects, with
@@ -51,6 +55,10 @@ type ClusterReader interface {
 	// CRDFor reads the CRD that serves an object's kind, nil for a
 	// built-in or missing kind.
 	CRDFor(ctx context.Context, o *unstructured.Unstructured) (*unstructured.Unstructured, error)
+	// ClusterVersions reads the versions the cluster runs of Kubernetes
+	// and of the controllers given, cached per cluster; a version it
+	// cannot read is empty, and predictions then say they assume one.
+	ClusterVersions(ctx context.Context, controllers []object.ControllerDeployment) object.ClusterVersions
 }
 
 // Cluster is an app's cluster as a rollout drives it: it reads, writes
@@ -71,6 +79,35 @@ type Cluster interface {
 	Prune(ctx context.Context, refs []object.Ref, opts apply.PruneOptions) ([]apply.Result, error)
 	// Event records a Normal event on an object.
 	Event(ctx context.Context, ref object.Ref, reason, message string) error
+	// Watch streams the metadata of refs (objects carrying selector)
+	// to handle until stop is called or ctx ends: roleout run's drift
+	// detection.
+	Watch(ctx context.Context, refs []object.Ref, selector string, handle func(apply.WatchEvent)) (stop func(), err error)
+	// As returns the cluster as user (impersonated), to read only:
+	// previews read as their identity (source.pullRequests.serviceAccount).
+	As(user string) (ClusterReader, error)
+}
+
+// ApplierCluster is the Cluster of an apply.Applier, the one roleout
+// runs with.
+type ApplierCluster struct{ *apply.Applier }
+
+// As returns the applier impersonating user.
+func (c ApplierCluster) As(user string) (ClusterReader, error) {
+	ap, err := c.Applier.As(user)
+	if err != nil {
+		return nil, err
+	}
+	return ap, nil
+}
+
+// newApplierCluster returns the Cluster of apply.New(cfg, opts).
+func newApplierCluster(cfg *rest.Config, opts apply.Options) (Cluster, error) {
+	ap, err := apply.New(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	return ApplierCluster{ap}, nil
 }
 
 // StatusReader reads the status branch.
@@ -96,94 +133,7 @@ type StatusStore interface {
 var (
 	_ Fetcher     = (*sources.GitSource)(nil)
 	_ StatusStore = (*sources.StatusBranch)(nil)
-	_ Cluster     = (*apply.Applier)(nil)
+	_ Cluster     = ApplierCluster{}
 	_ Renderer    = (*kustomizeRenderer)(nil)
 	_ Planner     = rolePlanner{}
 )
-
-// builder is what kustomizeRenderer needs of render.Renderer.
-type builder interface {
-	Build(ctx context.Context, src render.Source, overlay string, opts render.Options) (render.Result, error)
-}
-
-// kustomizeRenderer is the Renderer of render.Renderer, with its cache.
-type kustomizeRenderer struct{ b builder }
-
-// Builds returns how many kustomize builds the renderer ran (render
-// cache misses), for the benchmarks.
-func (k *kustomizeRenderer) Builds() int {
-	if r, ok := k.b.(*render.Renderer); ok {
-		return r.Builds()
-	}
-	return 0
-}
-
-// newKustomizeRenderer returns a renderer with an empty render cache that
-// runs up to processes renders at once (0: one per CPU).
-func newKustomizeRenderer(processes int) *kustomizeRenderer {
-	return &kustomizeRenderer{b: &render.Renderer{Processes: processes}}
-}
-
-// Render renders in the snapshot's trust domain (docs/design.md, "Safety
-// and trust", Trust domains): only a snapshot marked sources.Trusted
-// renders with what the app allows; any other (a pull-request head, an
-// unmarked one) renders with exec, helm and remote fetches off, in a cache
-// domain of its own.
-func (k *kustomizeRenderer) Render(ctx context.Context, snap sources.Snapshot, app config.App) ([]*unstructured.Unstructured, error) {
-	src, opts := renderRequest(snap, app)
-	res, err := k.b.Build(ctx, src, app.Path, opts)
-	if err != nil {
-		if src.Domain != string(sources.Trusted) {
-			return nil, &UntrustedRenderError{Err: err}
-		}
-		return nil, err
-	}
-	ns := app.Namespace
-	if ns == "" {
-		ns = "default"
-	}
-	return res.Objects, render.DefaultNamespace(res.Objects, ns)
-}
-
-// renderRequest returns what to render snap's overlay of app from and
-// with which options: the app's own for a trusted snapshot, the untrusted
-// ones (untrustedOptions) for any other.
-func renderRequest(snap sources.Snapshot, app config.App) (render.Source, render.Options) {
-	src := render.Source{Root: snap.Dir, Domain: string(sources.Untrusted)}
-	if snap.Index != nil {
-		src.Index = snap.Index
-	}
-	opts := app.Render.Options()
-	opts.Origins = app.UsesPaths()
-	if snap.Trust == sources.Trusted {
-		src.Domain = string(sources.Trusted)
-	} else {
-		opts = untrustedOptions(opts)
-	}
-	return src, opts
-}
-
-// untrustedOptions returns o with exec functions, helm and remote fetches
-// off, whatever the app allows; the limits stay.
-func untrustedOptions(o render.Options) render.Options {
-	o.EnableExec, o.EnableHelm, o.RemoteHosts = false, false, nil
-	return o
-}
-
-// UntrustedRenderError is the error of a render in the untrusted domain (a
-// pull-request preview): such renders never run exec functions or helm and
-// never fetch remote bases, so an overlay that needs them fails there.
-type UntrustedRenderError struct{ Err error }
-
-func (e *UntrustedRenderError) Error() string {
-	return "untrusted render (previews never run exec functions, helm or remote fetches, whatever the app allows): " + e.Err.Error()
-}
-
-func (e *UntrustedRenderError) Unwrap() error { return e.Err }
-
-// rolePlanner is the Planner of render.NewPlan.
-type rolePlanner struct{}
-
-func (rolePlanner) Plan(objs []*unstructured.Unstructured, opts render.PlanOptions) (*render.Plan, error) {
-	return render.NewPlan(objs, opts)
-}

@@ -9,7 +9,7 @@ import (
 // lines spliced into its user and its cluster.
 func secretKubeconfig(user, cluster string) []byte {
 	return []byte(`apiVersion: v1
-kind: config.Config
+kind: Config
 current-context: prod
 contexts:
 - name: prod

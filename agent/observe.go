@@ -13,6 +13,7 @@ import (
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/predict"
+	"github.com/roleout/roleout/status"
 )
 
 // observeTimeout bounds how long the agent waits for a controller to
@@ -78,7 +79,7 @@ func (run *appRun) observeWorkloads(ctx context.Context, log logrus.FieldLogger,
 		st := r.status(role.Name)
 		st.Workloads = nil
 		for _, w := range role.Workloads {
-			ws := WorkloadStatus{WorkloadSummary: w.Summary()}
+			ws := status.Workload{WorkloadSummary: w.Summary()}
 			res, observed := results[w.Ref]
 			if !observed {
 				st.Workloads = append(st.Workloads, ws)
@@ -137,11 +138,11 @@ func (run *appRun) observeAll(ctx context.Context, objs []*unstructured.Unstruct
 
 // workloadEvent records the rollout on the workload as an Event, unless
 // the config turns events off.
-func (run *appRun) workloadEvent(ctx context.Context, role *render.Role, st *RoleStatus, w render.Workload, observed object.Identity) {
+func (run *appRun) workloadEvent(ctx context.Context, role *render.Role, st *status.Role, w render.Workload, observed object.Identity) {
 	if e := run.a.cfg.Apply.Events; e != nil && !*e {
 		return
 	}
-	msg := fmt.Sprintf("role %s → rev %d (%s): %s", role.Name, st.Revision, st.RevisionName, observed.String())
+	msg := fmt.Sprintf("role %s → rev %d (%s): %s", role.Name, st.RevisionNumber, st.RevisionName, observed.String())
 	if !observed.Equal(w.Predicted) {
 		msg += fmt.Sprintf(" (predicted %s)", w.Predicted.Describe(w.Unverified))
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/internal/object"
 )
 
@@ -28,6 +29,20 @@ func (a *Agent) applyOptions(app config.App) apply.ApplyOptions {
 		Force: app.Force, Labels: map[string]string{object.AppLabel: app.Name}, SkipUnchanged: true,
 		FieldManager: fieldManager(app), Migrate: []string{apply.FieldManager}, Owner: a.ownership(app),
 	}
+}
+
+// DiffTarget is app as a diff compares for it: the options of its
+// rollout's applies and, when it prunes, of its prune.
+func DiffTarget(app config.App) diff.Target {
+	t := diff.Target{App: app.Name, Apply: apply.ApplyOptions{
+		Force: app.Force, Labels: map[string]string{object.AppLabel: app.Name},
+		FieldManager: fieldManager(app), Migrate: []string{apply.FieldManager},
+	}}
+	if app.Prune {
+		p := pruneOptions(app, "")
+		t.Prune = &p
+	}
+	return t
 }
 
 // pruneOptions are the options of app's prunes, and of the diff that

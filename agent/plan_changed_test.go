@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/status"
 )
 
 // plannedAgainstStatus plans the harness's current commit against the
@@ -16,7 +17,7 @@ import (
 func plannedAgainstStatus(t *testing.T, h *harness) string {
 	t.Helper()
 	ctx := context.Background()
-	prev, err := loadPrevious(ctx, h.status, "llm")
+	prev, err := status.Load(ctx, h.status, "llm")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +26,7 @@ func plannedAgainstStatus(t *testing.T, h *harness) string {
 		t.Fatal(err)
 	}
 	var out []string
-	for _, w := range newRollout(h.fetcher.snap.Revision, plan, prev.status).summarize().Waves {
+	for _, w := range newRollout(h.fetcher.snap.Revision, plan, prev.Status).summarize().Waves {
 		for _, r := range w.Roles {
 			restarts := false
 			for _, wl := range r.Workloads {
@@ -64,7 +65,7 @@ func TestPlanChangedIsWhatTheAgentApplies(t *testing.T) {
 			h.newCommit('b', threeRoles("decode:2"))
 			undo := block(h)
 			_ = h.agent.RunOnce(context.Background())
-			if st := h.appStatus(t); st.Phase == PhaseSucceeded || st.Roles[1].Revision != 1 {
+			if st := h.appStatus(t); st.Phase == status.PhaseSucceeded || st.Roles[1].RevisionNumber != 1 {
 				t.Fatalf("the blocked rollout: %s", summary(st))
 			}
 			if got := plannedAgainstStatus(t, h); got != want {

@@ -7,12 +7,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/secrets"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/predict"
 	"github.com/roleout/roleout/render/revision"
 	"github.com/roleout/roleout/sources"
+	"github.com/roleout/roleout/status"
 )
 
 // planning is how an app is planned: the one pipeline behind a reconcile,
@@ -36,7 +38,7 @@ type planRequest struct {
 	app  config.App
 	// prev is what the status branch holds of the app; an empty one plans
 	// against no history.
-	prev *previous
+	prev *status.Records
 	// cluster is read for collision counts, CRDs and (for a trusted
 	// snapshot) versions; nil plans offline.
 	cluster ClusterReader
@@ -95,11 +97,11 @@ func (p planning) plan(ctx context.Context, req planRequest) (*render.Plan, erro
 	}
 	prev := req.prev
 	if prev == nil {
-		prev = &previous{}
+		prev = &status.Records{}
 	}
 	opts := render.PlanOptions{
 		App: app.Name, Roles: roles, UnorderedRoles: render.UnorderedPolicy(app.UnorderedRoles),
-		History: prev.history, Inventory: prev.inventory, Source: source, Masker: p.masker,
+		History: prev.History, Inventory: prev.Inventory, Source: source, Masker: p.masker,
 	}
 	if c := req.cluster; c != nil {
 		// An untrusted snapshot's objects are read from the cluster only
@@ -108,7 +110,7 @@ func (p planning) plan(ctx context.Context, req planRequest) (*render.Plan, erro
 		// Previews).
 		live := objs
 		if snap.Trust != sources.Trusted {
-			live = previewScope(app, prev).filter(objs)
+			live = diff.PreviewScope(app.Namespace, prev.Inventory).Filter(objs)
 		} else {
 			opts.Versions = clusterVersions(ctx, c)
 		}
@@ -159,25 +161,14 @@ func liveCRDs(ctx context.Context, c ClusterReader, objs []*unstructured.Unstruc
 	return out
 }
 
-// versionReader is a cluster that reads the versions it runs
-// (apply.Applier.ClusterVersions, cached per cluster). It is optional: a
-// cluster without it (the fakes, the bench's wrapper) knows none.
-type versionReader interface {
-	ClusterVersions(ctx context.Context, controllers []object.ControllerDeployment) object.ClusterVersions
-}
-
 // clusterVersions reads the versions c runs of Kubernetes and of the
 // controllers roleout models (predict.Controllers).
 func clusterVersions(ctx context.Context, c ClusterReader) object.ClusterVersions {
-	vr, ok := c.(versionReader)
-	if !ok || vr == nil {
-		return object.ClusterVersions{}
-	}
 	var cds []object.ControllerDeployment
 	for _, c := range predict.Controllers() {
 		cds = append(cds, c.ControllerDeployment)
 	}
-	return vr.ClusterVersions(ctx, cds)
+	return c.ClusterVersions(ctx, cds)
 }
 
 // checkDestinations refuses, as a whole, a render of app with any object

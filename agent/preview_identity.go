@@ -11,18 +11,14 @@ import (
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/status"
 )
 
 // NoPreviewIdentity is the ObjectDiff.NotCompared of every object of a
 // preview when previews have no identity to read the cluster as.
 const NoPreviewIdentity = "previews read no cluster without source.pullRequests.serviceAccount"
-
-// impersonator is a Cluster that can act as another user
-// (apply.Applier.As).
-type impersonator interface {
-	As(user string) (*apply.Applier, error)
-}
 
 // previewAppliers returns Deps.PreviewClusterFor over the agent's own
 // cluster (home) and the clusters apps name (clusterFor): the app's
@@ -44,12 +40,8 @@ func previewAppliers(home Cluster, clusterFor func(context.Context, config.App) 
 		if ap, ok := made[base][serviceAccount]; ok {
 			return ap, nil
 		}
-		imp, ok := base.(impersonator)
-		if !ok {
-			return nil, fmt.Errorf("the cluster client of app %s cannot impersonate %s", app.Name, serviceAccount)
-		}
 		ns, name, _ := strings.Cut(serviceAccount, "/")
-		ap, err := imp.As(apply.ServiceAccountUser(ns, name))
+		ap, err := base.As(apply.ServiceAccountUser(ns, name))
 		if err != nil {
 			return nil, fmt.Errorf("preview identity %s: %w", serviceAccount, err)
 		}
@@ -89,28 +81,19 @@ func (a *Agent) previewerFor(ctx context.Context, log logrus.FieldLogger, app co
 	return previewer{agent: a, cluster: c}
 }
 
-// diff compares a preview's plan with the app's cluster, as the preview
-// identity and only inside the app's namespaces (diffPreview), or offline
-// with every object saying why it was not compared: there is no identity,
-// or the identity may not read or dry-run what the pull request holds.
-func (p previewer) diff(ctx context.Context, app config.App, plan *render.Plan, prev *previous) (*DiffReport, error) {
+// compare compares a preview's plan with the app's cluster, as the
+// preview identity and only inside the app's namespaces (diff.Preview),
+// or offline with every object saying why it was not compared: there is
+// no identity, or the identity may not read or dry-run what the pull
+// request holds.
+func (p previewer) compare(ctx context.Context, app config.App, plan *render.Plan, prev *status.Records) (*diff.Report, error) {
+	target, rec := DiffTarget(app), prev.Recorded()
 	if p.cluster == nil {
-		return markNotCompared(diffOffline(app, plan, prev), p.offline), nil
+		return diff.Offline(target, plan, rec).MarkNotCompared(p.offline), nil
 	}
-	rep, err := diffPreview(ctx, p.cluster, app, plan, prev)
+	rep, err := diff.Preview(ctx, p.cluster, target, plan, diff.PreviewScope(app.Namespace, prev.Inventory), rec)
 	if apierrors.IsForbidden(err) {
-		return markNotCompared(diffOffline(app, plan, prev), "the preview identity may not read or dry-run it: "+err.Error()), nil
+		return diff.Offline(target, plan, rec).MarkNotCompared("the preview identity may not read or dry-run it: " + err.Error()), nil
 	}
 	return rep, err
-}
-
-// markNotCompared marks every object of rep as not compared with the cluster,
-// for reason.
-func markNotCompared(rep *DiffReport, reason string) *DiffReport {
-	for i := range rep.Steps {
-		for j := range rep.Steps[i].Objects {
-			rep.Steps[i].Objects[j].NotCompared = reason
-		}
-	}
-	return rep
 }

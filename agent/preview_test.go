@@ -9,11 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/roleout/roleout/status"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/internal/object"
 
 	"github.com/google/go-cmp/cmp"
@@ -210,13 +213,13 @@ func TestPreviewReadsOnlyAppNamespaces(t *testing.T) {
 		a.AllowedKinds = []config.AllowedKind{{Kind: "Namespace"}, {Kind: "ConfigMap"}, {Group: "apps", Kind: "*"}, {Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}}
 	})
 	app := h.agent.cfg.Apps[0]
-	prev := &previous{inventory: inv, history: map[string][]revision.RoleRevision{}}
+	prev := &status.Records{Inventory: inv, History: map[string][]revision.RoleRevision{}}
 	snap := sources.Snapshot{Trust: sources.Untrusted, Revision: sources.SourceRevision{Ref: "pr", Commit: strings.Repeat("p", 40)}}
 	plan, err := h.agent.planning().plan(context.Background(), planRequest{snap: snap, app: app, prev: prev, cluster: h.agent.deps.Cluster})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := diffPreview(context.Background(), h.applier, app, plan, prev)
+	rep, err := previewer{agent: h.agent, cluster: h.applier}.compare(context.Background(), app, plan, prev)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,18 +235,18 @@ func TestPreviewReadsOnlyAppNamespaces(t *testing.T) {
 		}
 	}
 	wantDiff := map[string]string{
-		"Namespace/app":                 "create|" + OutsideAppNamespaces,
-		"Namespace/team-b":              "update|" + OutsideAppNamespaces,
+		"Namespace/app":                 "create|" + diff.OutsideAppNamespaces,
+		"Namespace/team-b":              "update|" + diff.OutsideAppNamespaces,
 		"Deployment/app/web":            "update|",
 		"ConfigMap/team-b/settings":     "update|",
-		"ConfigMap/kube-system/coredns": "create|" + OutsideAppNamespaces,
-		"ClusterRole/god":               "create|" + OutsideAppNamespaces,
-		"ConfigMap/kube-system/old":     "delete|" + OutsideAppNamespaces,
+		"ConfigMap/kube-system/coredns": "create|" + diff.OutsideAppNamespaces,
+		"ClusterRole/god":               "create|" + diff.OutsideAppNamespaces,
+		"ConfigMap/kube-system/old":     "delete|" + diff.OutsideAppNamespaces,
 	}
 	if diff := cmp.Diff(wantDiff, got); diff != "" {
 		t.Errorf("preview diff (-want +got):\n%s", diff)
 	}
-	md := previewMarkdown(Preview{App: app.Name, Ref: "refs/pull/1/head", Commit: snap.Revision.Commit, Plan: &render.Summary{}, Diff: rep})
+	md := status.Preview{App: app.Name, Ref: "refs/pull/1/head", Commit: snap.Revision.Commit, Plan: &render.Summary{}, Diff: rep}.Markdown()
 	if !strings.Contains(md, "**create** `ConfigMap/kube-system/coredns` (web)\n\nNot compared with the cluster (outside the app's namespaces)") {
 		t.Errorf("the preview does not say coredns was not compared with the cluster:\n%s", md)
 	}
@@ -258,11 +261,11 @@ func TestDiffLiveReadsEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := &fakeApplier{}
-	rep, err := DiffLive(context.Background(), f, config.App{Name: "x", Namespace: "app"}, plan)
+	rep, err := diff.Live(context.Background(), f, DiffTarget(config.App{Name: "x", Namespace: "app"}), plan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := notCompared(rep); n != 0 || !slices.Contains(f.reads, "ConfigMap/kube-system/coredns") {
+	if n := rep.NotCompared(); n != 0 || !slices.Contains(f.reads, "ConfigMap/kube-system/coredns") {
 		t.Errorf("DiffLive left %d objects uncompared, read %v", n, f.reads)
 	}
 }
@@ -328,7 +331,7 @@ func TestPreviewIdentity(t *testing.T) {
 			if tc.sa != "" && (len(asked) != 1 || asked[0] != "llm as roleout/preview") {
 				t.Errorf("preview identity asked for %v", asked)
 			}
-			p, ok := readPreview(h.status.files, "llm", "pull-1-head")
+			p, ok := status.ReadPreview(h.status.files, "llm", "pull-1-head")
 			if !ok || p.Error != "" || p.Diff == nil {
 				t.Fatalf("preview %+v (found %v)", p, ok)
 			}
@@ -339,7 +342,7 @@ func TestPreviewIdentity(t *testing.T) {
 					switch {
 					case tc.wantWhy == "" && o.NotCompared == "":
 						compared++
-					case tc.wantWhy == "" && o.NotCompared != OutsideAppNamespaces,
+					case tc.wantWhy == "" && o.NotCompared != diff.OutsideAppNamespaces,
 						tc.wantWhy != "" && !strings.HasPrefix(o.NotCompared, tc.wantWhy):
 						t.Errorf("%s: notCompared %q, want %q", o.Object, o.NotCompared, tc.wantWhy)
 					}

@@ -2,9 +2,9 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"sort"
 	"strings"
@@ -12,8 +12,8 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/roleout/roleout/config"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
+	"github.com/roleout/roleout/status"
 )
 
 // PullRequests lists pull-request heads and fetches them.
@@ -31,29 +31,6 @@ func (g gitPullRequests) ListRefs(ctx context.Context, globs []string) ([]source
 }
 
 func (g gitPullRequests) Fetcher(ref string) Fetcher { return g.src.ForRef(ref) }
-
-// Preview is what merging a pull-request head would do to an app:
-// previews/<name>.json on the status branch (the .md next to it is for
-// people).
-type Preview struct {
-	App    string          `json:"app"`
-	Ref    string          `json:"ref"`
-	Commit string          `json:"commit"`
-	Plan   *render.Summary `json:"plan,omitempty"`
-	Diff   *DiffReport     `json:"diff,omitempty"`
-	// Error says why there is no plan or diff (a broken render, say).
-	Error string `json:"error,omitempty"`
-	// Untrusted says why the head, the followed branch's newest commit,
-	// is not applied: its signature was refused.
-	Untrusted string `json:"untrusted,omitempty"`
-}
-
-// previewName turns a ref into a file name: refs/pull/7/head → pull-7-head.
-func previewName(ref string) string {
-	return strings.ReplaceAll(strings.TrimPrefix(ref, "refs/"), "/", "-")
-}
-
-func previewPath(app, name, ext string) string { return path.Join(app, "previews", name+ext) }
 
 // previews renders, plans and diffs every new or moved pull-request head
 // for every app and commits the previews; the preview of a head that is
@@ -84,6 +61,8 @@ func (a *Agent) previews(ctx context.Context, extra ...sources.Head) error {
 	return errors.Join(errs...)
 }
 
+// previewApp previews every new or moved head for app and removes the
+// previews of heads that are gone, in one status commit.
 func (a *Agent) previewApp(ctx context.Context, app config.App, heads []sources.Head) error {
 	log := a.log.WithField("app", app.Name)
 	prev, err := a.readPrevious(ctx, log, app.Name)
@@ -95,26 +74,24 @@ func (a *Agent) previewApp(ctx context.Context, app config.App, heads []sources.
 	var changes []string
 	current := map[string]bool{}
 	for _, h := range heads {
-		name := previewName(h.Ref)
+		name := status.PreviewName(h.Ref)
 		current[name] = true
-		if old, ok := readPreview(prev.files, app.Name, name); ok && old.Commit == h.Commit {
+		if old, ok := status.ReadPreview(prev.Files, app.Name, name); ok && old.Commit == h.Commit {
 			continue
 		}
 		if pa == nil {
 			v := a.previewerFor(ctx, log, app)
 			pa = &v
 		}
-		p := pa.preview(ctx, app, h, prev)
-		js, err := json.MarshalIndent(p, "", "  ")
+		pf, err := pa.preview(ctx, app, h, prev).Files(name)
 		if err != nil {
 			return err
 		}
-		files[previewPath(app.Name, name, ".json")] = append(js, '\n')
-		files[previewPath(app.Name, name, ".md")] = []byte(previewMarkdown(p))
+		maps.Copy(files, pf)
 		changes = append(changes, name+" "+h.Commit[:7])
 		log.WithFields(logrus.Fields{"ref": h.Ref, "commit": h.Commit[:7]}).Info("preview written")
 	}
-	for name := range prev.files {
+	for name := range prev.Files {
 		dir, file := path.Split(name)
 		if dir != path.Join(app.Name, "previews")+"/" {
 			continue
@@ -141,10 +118,10 @@ func (a *Agent) previewApp(ctx context.Context, app config.App, heads []sources.
 // preview plans and diffs one head against what the app has applied.
 // A head is always untrusted, whatever its fetcher says: it renders with
 // exec, helm and remote fetches off, and its diff reads the app's cluster
-// only inside the app's namespaces (diffPreview).
-func (pv previewer) preview(ctx context.Context, app config.App, h sources.Head, prev *previous) Preview {
+// only inside the app's namespaces (diff.Preview).
+func (pv previewer) preview(ctx context.Context, app config.App, h sources.Head, prev *status.Records) status.Preview {
 	a := pv.agent
-	p := Preview{App: app.Name, Ref: h.Ref, Commit: h.Commit, Untrusted: h.Untrusted}
+	p := status.Preview{App: app.Name, Ref: h.Ref, Commit: h.Commit, Untrusted: h.Untrusted}
 	snap, err := a.deps.PullRequests.Fetcher(h.Ref).Fetch(ctx)
 	if err != nil {
 		p.Error = err.Error()
@@ -156,24 +133,15 @@ func (pv previewer) preview(ctx context.Context, app config.App, h sources.Head,
 		p.Error = err.Error()
 		return p
 	}
-	steps := newRollout(snap.Revision, plan, prev.status)
+	steps := newRollout(snap.Revision, plan, prev.Status)
 	s := steps.summarize()
 	p.Plan = &s
-	p.Diff, err = pv.diff(ctx, app, plan, prev)
+	p.Diff, err = pv.compare(ctx, app, plan, prev)
 	if err != nil {
 		p.Error = "diff: " + err.Error()
 	}
 	if p.Diff != nil {
-		p.Diff.Revision = snap.Revision.String()
+		p.Diff.SourceRevision = snap.Revision.String()
 	}
 	return p
-}
-
-func readPreview(files map[string][]byte, app, name string) (Preview, bool) {
-	data, ok := files[previewPath(app, name, ".json")]
-	if !ok {
-		return Preview{}, false
-	}
-	var p Preview
-	return p, json.Unmarshal(data, &p) == nil
 }

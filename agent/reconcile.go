@@ -11,9 +11,11 @@ import (
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
+	"github.com/roleout/roleout/status"
 )
 
 // reconcileApp takes one app from the snapshot to the cluster and records
@@ -35,18 +37,18 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app con
 	// say this revision is done; after a refused head the app is
 	// reconciled in full, which records the refusal and restores the
 	// branch.
-	if s := prev.status; prev.refused == nil && s != nil && s.Revision == snap.Revision.String() && s.Phase == PhaseSucceeded && !drift.pending && !replan {
+	if s := prev.Status; prev.Refused == nil && s != nil && s.SourceRevision == snap.Revision.String() && s.Phase == status.PhaseSucceeded && !drift.pending && !replan {
 		log.Debug("already reconciled at this revision")
 		a.mu.Lock()
 		a.results[app.Name] = s
-		a.done[app.Name] = s.Revision
+		a.done[app.Name] = s.SourceRevision
 		a.mu.Unlock()
-		a.watchApp(ctx, app, nil, prev.inventory)
+		a.watchApp(ctx, app, nil, prev.Inventory)
 		return nil
 	}
 	attempt, wait := a.retry(prev, snap.Revision)
 	if wait {
-		s := prev.status
+		s := prev.Status
 		log.WithField("attempts", s.Attempts).Infof("commit %s failed %d time(s) in a row; retrying at %s; still waiting for: %s",
 			snap.Revision.Short(), s.Attempts, s.RetryAfter.UTC().Format(time.RFC3339), s.Message)
 		a.mu.Lock()
@@ -55,13 +57,13 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app con
 		return nil
 	}
 	if attempt > 1 {
-		log.WithField("attempt", attempt).Infof("retrying commit %s (attempt %d); last time: %s", snap.Revision.Short(), attempt, prev.status.Message)
+		log.WithField("attempt", attempt).Infof("retrying commit %s (attempt %d); last time: %s", snap.Revision.Short(), attempt, prev.Status.Message)
 	}
-	st := &AppStatus{
-		APIVersion: config.APIVersion, Kind: StatusKind, App: app.Name,
-		Source: a.sourceURL, Path: app.Path, Revision: snap.Revision.String(),
-		HistoryRewritten: a.rewritten(ctx, log, prev.status, snap.Revision),
-		StatusBranch:     prev.refused,
+	st := &status.App{
+		APIVersion: config.APIVersion, Kind: status.Kind, App: app.Name,
+		Source: a.sourceURL, Path: app.Path, SourceRevision: snap.Revision.String(),
+		HistoryRewritten: a.rewritten(ctx, log, prev.Status, snap.Revision),
+		StatusBranch:     prev.Refused,
 		Attempts:         attempt,
 	}
 	run := &appRun{a: a, app: app, log: log, snap: snap, prev: prev, st: st, status: a.deps.Status}
@@ -87,7 +89,7 @@ func (run *appRun) reconcile(ctx context.Context, drift driftWork) error {
 		log.WithError(err).Error("render failed: nothing applied")
 		return run.fail(ctx, err, fmt.Sprintf("roleout: %s render failed (%s)", app.Name, snap.Revision.Short()))
 	}
-	run.steps = newRollout(snap.Revision, plan, run.prev.status)
+	run.steps = newRollout(snap.Revision, plan, run.prev.Status)
 	a.crossCheckUnchanged(ctx, log, app, run.steps)
 	run.steps.planHeal(drift)
 	run.st.Drift = drift.all
@@ -113,7 +115,7 @@ func (run *appRun) rollOut(ctx context.Context) error {
 	if open, next, err := a.windowOpen(app); err != nil {
 		return err
 	} else if !open && steps.writes(app) {
-		st.Phase, st.Message = PhaseWaiting, "outside the app's rollout windows: planned, nothing applied"
+		st.Phase, st.Message = status.PhaseWaiting, "outside the app's rollout windows: planned, nothing applied"
 		if !next.IsZero() {
 			st.Message += "; the next window opens at " + next.UTC().Format(time.RFC3339)
 		}
@@ -127,13 +129,13 @@ func (run *appRun) rollOut(ctx context.Context) error {
 	defer func() { a.countRollout(app, st, steps) }()
 	switch {
 	case errors.As(err, &superseded):
-		st.Phase, st.Message = PhaseProgressing, err.Error()
+		st.Phase, st.Message = status.PhaseProgressing, err.Error()
 		log.Info(err.Error())
 		return errors.Join(err, run.report(ctx, steps.commitMessage(app.Name, nil)+" [superseded]"))
 	case err != nil:
-		st.Phase, st.Message = PhaseFailed, err.Error()
+		st.Phase, st.Message = status.PhaseFailed, err.Error()
 	default:
-		st.Phase = PhaseSucceeded
+		st.Phase = status.PhaseSucceeded
 		if app.HealsDrift() {
 			st.Drift = nil
 		}
@@ -144,16 +146,16 @@ func (run *appRun) rollOut(ctx context.Context) error {
 
 // countRollout updates the rollout metrics after a rollout that did
 // something.
-func (a *Agent) countRollout(app config.App, st *AppStatus, r *rollout) {
-	if len(r.waves) == 0 && len(r.pruned) == 0 && st.Phase != PhaseFailed {
+func (a *Agent) countRollout(app config.App, st *status.App, r *rollout) {
+	if len(r.waves) == 0 && len(r.pruned) == 0 && st.Phase != status.PhaseFailed {
 		return
 	}
 	result := st.Phase
-	if st.Phase == PhaseProgressing {
+	if st.Phase == status.PhaseProgressing {
 		result = "Superseded"
 	}
 	a.metrics.rollouts.WithLabelValues(app.Name, result).Inc()
-	if st.Phase == PhaseSucceeded {
+	if st.Phase == status.PhaseSucceeded {
 		a.metrics.lastApplied.WithLabelValues(app.Name).Set(float64(time.Now().Unix()))
 	}
 }
@@ -173,7 +175,7 @@ func (e *SupersededError) Error() string {
 // rollout would change; nothing is written.
 func (r *appRun) dryRun(ctx context.Context, plan *render.Plan) error {
 	log := r.log
-	rep, err := DiffLive(ctx, r.cluster, r.app, plan)
+	rep, err := diff.Live(ctx, r.cluster, DiffTarget(r.app), plan)
 	if err != nil {
 		return fmt.Errorf("dry run: %w", err)
 	}
@@ -189,31 +191,24 @@ func (r *appRun) dryRun(ctx context.Context, plan *render.Plan) error {
 	return nil
 }
 
-// ancestry is what a Fetcher that can tell a fast-forward from a
-// force-push implements.
-type ancestry interface {
-	IsAncestor(ctx context.Context, older, newer sources.SourceRevision) (bool, error)
-}
-
 // rewritten reports a force-push of the followed branch since the
 // revision the previous status records, and warns about it.
-func (a *Agent) rewritten(ctx context.Context, log logrus.FieldLogger, prev *AppStatus, now sources.SourceRevision) *Rewrite {
-	anc, ok := a.deps.Fetcher.(ancestry)
-	if !ok || prev == nil {
+func (a *Agent) rewritten(ctx context.Context, log logrus.FieldLogger, prev *status.App, now sources.SourceRevision) *status.Rewrite {
+	if prev == nil {
 		return nil
 	}
-	if prev.HistoryRewritten != nil && prev.Revision == now.String() {
+	if prev.HistoryRewritten != nil && prev.SourceRevision == now.String() {
 		return prev.HistoryRewritten
 	}
-	old, err := sources.ParseRevision(prev.Revision)
+	old, err := sources.ParseRevision(prev.SourceRevision)
 	if err != nil || old.Ref != now.Ref || old.Ref == "" || old.Commit == now.Commit {
 		return nil
 	}
-	if ff, err := anc.IsAncestor(ctx, old, now); err != nil || ff {
+	if ff, err := a.deps.Fetcher.IsAncestor(ctx, old, now); err != nil || ff {
 		return nil
 	}
 	log.WithFields(logrus.Fields{"from": old.Short(), "to": now.Short()}).Warn("history rewritten: the branch was force-pushed; following its new head")
-	return &Rewrite{From: old.String(), To: now.String()}
+	return &status.Rewrite{From: old.String(), To: now.String()}
 }
 
 // windowOpen reports whether the app's rollout windows allow a rollout
@@ -268,7 +263,7 @@ func (run *appRun) applyWaves(ctx context.Context, checkpoint func(wave int) err
 		var changed []string
 		for _, role := range wave.Roles {
 			if r.apply[role.Name] {
-				objs = append(objs, withLabel(role.Objects, object.RoleLabel, role.Name)...)
+				objs = append(objs, object.WithLabel(role.Objects, object.RoleLabel, role.Name)...)
 				changed = append(changed, role.Name)
 			}
 		}
@@ -369,29 +364,13 @@ func (run *appRun) applyStep(ctx context.Context, log logrus.FieldLogger, objs [
 	return nil
 }
 
-// withLabel returns copies of objs with label key=value set.
-func withLabel(objs []*unstructured.Unstructured, key, value string) []*unstructured.Unstructured {
-	out := make([]*unstructured.Unstructured, len(objs))
-	for i, o := range objs {
-		c := o.DeepCopy()
-		l := c.GetLabels()
-		if l == nil {
-			l = map[string]string{}
-		}
-		l[key] = value
-		c.SetLabels(l)
-		out[i] = c
-	}
-	return out
-}
-
 // retry returns which attempt at rev this reconcile is (1 unless the
 // previous status failed at rev) and whether it must wait: the running
 // loop (backoffRetries) retries a failed commit only after its
 // RetryAfter. roleout run --once never waits.
-func (a *Agent) retry(prev *previous, rev sources.SourceRevision) (attempt int, wait bool) {
-	s := prev.status
-	if s == nil || prev.refused != nil || s.Revision != rev.String() || s.Phase != PhaseFailed {
+func (a *Agent) retry(prev *status.Records, rev sources.SourceRevision) (attempt int, wait bool) {
+	s := prev.Status
+	if s == nil || prev.Refused != nil || s.SourceRevision != rev.String() || s.Phase != status.PhaseFailed {
 		return 1, false
 	}
 	attempt = max(s.Attempts, 1) + 1

@@ -15,6 +15,7 @@ import (
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/sources"
+	"github.com/roleout/roleout/status"
 )
 
 // roleDeployment returns a Deployment in role with upgradeOrder order.
@@ -76,19 +77,19 @@ func (h *harness) newCommit(c byte, objs []*unstructured.Unstructured) {
 	h.renderer.objs = objs
 }
 
-func (h *harness) appStatus(t *testing.T) *AppStatus {
+func (h *harness) appStatus(t *testing.T) *status.App {
 	t.Helper()
-	st, err := parseStatus(h.status.files["llm/status.yaml"], "llm/status.yaml")
+	st, err := status.ParseApp(h.status.files["llm/status.yaml"], "llm/status.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return st
 }
 
-func summary(st *AppStatus) string {
+func summary(st *status.App) string {
 	var parts []string
 	for _, r := range st.Roles {
-		parts = append(parts, fmt.Sprintf("%s:%s:%d", r.Name, r.Result, r.Revision))
+		parts = append(parts, fmt.Sprintf("%s:%s:%d", r.Name, r.Result, r.RevisionNumber))
 	}
 	return st.Phase + " " + strings.Join(parts, " ")
 }
@@ -123,7 +124,7 @@ func TestReconcileAppliesWavesInOrder(t *testing.T) {
 	if got := summary(st); got != "Succeeded prefill:Unchanged:1 decode:Applied:2 router:Unchanged:1" {
 		t.Errorf("status = %s", got)
 	}
-	if st.Roles[1].RevisionName != "llm-decode-"+st.Roles[1].Hash || st.Roles[1].AppliedRevision != "main@sha1:"+strings.Repeat("b", 40) {
+	if st.Roles[1].RevisionName != "llm-decode-"+st.Roles[1].Hash || st.Roles[1].AppliedSourceRevision != "main@sha1:"+strings.Repeat("b", 40) {
 		t.Errorf("decode status = %+v", st.Roles[1])
 	}
 	want := []string{
@@ -189,8 +190,8 @@ func TestReconcileRenderErrorAppliesNothing(t *testing.T) {
 	if got := summary(st); got != "Failed prefill:Applied:1 decode:Applied:1 router:Applied:1" {
 		t.Errorf("status = %s (the applied roles must stay recorded)", got)
 	}
-	if !strings.Contains(st.Message, "missing.yaml") || st.Revision != "main@sha1:"+strings.Repeat("b", 40) {
-		t.Errorf("status message %q revision %s", st.Message, st.Revision)
+	if !strings.Contains(st.Message, "missing.yaml") || st.SourceRevision != "main@sha1:"+strings.Repeat("b", 40) {
+		t.Errorf("status message %q revision %s", st.Message, st.SourceRevision)
 	}
 }
 
@@ -202,8 +203,8 @@ func TestReconcileSkipsWhatIsDone(t *testing.T) {
 		wantPhase  string
 		wantRender int
 	}{
-		{"empty render is an error", nil, nil, PhaseFailed, 1},
-		{"paused plans but applies nothing", threeRoles("decode:1"), func(a *config.App) { a.Paused = true }, PhasePaused, 1},
+		{"empty render is an error", nil, nil, status.PhaseFailed, 1},
+		{"paused plans but applies nothing", threeRoles("decode:1"), func(a *config.App) { a.Paused = true }, status.PhasePaused, 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/revision"
+	"github.com/roleout/roleout/status"
 )
 
 // RollbackResult is what Rollback did (roleout rollback --output json).
@@ -20,12 +21,12 @@ type RollbackResult struct {
 	App  string `json:"app"`
 	Role string `json:"role"`
 	// ToRevision is the recorded revision restored (--to-revision);
-	// Revision, RevisionName and Hash the role revision it became, the
+	// RevisionNumber, RevisionName and Hash the role revision it became, the
 	// role's next number.
-	ToRevision   int64  `json:"toRevision"`
-	Revision     int64  `json:"revision"`
-	RevisionName string `json:"revisionName"`
-	Hash         string `json:"hash"`
+	ToRevision     int64  `json:"toRevision"`
+	RevisionNumber int64  `json:"revision"`
+	RevisionName   string `json:"revisionName"`
+	Hash           string `json:"hash"`
 	// Phase is the app's phase after the rollback (Succeeded or Failed),
 	// Result the role's (Applied or Failed), Message why it failed.
 	Phase   string `json:"phase"`
@@ -73,20 +74,20 @@ func (a *Agent) Rollback(ctx context.Context, appName, role string, n int64) (*R
 	if err != nil {
 		return nil, fmt.Errorf("roll back %s to revision %d refused: %w", role, n, err)
 	}
-	run.steps = newRollout(run.snap.Revision, plan, run.prev.status)
+	run.steps = newRollout(run.snap.Revision, plan, run.prev.Status)
 	run.steps.trigger = "rollback"
-	if err := run.steps.only(role, run.prev.status); err != nil {
+	if err := run.steps.only(role, run.prev.Status); err != nil {
 		return nil, err
 	}
 	run.steps.logSequence(log)
-	run.st = &AppStatus{APIVersion: config.APIVersion, Kind: StatusKind, App: app.Name, Source: a.sourceURL, Path: app.Path,
-		Revision: run.prev.status.Revision, Phase: PhaseSucceeded, StatusBranch: run.prev.refused}
+	run.st = &status.App{APIVersion: config.APIVersion, Kind: status.Kind, App: app.Name, Source: a.sourceURL, Path: app.Path,
+		SourceRevision: run.prev.Status.SourceRevision, Phase: status.PhaseSucceeded, StatusBranch: run.prev.Refused}
 	run.app.Prune = false // a rollback applies one role; it never deletes
 	err = run.applyWaves(ctx, nil)
 	st := run.st
 	st.Prerequisites, st.Roles = run.steps.prereq, run.steps.roles
 	if err != nil {
-		st.Phase, st.Message = PhaseFailed, err.Error()
+		st.Phase, st.Message = status.PhaseFailed, err.Error()
 	}
 	msg := run.steps.commitMessage(app.Name, err)
 	msg = strings.TrimSuffix(msg, fmt.Sprintf(" (%s)", run.snap.Revision.Short())) + fmt.Sprintf(" (rollback to rev %d)", n)
@@ -95,10 +96,10 @@ func (a *Agent) Rollback(ctx context.Context, appName, role string, n int64) (*R
 	for _, r := range plan.Roles() {
 		if r.Name == role {
 			d := r.Decision.Revision
-			res.Revision, res.RevisionName, res.Hash = d.Number, d.Name, d.Hash
+			res.RevisionNumber, res.RevisionName, res.Hash = d.Number, d.Name, d.Hash
 		}
 	}
-	if rs := st.role(role); rs != nil {
+	if rs := st.Role(role); rs != nil {
 		res.Result = rs.Result
 	}
 	return res, err
@@ -122,14 +123,14 @@ func (c *commitRecorder) Commit(ctx context.Context, files map[string][]byte, ms
 
 // findRevision returns revision n of role, refusing one that cannot be
 // re-applied from its record.
-func findRevision(prev *previous, app, role string, n int64) (revision.RoleRevision, error) {
-	if prev.status == nil {
+func findRevision(prev *status.Records, app, role string, n int64) (revision.RoleRevision, error) {
+	if prev.Status == nil {
 		return revision.RoleRevision{}, fmt.Errorf("app %s has no status yet: nothing to roll back", app)
 	}
 	var have []string
-	for _, r := range prev.history[role] {
+	for _, r := range prev.History[role] {
 		if r.Number == n {
-			if st := prev.status.role(role); st != nil && st.RevisionName == r.Name && st.Revision == n {
+			if st := prev.Status.Role(role); st != nil && st.RevisionName == r.Name && st.RevisionNumber == n {
 				return r, fmt.Errorf("role %s of app %s is already at revision %d", role, app, n)
 			}
 			if secrets := r.MaskedSecrets(); len(secrets) > 0 {
@@ -166,7 +167,7 @@ func replaceRole(objs []*unstructured.Unstructured, role string, restore []*unst
 
 // only limits the rollout to role, keeping every other role's status as
 // the previous status recorded it.
-func (r *rollout) only(role string, prev *AppStatus) error {
+func (r *rollout) only(role string, prev *status.App) error {
 	found := false
 	for name := range r.apply {
 		if name != role {
@@ -183,7 +184,7 @@ func (r *rollout) only(role string, prev *AppStatus) error {
 		if st.Name == role {
 			continue
 		}
-		if old := prev.role(st.Name); old != nil {
+		if old := prev.Role(st.Name); old != nil {
 			r.roles[i] = old
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/revision"
 	"github.com/roleout/roleout/sources"
+	"github.com/roleout/roleout/status"
 )
 
 // rollout is the bookkeeping of one app's rollout: which roles must be
@@ -25,28 +26,28 @@ type rollout struct {
 	prereqChanged bool
 	// prereq is the applied prerequisite step; nextPrereq replaces it
 	// once the step is applied and healthy.
-	prereq, nextPrereq *StepStatus
+	prereq, nextPrereq *status.Step
 	// roles are the status entries, in apply order.
-	roles []*RoleStatus
+	roles []*status.Role
 	// trigger, started, waves and pruned make the rollout's record in
 	// history.yaml.
 	trigger string
 	started time.Time
-	waves   []WaveRecord
+	waves   []status.Wave
 	pruned  []string
 	// drift is the app's drift when the watches started this reconcile
 	// (planHeal); healObjs the drifted objects it applies again and
 	// healing the roles applied for that alone.
-	drift    []Drift
+	drift    []status.Drift
 	healObjs map[object.Ref]bool
 	healing  map[string]bool
 }
 
 // newRollout compares the plan's decisions with what the previous status
 // says is applied.
-func newRollout(rev sources.SourceRevision, plan *render.Plan, prev *AppStatus) *rollout {
+func newRollout(rev sources.SourceRevision, plan *render.Plan, prev *status.App) *rollout {
 	r := &rollout{plan: plan, revision: rev, apply: map[string]bool{}, trigger: "poll", started: time.Now()}
-	r.nextPrereq = &StepStatus{Hash: plan.PrerequisitesHash, Objects: len(plan.Prerequisites)}
+	r.nextPrereq = &status.Step{Hash: plan.PrerequisitesHash, Objects: len(plan.Prerequisites)}
 	if prev != nil {
 		r.prereq = prev.Prerequisites
 	}
@@ -57,15 +58,15 @@ func newRollout(rev sources.SourceRevision, plan *render.Plan, prev *AppStatus) 
 		}
 	}
 	for _, role := range plan.Roles() {
-		st := &RoleStatus{Name: role.Name, UpgradeOrder: role.UpgradeOrder, Objects: len(role.Objects), Result: RoleUnchanged}
-		old := prev.role(role.Name)
+		st := &status.Role{Name: role.Name, UpgradeOrder: role.UpgradeOrder, Objects: len(role.Objects), Result: status.RoleUnchanged}
+		old := prev.Role(role.Name)
 		if old != nil {
-			st.Hash, st.Revision, st.RevisionName, st.AppliedRevision = old.Hash, old.Revision, old.RevisionName, old.AppliedRevision
+			st.Hash, st.RevisionNumber, st.RevisionName, st.AppliedSourceRevision = old.Hash, old.RevisionNumber, old.RevisionName, old.AppliedSourceRevision
 			st.Workloads = old.Workloads
 		}
-		if st.RevisionName != role.Decision.Revision.Name || st.Revision != role.Decision.Revision.Number {
+		if st.RevisionName != role.Decision.Revision.Name || st.RevisionNumber != role.Decision.Revision.Number {
 			r.apply[role.Name] = true
-			st.Result = RolePending
+			st.Result = status.RolePending
 			if role.Decision.Action == revision.Unchanged {
 				restartsAgainstApplied(role, old)
 			}
@@ -82,7 +83,7 @@ func newRollout(rev sources.SourceRevision, plan *render.Plan, prev *AppStatus) 
 // each predicted identity is compared with the one old, the role's
 // status entry, records for the applied template. A workload old does
 // not record restarts (or is created).
-func restartsAgainstApplied(role *render.Role, old *RoleStatus) {
+func restartsAgainstApplied(role *render.Role, old *status.Role) {
 	for i := range role.Workloads {
 		w := &role.Workloads[i]
 		w.RestartsPods = true
@@ -170,12 +171,12 @@ func (r *rollout) markWaveApplied(i int) {
 			continue
 		}
 		st, d := r.status(role.Name), role.Decision.Revision
-		st.Hash, st.Revision, st.RevisionName, st.AppliedRevision = d.Hash, d.Number, d.Name, r.revision.String()
-		st.Result, st.Message = RoleApplied, ""
+		st.Hash, st.RevisionNumber, st.RevisionName, st.AppliedSourceRevision = d.Hash, d.Number, d.Name, r.revision.String()
+		st.Result, st.Message = status.RoleApplied, ""
 		if r.healing[role.Name] {
-			st.Result = RoleHealed
+			st.Result = status.RoleHealed
 		}
-		st.FailedRevision, st.FailedRevisionName = 0, ""
+		st.FailedRevisionNumber, st.FailedRevisionName = 0, ""
 	}
 }
 
@@ -184,13 +185,13 @@ func (r *rollout) markWaveFailed(i int, err error) {
 	for _, role := range r.plan.Waves[i].Roles {
 		if r.apply[role.Name] {
 			st, d := r.status(role.Name), role.Decision.Revision
-			st.Result, st.Message = RoleFailed, err.Error()
-			st.FailedRevision, st.FailedRevisionName = d.Number, d.Name
+			st.Result, st.Message = status.RoleFailed, err.Error()
+			st.FailedRevisionNumber, st.FailedRevisionName = d.Number, d.Name
 		}
 	}
 }
 
-func (r *rollout) status(role string) *RoleStatus {
+func (r *rollout) status(role string) *status.Role {
 	for _, st := range r.roles {
 		if st.Name == role {
 			return st
@@ -205,9 +206,9 @@ func (r *rollout) commitMessage(app string, err error) string {
 	var moved, healed []string
 	for _, st := range r.roles {
 		switch st.Result {
-		case RoleApplied:
-			moved = append(moved, fmt.Sprintf("%s → rev %d", st.Name, st.Revision))
-		case RoleHealed:
+		case status.RoleApplied:
+			moved = append(moved, fmt.Sprintf("%s → rev %d", st.Name, st.RevisionNumber))
+		case status.RoleHealed:
 			healed = append(healed, st.Name)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/roleout/roleout/sources"
+	"github.com/roleout/roleout/status"
 )
 
 // TestRefusedStatusHeadIsNotDone restarts the agent (nothing in memory)
@@ -50,7 +51,7 @@ func TestRefusedStatusHeadIsNotDone(t *testing.T) {
 				return
 			}
 			c := st.StatusBranch
-			if c == nil || c.Head != "f0f0f0f0f0" || c.Signer != "SHA256:mallory" || c.ReadFrom != "c0ffee" || st.Phase != PhaseSucceeded {
+			if c == nil || c.Head != "f0f0f0f0f0" || c.Signer != "SHA256:mallory" || c.ReadFrom != "c0ffee" || st.Phase != status.PhaseSucceeded {
 				t.Fatalf("status %s, statusBranch %+v: want the refused head recorded", st.Phase, c)
 			}
 			for _, want := range []string{"status branch head f0f0f0f (signed by SHA256:mallory) is not signed by status.signingKeyFile", "records read from c0ffee"} {

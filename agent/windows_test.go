@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/status"
 )
 
 func mustWindows(t *testing.T, cfg ...config.Window) windows {
@@ -81,7 +82,7 @@ func TestReconcileWaitsForWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := h.appStatus(t)
-	if st.Phase != PhaseWaiting || !strings.Contains(st.Message, "the next window opens at 2026-11-27T02:00:00Z") || len(h.applier.applied) != 0 {
+	if st.Phase != status.PhaseWaiting || !strings.Contains(st.Message, "the next window opens at 2026-11-27T02:00:00Z") || len(h.applier.applied) != 0 {
 		t.Fatalf("outside the window: phase %s, message %q, applied %v", st.Phase, st.Message, h.applier.applied)
 	}
 	commits := len(h.status.commits)
@@ -92,7 +93,7 @@ func TestReconcileWaitsForWindow(t *testing.T) {
 	if err := h.agent.RunOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if st := h.appStatus(t); st.Phase != PhaseSucceeded || len(h.applier.applied) != 4 {
+	if st := h.appStatus(t); st.Phase != status.PhaseSucceeded || len(h.applier.applied) != 4 {
 		t.Errorf("inside the window: phase %s, applied %v", st.Phase, h.applier.applied)
 	}
 }

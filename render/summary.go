@@ -31,15 +31,15 @@ type WaveSummary struct {
 // is a change, unless Summarize was told otherwise (the agent compares
 // with what its status records as applied).
 type RoleSummary struct {
-	Name         string            `json:"name"`
-	UpgradeOrder int               `json:"upgradeOrder"`
-	Hash         string            `json:"hash"`
-	Revision     int64             `json:"revision"`
-	RevisionName string            `json:"revisionName"`
-	Changed      bool              `json:"changed"`
-	Action       string            `json:"action"`
-	Objects      []object.Ref      `json:"objects"`
-	Workloads    []WorkloadSummary `json:"workloads"`
+	Name           string            `json:"name"`
+	UpgradeOrder   int               `json:"upgradeOrder"`
+	Hash           string            `json:"hash"`
+	RevisionNumber int64             `json:"revision"`
+	RevisionName   string            `json:"revisionName"`
+	Changed        bool              `json:"changed"`
+	Action         string            `json:"action"`
+	Objects        []object.Ref      `json:"objects"`
+	Workloads      []WorkloadSummary `json:"workloads"`
 }
 
 // WorkloadSummary is one workload of a RoleSummary. Schema says where
@@ -103,7 +103,7 @@ func (p *Plan) Summarize(changed func(*Role) bool) Summary {
 		for _, r := range w.Roles {
 			d := r.Decision.Revision
 			rs := RoleSummary{
-				Name: r.Name, UpgradeOrder: r.UpgradeOrder, Hash: d.Hash, Revision: d.Number,
+				Name: r.Name, UpgradeOrder: r.UpgradeOrder, Hash: d.Hash, RevisionNumber: d.Number,
 				RevisionName: d.Name, Changed: r.Decision.Action != revision.Unchanged, Action: string(r.Decision.PlanAction()),
 				Objects: []object.Ref{}, Workloads: []WorkloadSummary{},
 			}

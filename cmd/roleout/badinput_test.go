@@ -9,8 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/internal/testgit"
+	"github.com/roleout/roleout/status"
 )
 
 // liveVersions returns the resourceVersion of every Deployment and
@@ -152,7 +152,7 @@ func TestBadInputAppliesNothing(t *testing.T) {
 	if got := liveVersions(t, cs, ns); fmt.Sprint(got) != fmt.Sprint(live) {
 		t.Errorf("after every bad input and its fix, live objects changed: %v, want %v", got, live)
 	}
-	if st := readStatus(t, repo, "bad"); st.Phase != agent.PhaseSucceeded {
+	if st := readStatus(t, repo, "bad"); st.Phase != status.PhaseSucceeded {
 		t.Errorf("final status %s: %s", st.Phase, st.Message)
 	}
 }

@@ -12,8 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/control"
 )
 
 // controlOptions are the flags of `roleout suspend`, `resume` and
@@ -28,8 +28,8 @@ type controlOptions struct {
 // ConfigMap, and what it then says.
 type controlAction struct {
 	use, short, long string
-	do               func(ctx context.Context, kube kubernetes.Interface, ns, app string) (agent.AppControl, error)
-	say              func(c agent.AppControl) string
+	do               func(ctx context.Context, kube kubernetes.Interface, ns, app string) (control.App, error)
+	say              func(c control.App) string
 }
 
 // newControlCommands returns roleout suspend, resume and reconcile.
@@ -43,10 +43,10 @@ its cluster (not in git), that the app is suspended, by whom and when. The
 running agents see it at once: they apply and heal nothing of the app, a
 rollout under way stops after its current wave, and the app's status
 becomes Suspended. roleout run --once reads it too.`,
-			do: func(ctx context.Context, kube kubernetes.Interface, ns, app string) (agent.AppControl, error) {
-				return agent.Suspend(ctx, kube, ns, app, whoAmI(ctx, kube), time.Now())
+			do: func(ctx context.Context, kube kubernetes.Interface, ns, app string) (control.App, error) {
+				return control.Suspend(ctx, kube, ns, app, whoAmI(ctx, kube), time.Now())
 			},
-			say: func(c agent.AppControl) string {
+			say: func(c control.App) string {
 				return fmt.Sprintf("app %s %s: nothing is applied or healed until roleout resume", c.App, c.Why())
 			},
 		}),
@@ -55,8 +55,8 @@ becomes Suspended. roleout run --once reads it too.`,
 			short: "Lift roleout suspend: the agents poll now and roll out what waits",
 			long: `resume removes the app's suspension from the ConfigMap roleout-control. The
 running agents poll at once and roll out what the suspension held back.`,
-			do: agent.Resume,
-			say: func(c agent.AppControl) string {
+			do: control.Resume,
+			say: func(c control.App) string {
 				return fmt.Sprintf("app %s resumed: the running agent polls now", c.App)
 			},
 		}),
@@ -68,10 +68,10 @@ roleout-control. The running agents poll the source at once, whatever
 their schedule, and plan the app again even at a revision they already
 reconciled. It returns once the request is recorded, not when the
 rollout ends.`,
-			do: func(ctx context.Context, kube kubernetes.Interface, ns, app string) (agent.AppControl, error) {
-				return agent.RequestReconcile(ctx, kube, ns, app, time.Now())
+			do: func(ctx context.Context, kube kubernetes.Interface, ns, app string) (control.App, error) {
+				return control.RequestReconcile(ctx, kube, ns, app, time.Now())
 			},
-			say: func(c agent.AppControl) string {
+			say: func(c control.App) string {
 				s := fmt.Sprintf("reconcile of app %s requested at %s: the running agent polls now", c.App, c.RequestedAt)
 				if c.Suspended {
 					s += fmt.Sprintf("; the app is %s, so nothing is applied until roleout resume", c.Why())
@@ -116,7 +116,7 @@ last reconcile request).`,
 			}
 			ns := o.namespace
 			if ns == "" {
-				ns = agent.ControlNamespace(cfg)
+				ns = control.Namespace(cfg)
 			}
 			c, err := action.do(cmd.Context(), kube, ns, o.app)
 			if err != nil {
@@ -125,7 +125,7 @@ last reconcile request).`,
 			if global.output == "json" {
 				return writeJSON(cmd.OutOrStdout(), c)
 			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s (ConfigMap %s/%s)\n", action.say(c), ns, agent.ControlConfigMap)
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s (ConfigMap %s/%s)\n", action.say(c), ns, control.ConfigMapName)
 			return err
 		},
 	}

@@ -16,9 +16,10 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
-	"github.com/roleout/roleout/agent"
+	"github.com/roleout/roleout/control"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
+	"github.com/roleout/roleout/status"
 )
 
 // controlSetup serves threeWaves at tag v1 as app ns and starts roleout
@@ -43,13 +44,13 @@ func controlSetup(t *testing.T, ns, schedule string) (repo *testgit.Repo, config
 
 // controlCLI runs roleout verb on app with --output json and returns
 // what it printed.
-func controlCLI(t *testing.T, verb, config, app string, extra ...string) agent.AppControl {
+func controlCLI(t *testing.T, verb, config, app string, extra ...string) control.App {
 	t.Helper()
 	code, stdout, stderr := cli(append([]string{verb, "--config", config, "--app", app, "--output", "json"}, extra...)...)
 	if code != exitOK {
 		t.Fatalf("roleout %s: exit %d: %s", verb, code, stderr)
 	}
-	var c agent.AppControl
+	var c control.App
 	if err := json.Unmarshal([]byte(stdout), &c); err != nil {
 		t.Fatalf("roleout %s printed %q: %v", verb, stdout, err)
 	}
@@ -84,9 +85,9 @@ func TestSuspendResume(t *testing.T) {
 	if !c.Suspended || c.SuspendedBy == "" || c.SuspendedAt == "" {
 		t.Fatalf("suspend printed %+v, want suspended with who and when", c)
 	}
-	suspended := func(head string) func(*agent.AppStatus) bool {
-		return func(st *agent.AppStatus) bool {
-			return st.Phase == agent.PhaseSuspended && st.Revision == "main@sha1:"+head && strings.Contains(st.Message, "suspended by "+c.SuspendedBy)
+	suspended := func(head string) func(*status.App) bool {
+		return func(st *status.App) bool {
+			return st.Phase == status.PhaseSuspended && st.SourceRevision == "main@sha1:"+head && strings.Contains(st.Message, "suspended by "+c.SuspendedBy)
 		}
 	}
 	old, err := repo.Rev("refs/heads/main")
@@ -173,7 +174,7 @@ func bindExampleControlRole(t *testing.T, ns, sa string) {
 	var role *rbacv1.Role
 	for _, doc := range strings.Split(string(data), "\n---\n") {
 		var r rbacv1.Role
-		if err := yaml.Unmarshal([]byte(doc), &r); err == nil && r.Kind == "Role" && r.Name == agent.ControlConfigMap {
+		if err := yaml.Unmarshal([]byte(doc), &r); err == nil && r.Kind == "Role" && r.Name == control.ConfigMapName {
 			role = &r
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/internal/testcluster"
+	"github.com/roleout/roleout/status"
 )
 
 // TestRollbackCrossChecksTheCluster: someone with push rights rewrites a
@@ -40,7 +41,7 @@ func TestRollbackCrossChecksTheCluster(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("history exit %d: %s", code, errOut)
 	}
-	var rep agent.HistoryReport
+	var rep status.HistoryReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -89,12 +90,12 @@ func TestRollbackCrossChecksTheCluster(t *testing.T) {
 		t.Fatalf("rollback --output json printed %q: %v", out, err)
 	}
 	head, _ := repo.Rev("refs/heads/roleout/status")
-	want := agent.RollbackResult{App: "xcheck", Role: "worker", ToRevision: 1, Revision: 3, RevisionName: rev1, Hash: res.Hash,
-		Phase: agent.PhaseSucceeded, Result: agent.RoleApplied, StatusCommit: head}
+	want := agent.RollbackResult{App: "xcheck", Role: "worker", ToRevision: 1, RevisionNumber: 3, RevisionName: rev1, Hash: res.Hash,
+		Phase: status.PhaseSucceeded, Result: status.RoleApplied, StatusCommit: head}
 	if res != want || res.Hash == "" || !strings.HasSuffix(rev1, "-"+res.Hash) {
 		t.Errorf("rollback --output json = %+v, want %+v", res, want)
 	}
-	if st := statusRole(readStatus(t, repo, "xcheck"), "worker"); st == nil || st.Revision != res.Revision || st.RevisionName != res.RevisionName {
+	if st := statusRole(readStatus(t, repo, "xcheck"), "worker"); st == nil || st.RevisionNumber != res.RevisionNumber || st.RevisionName != res.RevisionName {
 		t.Errorf("status of role worker %+v does not match the result %+v", st, res)
 	}
 	for _, line := range strings.Split(strings.TrimSpace(logs), "\n") {

@@ -9,9 +9,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
+	"github.com/roleout/roleout/status"
 )
 
 // confinedCM is a ConfigMap of the confined app, in its namespace unless
@@ -101,7 +101,7 @@ func TestDestinationsRefused(t *testing.T) {
 			if !strings.Contains(logs, tc.want) {
 				t.Errorf("logs lack %q:\n%s", tc.want, logs)
 			}
-			if st := readStatus(t, repo, "confined"); st.Phase != agent.PhaseFailed || !strings.Contains(st.Message, tc.want) {
+			if st := readStatus(t, repo, "confined"); st.Phase != status.PhaseFailed || !strings.Contains(st.Message, tc.want) {
 				t.Errorf("status %s %q, want Failed naming %q", st.Phase, st.Message, tc.want)
 			}
 			if err := tc.gone(); !apierrors.IsNotFound(err) {

@@ -10,6 +10,7 @@ import (
 	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/diff"
 )
 
 // offlineKeyTimeout bounds diff --offline's attempt to read the mask key
@@ -62,7 +63,7 @@ Exit codes: 0 no changes, 1 changes, 2 error.`,
 	return cmd
 }
 
-func (o *diffOptions) run(cmd *cobra.Command, args []string) (*agent.DiffReport, error) {
+func (o *diffOptions) run(cmd *cobra.Command, args []string) (*diff.Report, error) {
 	ctx := cmd.Context()
 	if o.config != "" {
 		if len(args) > 0 {
@@ -124,7 +125,7 @@ func (o *diffOptions) run(cmd *cobra.Command, args []string) (*agent.DiffReport,
 
 // printRestarts lists, per role, the workloads whose pods the change
 // restarts or creates, with the identity predicted for the new template.
-func printRestarts(p *printer, rep *agent.DiffReport) {
+func printRestarts(p *printer, rep *diff.Report) {
 	first := true
 	for _, s := range rep.Steps {
 		for _, w := range s.Workloads {
@@ -145,18 +146,18 @@ func printRestarts(p *printer, rep *agent.DiffReport) {
 	}
 }
 
-func printDiff(w io.Writer, rep *agent.DiffReport) error {
+func printDiff(w io.Writer, rep *diff.Report) error {
 	p := &printer{w: w}
 	where := "the cluster (server-side dry run)"
 	if rep.Offline {
 		where = "the last status in git"
 	}
-	p.f("diff of app %s at %s against %s\n", rep.App, rep.Revision, where)
+	p.f("diff of app %s at %s against %s\n", rep.App, rep.SourceRevision, where)
 	for _, s := range rep.Steps {
 		switch s.Change {
-		case agent.RoleAdded:
+		case diff.RoleAdded:
 			p.f("%s added: the last status in git does not have it\n", stepLabel(s.Role))
-		case agent.RoleRemoved:
+		case diff.RoleRemoved:
 			p.f("%s removed: the render no longer has it\n", stepLabel(s.Role))
 		}
 		if s.Note != "" {
@@ -196,9 +197,9 @@ func printDiff(w io.Writer, rep *agent.DiffReport) error {
 // stepLabel names a diff step: "role db", "prerequisites" or "prune".
 func stepLabel(role string) string {
 	switch role {
-	case agent.PrerequisitesStep:
+	case diff.PrerequisitesStep:
 		return "prerequisites"
-	case agent.PruneStep:
+	case diff.PruneStep:
 		return "prune"
 	}
 	return "role " + role

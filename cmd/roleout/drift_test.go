@@ -14,9 +14,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
+	"github.com/roleout/roleout/status"
 )
 
 // driftApp is threeWaves plus Deployment elastic in role c, whose
@@ -96,7 +96,7 @@ func replicasBecome(t *testing.T, cs kubernetes.Interface, ns, name string, n in
 
 // driftRecord returns the newest history record of trigger drift that
 // names object, or nil.
-func driftRecord(t *testing.T, repo *testgit.Repo, app, object string) (*agent.RolloutRecord, *agent.Drift) {
+func driftRecord(t *testing.T, repo *testgit.Repo, app, object string) (*status.Rollout, *status.Drift) {
 	t.Helper()
 	rep, err := historyOf(t, repo, app)
 	if err != nil {
@@ -143,20 +143,20 @@ func TestDriftHealed(t *testing.T) {
 	if !replicasBecome(t, cs, ns, "b", 2, time.Minute) {
 		t.Fatalf("kubectl scale of Deployment b was not healed:\n%s", out.String())
 	}
-	var rec *agent.RolloutRecord
-	var d *agent.Drift
+	var rec *status.Rollout
+	var d *status.Drift
 	for deadline := time.Now().Add(time.Minute); rec == nil && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		rec, d = driftRecord(t, repo, ns, "Deployment/"+ns+"/b")
 	}
 	if rec == nil {
 		t.Fatalf("no drift record for Deployment b in history.yaml:\n%s", out.String())
 	}
-	if !d.Healed || !slices.Contains(d.Fields, "spec.replicas") || !slices.Contains(d.Managers, "kubectl") || rec.Result != agent.PhaseSucceeded {
+	if !d.Healed || !slices.Contains(d.Fields, "spec.replicas") || !slices.Contains(d.Managers, "kubectl") || rec.Result != status.PhaseSucceeded {
 		t.Errorf("drift record = %+v in %+v, want spec.replicas changed by kubectl, healed", *d, *rec)
 	}
 	st := readStatus(t, repo, ns)
-	if b, old := statusRole(st, "b"), statusRole(before, "b"); b == nil || b.Result != agent.RoleHealed || b.Revision != old.Revision {
-		t.Errorf("role b after the heal = %+v, want Healed at revision %d (a heal bumps no revision)", b, old.Revision)
+	if b, old := statusRole(st, "b"), statusRole(before, "b"); b == nil || b.Result != status.RoleHealed || b.RevisionNumber != old.RevisionNumber {
+		t.Errorf("role b after the heal = %+v, want Healed at revision %d (a heal bumps no revision)", b, old.RevisionNumber)
 	}
 	if dep, err := cs.AppsV1().Deployments(ns).Get(context.Background(), "elastic", metav1.GetOptions{}); err != nil || *dep.Spec.Replicas != 3 {
 		t.Errorf("Deployment elastic (replicas left to the autoscaler) = %v, %v; want the autoscaler's 3 kept", dep.Spec.Replicas, err)
@@ -231,26 +231,26 @@ func TestDriftNotHealed(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ ns, extra, phase string }{
-		{"drift-off", ", selfHeal: false", agent.PhaseSucceeded},
-		{"drift-paused", "", agent.PhasePaused},
+		{"drift-off", ", selfHeal: false", status.PhaseSucceeded},
+		{"drift-paused", "", status.PhasePaused},
 	} {
 		t.Run(tc.ns, func(t *testing.T) {
 			repo, out, stop := driftSetup(t, tc.ns, tc.extra)
-			if tc.phase == agent.PhasePaused {
+			if tc.phase == status.PhasePaused {
 				stop()
 				out = restartPaused(t, repo, tc.ns)
 			}
 			writesB := writesTo(t, tc.ns, "deployments", "b")
 			scale(t, cs, tc.ns, "b", 5, "kubectl")
 			object := "Deployment/" + tc.ns + "/b"
-			ok := waitForStatus(t, repo, tc.ns, time.Minute, func(st *agent.AppStatus) bool {
-				return st.Phase == tc.phase && slices.ContainsFunc(st.Drift, func(d agent.Drift) bool { return d.Object == object && !d.Healed })
+			ok := waitForStatus(t, repo, tc.ns, time.Minute, func(st *status.App) bool {
+				return st.Phase == tc.phase && slices.ContainsFunc(st.Drift, func(d status.Drift) bool { return d.Object == object && !d.Healed })
 			})
 			if !ok {
 				t.Fatalf("the status never showed the drift of %s, unhealed, in phase %s:\n%s", object, tc.phase, out.String())
 			}
 			code, stdout, stderr := cli("status", "--config", writeConfig(t, repo.URL(), "- {name: "+tc.ns+", path: apps/three}\n"), "--app", tc.ns, "--output", "json")
-			var reps []agent.StatusReport
+			var reps []status.Report
 			if err := json.Unmarshal([]byte(stdout), &reps); code != exitOK || err != nil || len(reps) != 1 || len(reps[0].Drift) != 1 || reps[0].Drift[0].Object != object {
 				t.Errorf("roleout status = exit %d, %s (%v); stderr %s; want the app's one drift", code, stdout, err, stderr)
 			}

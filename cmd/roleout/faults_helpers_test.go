@@ -15,9 +15,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
-	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
+	"github.com/roleout/roleout/status"
 )
 
 var (
@@ -91,8 +91,8 @@ func checkConverged(t *testing.T, repo *testgit.Repo, app, ns, tag string) {
 		t.Fatal(err)
 	}
 	st := readStatus(t, repo, app)
-	if st.Phase != agent.PhaseSucceeded || st.Revision != "main@sha1:"+head {
-		t.Errorf("status %s at %s (%s), want Succeeded at the newest commit %s", st.Phase, st.Revision, st.Message, head[:7])
+	if st.Phase != status.PhaseSucceeded || st.SourceRevision != "main@sha1:"+head {
+		t.Errorf("status %s at %s (%s), want Succeeded at the newest commit %s", st.Phase, st.SourceRevision, st.Message, head[:7])
 	}
 	cs, err := kubernetes.NewForConfig(cluster.Config)
 	if err != nil {
@@ -124,7 +124,7 @@ func checkInvariants(t *testing.T, repo *testgit.Repo, app, ns string) {
 	rep, err := historyOf(t, repo, app)
 	switch {
 	case err != nil && strings.Contains(err.Error(), "has no status"):
-		rep = &agent.HistoryReport{} // killed before its first record
+		rep = &status.HistoryReport{} // killed before its first record
 	case err != nil:
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func checkInvariants(t *testing.T, repo *testgit.Repo, app, ns string) {
 	}
 	seen := map[string]bool{}
 	for _, r := range rep.Rollouts {
-		key := fmt.Sprintf("%s %s %v", r.Revision, r.Started, r.Waves)
+		key := fmt.Sprintf("%s %s %v", r.SourceRevision, r.Started, r.Waves)
 		if seen[key] {
 			t.Errorf("rollout record %s recorded twice", key)
 		}
@@ -158,26 +158,26 @@ func checkInvariants(t *testing.T, repo *testgit.Repo, app, ns string) {
 
 // historyOf reads an app's status, revisions and records from the status
 // branch the way roleout history does.
-func historyOf(t *testing.T, repo *testgit.Repo, app string) (*agent.HistoryReport, error) {
+func historyOf(t *testing.T, repo *testgit.Repo, app string) (*status.HistoryReport, error) {
 	t.Helper()
 	code, out, errOut := cli("history", "--config", writeConfig(t, repo.URL(), "- {name: "+app+", path: apps/three}\n"), "--app", app, "--output", "json")
 	if code != exitOK {
 		return nil, fmt.Errorf("history exit %d: %s", code, errOut)
 	}
-	var rep agent.HistoryReport
+	var rep status.HistoryReport
 	return &rep, yaml.Unmarshal([]byte(out), &rep)
 }
 
 // waitForStatus polls the status branch until cond holds for the app's
 // status, or d passes.
-func waitForStatus(t *testing.T, repo *testgit.Repo, app string, d time.Duration, cond func(*agent.AppStatus) bool) bool {
+func waitForStatus(t *testing.T, repo *testgit.Repo, app string, d time.Duration, cond func(*status.App) bool) bool {
 	t.Helper()
 	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		data, err := repo.Show("roleout/status", app+"/status.yaml")
 		if err != nil {
 			continue
 		}
-		var st agent.AppStatus
+		var st status.App
 		if yaml.Unmarshal([]byte(data), &st) == nil && cond(&st) {
 			return true
 		}
@@ -187,8 +187,8 @@ func waitForStatus(t *testing.T, repo *testgit.Repo, app string, d time.Duration
 
 // succeededAt is a waitForStatus condition: the app succeeded at commit
 // head.
-func succeededAt(head string) func(*agent.AppStatus) bool {
-	return func(st *agent.AppStatus) bool {
-		return st.Revision == "main@sha1:"+head && st.Phase == agent.PhaseSucceeded
+func succeededAt(head string) func(*status.App) bool {
+	return func(st *status.App) bool {
+		return st.SourceRevision == "main@sha1:"+head && st.Phase == status.PhaseSucceeded
 	}
 }

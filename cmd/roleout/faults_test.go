@@ -19,9 +19,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
+	"github.com/roleout/roleout/status"
 )
 
 // faultSetup serves the three-wave app in namespace ns and writes an
@@ -115,7 +115,7 @@ func TestFaultAPIServerAndEtcd(t *testing.T) {
 	c := cluster
 	var out syncBuffer
 	cmd := startRoleout(t, &out, "run", "--once", "--config", config)
-	if !waitForStatus(t, repo, "faults-api", time.Minute, func(st *agent.AppStatus) bool { return st.Phase == agent.PhaseProgressing }) {
+	if !waitForStatus(t, repo, "faults-api", time.Minute, func(st *status.App) bool { return st.Phase == status.PhaseProgressing }) {
 		_ = cmd.Process.Kill()
 		t.Fatalf("no checkpoint after wave 1:\n%s", out.String())
 	}
@@ -177,7 +177,7 @@ func TestFaultGitServerDown(t *testing.T) {
 	var out syncBuffer
 	cmd := startRoleout(t, &out, "run", "--config", config)
 	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
-	if !waitForStatus(t, repo, "faults-git", time.Minute, func(st *agent.AppStatus) bool { return st.Phase == agent.PhaseSucceeded }) {
+	if !waitForStatus(t, repo, "faults-git", time.Minute, func(st *status.App) bool { return st.Phase == status.PhaseSucceeded }) {
 		t.Fatalf("first rollout did not finish:\n%s", out.String())
 	}
 	if err := srv.Pause(); err != nil {

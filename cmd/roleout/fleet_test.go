@@ -13,8 +13,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/internal/testcluster"
+	"github.com/roleout/roleout/status"
 )
 
 // TestFleetKubeconfigSecret serves an app whose cluster is a kubeconfig in
@@ -67,11 +67,11 @@ func TestFleetKubeconfigSecret(t *testing.T) {
 	if !applied {
 		t.Error("the audit log shows no write of deployments/worker")
 	}
-	if st := readStatus(t, repo, "far"); st.Phase != agent.PhaseSucceeded {
+	if st := readStatus(t, repo, "far"); st.Phase != status.PhaseSucceeded {
 		t.Errorf("app far: %s %s", st.Phase, st.Message)
 	}
 	st := readStatus(t, repo, "lost")
-	if st.Phase != agent.PhaseFailed || !strings.Contains(st.Message, `Secret fleet-secrets/nowhere key "value"`) {
+	if st.Phase != status.PhaseFailed || !strings.Contains(st.Message, `Secret fleet-secrets/nowhere key "value"`) {
 		t.Errorf("app lost: phase %s, message %q; want Failed naming the Secret", st.Phase, st.Message)
 	}
 	if len(st.Roles) != 0 {
@@ -175,7 +175,7 @@ func TestFleetUnsafeKubeconfigSecret(t *testing.T) {
 	}
 	for app, want := range wants {
 		st := readStatus(t, repo, app)
-		if st.Phase != agent.PhaseFailed || len(st.Roles) != 0 {
+		if st.Phase != status.PhaseFailed || len(st.Roles) != 0 {
 			t.Errorf("app %s: phase %s, roles %v; want Failed with nothing applied", app, st.Phase, st.Roles)
 		}
 		for _, w := range want {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/status"
 )
 
 // historyOptions are the flags of `roleout history`.
@@ -56,8 +57,8 @@ func newHistoryCommand(global *globalOptions) *cobra.Command {
 }
 
 // onlyRole narrows the report to one role.
-func onlyRole(rep *agent.HistoryReport, role string) error {
-	var roles []*agent.RoleStatus
+func onlyRole(rep *status.HistoryReport, role string) error {
+	var roles []*status.Role
 	for _, r := range rep.Status.Roles {
 		if r.Name == role {
 			roles = append(roles, r)
@@ -74,7 +75,7 @@ func onlyRole(rep *agent.HistoryReport, role string) error {
 	}
 	for i := range rep.Rollouts {
 		for j := range rep.Rollouts[i].Waves {
-			var keep []agent.RoleRecord
+			var keep []status.RoleRecord
 			for _, r := range rep.Rollouts[i].Waves[j].Roles {
 				if r.Name == role {
 					keep = append(keep, r)
@@ -91,15 +92,15 @@ type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
 
-func printHistory(w io.Writer, rep *agent.HistoryReport) error {
+func printHistory(w io.Writer, rep *status.HistoryReport) error {
 	st := rep.Status
 	p := &printer{w: w}
-	p.f("app %s (%s, %s)\nrevision %s: %s", st.App, st.Source, st.Path, st.Revision, st.Phase)
+	p.f("app %s (%s, %s)\nrevision %s: %s", st.App, st.Source, st.Path, st.SourceRevision, st.Phase)
 	if st.Message != "" {
 		p.f(" — %s", st.Message)
 	}
 	p.f("\n\n")
-	for _, section := range []func(*printer, *agent.HistoryReport){printRoles, printRevisions, printRollouts} {
+	for _, section := range []func(*printer, *status.HistoryReport){printRoles, printRevisions, printRollouts} {
 		if p.err != nil {
 			return p.err
 		}
@@ -118,15 +119,15 @@ func printHistory(w io.Writer, rep *agent.HistoryReport) error {
 }
 
 // printRoles prints each role with its workloads, predicted and observed.
-func printRoles(p *printer, rep *agent.HistoryReport) {
+func printRoles(p *printer, rep *status.HistoryReport) {
 	p.f("ROLE\tORDER\tREV\tREVISION NAME\tLAST RESULT\tWORKLOAD\tPREDICTED\tOBSERVED\n")
 	for _, r := range rep.Status.Roles {
-		rev, name, result := fmt.Sprint(r.Revision), r.RevisionName, r.Result
-		if r.Revision == 0 {
+		rev, name, result := fmt.Sprint(r.RevisionNumber), r.RevisionName, r.Result
+		if r.RevisionNumber == 0 {
 			rev, name = "-", "(none succeeded)"
 		}
-		if r.FailedRevision > 0 {
-			result = fmt.Sprintf("%s (rev %d %s)", r.Result, r.FailedRevision, r.FailedRevisionName)
+		if r.FailedRevisionNumber > 0 {
+			result = fmt.Sprintf("%s (rev %d %s)", r.Result, r.FailedRevisionNumber, r.FailedRevisionName)
 		}
 		if len(r.Workloads) == 0 {
 			p.f("%s\t%d\t%s\t%s\t%s\t\t\t\n", r.Name, r.UpgradeOrder, rev, name, result)
@@ -154,7 +155,7 @@ func printRoles(p *printer, rep *agent.HistoryReport) {
 
 // printRevisions prints every role's recorded revisions, the current one
 // marked.
-func printRevisions(p *printer, rep *agent.HistoryReport) {
+func printRevisions(p *printer, rep *status.HistoryReport) {
 	p.f("revisions:\nROLE\tREV\tNAME\tSOURCE\tCURRENT\n")
 	roles := make([]string, 0, len(rep.Revisions))
 	for role := range rep.Revisions {
@@ -165,7 +166,7 @@ func printRevisions(p *printer, rep *agent.HistoryReport) {
 		for _, r := range rep.Revisions[role] {
 			current := ""
 			for _, s := range rep.Status.Roles {
-				if s.Name == role && s.RevisionName == r.Name && s.Revision == r.Number {
+				if s.Name == role && s.RevisionName == r.Name && s.RevisionNumber == r.Number {
 					current = "*"
 				}
 			}
@@ -175,14 +176,14 @@ func printRevisions(p *printer, rep *agent.HistoryReport) {
 }
 
 // printRollouts prints the rollout records, oldest first.
-func printRollouts(p *printer, rep *agent.HistoryReport) {
+func printRollouts(p *printer, rep *status.HistoryReport) {
 	p.f("rollouts (oldest first):\nSTARTED\tDURATION\tTRIGGER\tREVISION\tRESULT\tWAVES\n")
 	for _, r := range rep.Rollouts {
 		var waves []string
 		for _, wv := range r.Waves {
 			var roles []string
 			for _, role := range wv.Roles {
-				roles = append(roles, role.Name+"→"+strconv.FormatInt(role.Revision, 10))
+				roles = append(roles, role.Name+"→"+strconv.FormatInt(role.RevisionNumber, 10))
 			}
 			waves = append(waves, strings.Join(roles, ",")+" "+wv.Result+" in "+wv.Elapsed)
 		}
@@ -190,7 +191,7 @@ func printRollouts(p *printer, rep *agent.HistoryReport) {
 			waves = append(waves, "pruned "+strings.Join(r.Pruned, ","))
 		}
 		p.f("%s\t%s\t%s\t%s\t%s\t%s\n", r.Started.UTC().Format("2006-01-02 15:04:05"), r.Finished.Sub(r.Started.Time).String(),
-			r.Trigger, shortRevision(r.Revision), r.Result, strings.Join(waves, "; "))
+			r.Trigger, shortRevision(r.SourceRevision), r.Result, strings.Join(waves, "; "))
 	}
 }
 

@@ -82,8 +82,8 @@ func TestHookTriggersPoll(t *testing.T) {
 	// Nothing polls for an hour unless the hook does: a rollout of v2
 	// before the good delivery would be the bad one's doing.
 	time.Sleep(3 * time.Second)
-	if st := readStatus(t, repo, ns); st.Revision != "main@sha1:"+first {
-		t.Fatalf("a delivery with a bad signature triggered a rollout of %s", st.Revision)
+	if st := readStatus(t, repo, ns); st.SourceRevision != "main@sha1:"+first {
+		t.Fatalf("a delivery with a bad signature triggered a rollout of %s", st.SourceRevision)
 	}
 	if code := post(good, body); code != http.StatusAccepted {
 		t.Fatalf("a good delivery got %d, want 202", code)

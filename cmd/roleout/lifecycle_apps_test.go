@@ -10,9 +10,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
+	"github.com/roleout/roleout/status"
 )
 
 // configMapApp serves an app at apps/<name> whose overlay holds one
@@ -67,8 +67,8 @@ func TestRunEmptyRender(t *testing.T) {
 		wantExists bool
 		wantPhase  string
 	}{
-		{"without allowEmpty", false, exitError, "no objects (set allowEmpty: true if that is intended)", true, agent.PhaseFailed},
-		{"with allowEmpty and prune", true, exitOK, "msg=pruned app=scratch", false, agent.PhaseSucceeded},
+		{"without allowEmpty", false, exitError, "no objects (set allowEmpty: true if that is intended)", true, status.PhaseFailed},
+		{"with allowEmpty and prune", true, exitOK, "msg=pruned app=scratch", false, status.PhaseSucceeded},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -138,7 +138,7 @@ func TestRunForceTakesOwnership(t *testing.T) {
 				if !strings.Contains(logs, conflict) {
 					t.Errorf("logs lack %q:\n%s", conflict, logs)
 				}
-				if st == nil || st.Result != agent.RoleFailed || !strings.Contains(st.Message, conflict) {
+				if st == nil || st.Result != status.RoleFailed || !strings.Contains(st.Message, conflict) {
 					t.Errorf("status of role default: %+v, want failed with %q", st, conflict)
 				}
 			}

@@ -12,9 +12,9 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/testcluster"
+	"github.com/roleout/roleout/status"
 )
 
 // shopSteps maps the shop fixture's objects, by audit resource/name, to
@@ -85,13 +85,13 @@ func widgetSize(t *testing.T) int64 {
 
 // history returns `roleout history --output json` for role of the shop
 // app.
-func history(t *testing.T, config, role string) *agent.HistoryReport {
+func history(t *testing.T, config, role string) *status.HistoryReport {
 	t.Helper()
 	code, out, errOut := cli("history", "--output", "json", "--config", config, "--app", "shop", "--role", role)
 	if code != exitOK {
 		t.Fatalf("history exit %d: %s", code, errOut)
 	}
-	var rep agent.HistoryReport
+	var rep status.HistoryReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("history output: %v\n%s", err, out)
 	}
@@ -120,14 +120,14 @@ func lastRollout(t *testing.T, config, role string) string {
 	desc := last.Trigger
 	for _, w := range last.Waves {
 		for _, r := range w.Roles {
-			desc += fmt.Sprintf(" %s rev %d %s %s", r.Name, r.Revision, r.RevisionName, r.Action)
+			desc += fmt.Sprintf(" %s rev %d %s %s", r.Name, r.RevisionNumber, r.RevisionName, r.Action)
 		}
 	}
 	return desc
 }
 
 // statusRole returns role's entry in st, or nil.
-func statusRole(st *agent.AppStatus, role string) *agent.RoleStatus {
+func statusRole(st *status.App, role string) *status.Role {
 	for _, r := range st.Roles {
 		if r.Name == role {
 			return r

@@ -17,9 +17,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/roleout/roleout/agent"
+	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
+	"github.com/roleout/roleout/status"
 )
 
 // shopFile reads a file of the shop fixture.
@@ -65,7 +66,7 @@ func TestLifecycle(t *testing.T) {
 		}
 		return logs
 	}
-	diff := func(t *testing.T, wantCode int, extra ...string) string {
+	runDiff := func(t *testing.T, wantCode int, extra ...string) string {
 		t.Helper()
 		code, out, errOut := cli(append([]string{"diff", "--config", config, "--app", "shop"}, extra...)...)
 		allOutput.WriteString(out + errOut)
@@ -76,7 +77,7 @@ func TestLifecycle(t *testing.T) {
 	}
 
 	t.Run("diff before install", func(t *testing.T) {
-		out := diff(t, exitChanges)
+		out := runDiff(t, exitChanges)
 		for _, want := range []string{"create Namespace/shop", "create (CRD pending) Widget/shop/api-widget", "create (namespace pending) Secret/shop/db-creds (role db)", "total"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("diff lacks %q:\n%s", want, out)
@@ -97,10 +98,10 @@ func TestLifecycle(t *testing.T) {
 		if got := widgetSize(t); got != 3 {
 			t.Errorf("Widget api-widget spec.size = %d, want 3", got)
 		}
-		if out := diff(t, exitOK); !strings.Contains(out, "no changes") {
+		if out := runDiff(t, exitOK); !strings.Contains(out, "no changes") {
 			t.Errorf("diff right after the rollout:\n%s", out)
 		}
-		if out := diff(t, exitOK, "--offline"); !strings.Contains(out, "no changes") {
+		if out := runDiff(t, exitOK, "--offline"); !strings.Contains(out, "no changes") {
 			t.Errorf("offline diff right after the rollout:\n%s", out)
 		}
 	})
@@ -111,7 +112,7 @@ func TestLifecycle(t *testing.T) {
 		commit(t, "label the namespace", map[string]string{
 			"apps/shop/namespace.yaml": shopFile(t, "namespace.yaml") + "  labels: {team: shop}\n",
 		})
-		out := diff(t, exitChanges, "--offline")
+		out := runDiff(t, exitChanges, "--offline")
 		for _, want := range []string{"update Namespace/shop (prerequisites)", "update CustomResourceDefinition/widgets.example.com (prerequisites)",
 			"prerequisites: the status records only this step's hash"} {
 			if !strings.Contains(out, want) {
@@ -123,7 +124,7 @@ func TestLifecycle(t *testing.T) {
 		commit(t, "no front, a cache role", map[string]string{
 			"apps/shop/namespace.yaml": shopFile(t, "namespace.yaml"), "apps/shop/kustomization.yaml": kustomization, "apps/shop/cache.yaml": cache,
 		})
-		out = diff(t, exitChanges, "--offline")
+		out = runDiff(t, exitChanges, "--offline")
 		for _, want := range []string{"role front removed", "delete Deployment/shop/front (role front)", "delete ConfigMap/shop/front-config (role front)",
 			"role cache added", "create ConfigMap/shop/cache (role cache)", "role front (removed)", "role cache (added)"} {
 			if !strings.Contains(out, want) {
@@ -133,20 +134,20 @@ func TestLifecycle(t *testing.T) {
 		if strings.Contains(out, "(prerequisites)") {
 			t.Errorf("offline diff shows the unchanged prerequisites as changed:\n%s", out)
 		}
-		out = diff(t, exitChanges, "--offline", "--output", "json")
-		var rep agent.DiffReport
+		out = runDiff(t, exitChanges, "--offline", "--output", "json")
+		var rep diff.Report
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {
 			t.Fatalf("offline diff --output json: %v\n%s", err, out)
 		}
-		steps := map[string]agent.StepDiff{}
+		steps := map[string]diff.Step{}
 		for _, s := range rep.Steps {
 			steps[s.Role] = s
 		}
-		if !rep.Changed || steps["front"].Change != agent.RoleRemoved || steps["front"].Counts.Delete != 3 || steps["cache"].Change != agent.RoleAdded {
+		if !rep.Changed || steps["front"].Change != diff.RoleRemoved || steps["front"].Counts.Delete != 3 || steps["cache"].Change != diff.RoleAdded {
 			t.Errorf("offline diff JSON: changed %v, front %+v, cache %+v", rep.Changed, steps["front"], steps["cache"])
 		}
 		commit(t, "the shop as installed", map[string]string{"apps/shop/kustomization.yaml": shopFile(t, "kustomization.yaml")})
-		if out := diff(t, exitOK, "--offline"); !strings.Contains(out, "no changes") {
+		if out := runDiff(t, exitOK, "--offline"); !strings.Contains(out, "no changes") {
 			t.Errorf("offline diff of the installed shop again:\n%s", out)
 		}
 	})
@@ -192,7 +193,7 @@ func TestLifecycle(t *testing.T) {
 			"apps/shop/front.yaml": front[:strings.Index(front, "---")],
 		})
 		for _, offline := range [][]string{nil, {"--offline"}} {
-			out := diff(t, exitChanges, offline...)
+			out := runDiff(t, exitChanges, offline...)
 			for _, want := range []string{"update Secret/shop/db-creds", "password: masked:hmac-sha256:"} {
 				if !strings.Contains(out, want) {
 					t.Errorf("diff %v lacks %q:\n%s", offline, want, out)
@@ -202,7 +203,7 @@ func TestLifecycle(t *testing.T) {
 				t.Errorf("diff %v shows the Secret's value:\n%s", offline, out)
 			}
 		}
-		out := diff(t, exitChanges)
+		out := runDiff(t, exitChanges)
 		if !strings.Contains(out, "delete ConfigMap/shop/front-config") || strings.Contains(out, "front-legacy") {
 			t.Errorf("diff does not announce the prune of front-config alone:\n%s", out)
 		}
@@ -250,7 +251,7 @@ func TestLifecycle(t *testing.T) {
 		}
 		// Revision 1's template becomes revision 3 (max+1), in status and in
 		// history.
-		if st := statusRole(readStatus(t, repo, "shop"), "api"); st == nil || st.Revision != 3 || st.RevisionName != rev1 {
+		if st := statusRole(readStatus(t, repo, "shop"), "api"); st == nil || st.RevisionNumber != 3 || st.RevisionName != rev1 {
 			t.Errorf("status of role api after the rollback: %+v, want revision 3 named %s", st, rev1)
 		}
 		if diff := cmp.Diff(map[int64]string{2: rev2, 3: rev1}, roleRevisions(t, config, "api")); diff != "" {
@@ -317,7 +318,7 @@ func TestLifecycle(t *testing.T) {
 		if !notReady.MatchString(logs) {
 			t.Errorf("the error does not name the unhealthy object and its condition (%s):\n%s", notReady, logs)
 		}
-		if st := statusRole(readStatus(t, repo, "shop"), "db"); st == nil || st.Result != agent.RoleFailed || !notReady.MatchString(st.Message) {
+		if st := statusRole(readStatus(t, repo, "shop"), "db"); st == nil || st.Result != status.RoleFailed || !notReady.MatchString(st.Message) {
 			t.Errorf("status of role db: %+v, want failed with %s", st, notReady)
 		}
 		if _, err := cs.CoreV1().ConfigMaps("shop").Get(ctx, "front-new", metav1.GetOptions{}); !apierrors.IsNotFound(err) {

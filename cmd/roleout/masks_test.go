@@ -14,10 +14,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
+	"github.com/roleout/roleout/status"
 )
 
 // maskedValue is a weak Secret value: guessable from an unkeyed digest.
@@ -133,10 +133,10 @@ func TestMasksKeyedPerInstall(t *testing.T) {
 		t.Errorf("one install, two runs: mask %s then %s", maskA, got)
 	}
 	st := readStatus(t, a.repo, "vault")
-	if r, was := statusRole(st, "creds"), statusRole(credsRev, "creds"); r == nil || was == nil || r.Result != agent.RoleUnchanged || r.RevisionName != was.RevisionName {
+	if r, was := statusRole(st, "creds"), statusRole(credsRev, "creds"); r == nil || was == nil || r.Result != status.RoleUnchanged || r.RevisionName != was.RevisionName {
 		t.Errorf("the Secret's role after an unrelated commit: %+v, before %+v", r, was)
 	}
-	if r := statusRole(st, "conf"); r == nil || r.Result == agent.RoleUnchanged {
+	if r := statusRole(st, "conf"); r == nil || r.Result == status.RoleUnchanged {
 		t.Errorf("the ConfigMap's role was not updated: %+v", r)
 	}
 

@@ -15,10 +15,10 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
-	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
+	"github.com/roleout/roleout/status"
 )
 
 // ownDeployment is a Deployment own-web/own-api running image.
@@ -142,7 +142,7 @@ func TestRunOwnership(t *testing.T) {
 			if !strings.Contains(logs, want) {
 				t.Errorf("logs lack %q:\n%s", want, logs)
 			}
-			if st := readStatus(t, repo, "thief"); st.Phase != agent.PhaseFailed || !strings.Contains(st.Message, want) {
+			if st := readStatus(t, repo, "thief"); st.Phase != status.PhaseFailed || !strings.Contains(st.Message, want) {
 				t.Errorf("thief's status %s %q lacks %q", st.Phase, st.Message, want)
 			}
 		}

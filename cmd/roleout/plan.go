@@ -189,7 +189,7 @@ func printPlan(w io.Writer, header string, s render.Summary) error {
 	for i, wave := range s.Waves {
 		p.f("wave %d (upgradeOrder %d)\n", i+1, wave.UpgradeOrder)
 		for _, r := range wave.Roles {
-			p.f("  role %-16s rev %-3d %-40s %-9s %d objects\n", r.Name, r.Revision, r.RevisionName, r.State(), len(r.Objects))
+			p.f("  role %-16s rev %-3d %-40s %-9s %d objects\n", r.Name, r.RevisionNumber, r.RevisionName, r.State(), len(r.Objects))
 			for _, w := range r.Workloads {
 				restart := "no restart"
 				if w.RestartsPods {

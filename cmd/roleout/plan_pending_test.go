@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/status"
 )
 
 // TestPlanAfterPausedRollout: a paused reconcile records the new
@@ -39,7 +39,7 @@ func TestPlanAfterPausedRollout(t *testing.T) {
 		t.Fatalf("paused run --once exit %d:\n%s", code, logs)
 	}
 	st := readStatus(t, repo, app)
-	if st.Phase != agent.PhasePaused || roleSummary(st) != "db:Unchanged:1 api:Unchanged:1 worker:Pending:1" {
+	if st.Phase != status.PhasePaused || roleSummary(st) != "db:Unchanged:1 api:Unchanged:1 worker:Pending:1" {
 		t.Fatalf("paused status: %s %s", st.Phase, roleSummary(st))
 	}
 
@@ -54,7 +54,7 @@ func TestPlanAfterPausedRollout(t *testing.T) {
 	var planned []string
 	for _, w := range s.Waves {
 		for _, r := range w.Roles {
-			planned = append(planned, fmt.Sprintf("%s:%v:%s:%d", r.Name, r.Changed, r.Action, r.Revision))
+			planned = append(planned, fmt.Sprintf("%s:%v:%s:%d", r.Name, r.Changed, r.Action, r.RevisionNumber))
 			for _, wl := range r.Workloads {
 				if wl.RestartsPods != (r.Name == "worker") {
 					t.Errorf("plan workload %s/%s restartsPods %v: only worker's pods restart", wl.Kind, wl.Name, wl.RestartsPods)
@@ -78,7 +78,7 @@ func TestPlanAfterPausedRollout(t *testing.T) {
 	if got := diffCounts(before, roleoutWrites(t)); fmt.Sprint(got) != "map[deployments/worker:1]" {
 		t.Errorf("writes of the resumed rollout = %v, want one patch of deployments/worker, as plan said", got)
 	}
-	if st := readStatus(t, repo, app); st.Phase != agent.PhaseSucceeded || roleSummary(st) != "db:Unchanged:1 api:Unchanged:1 worker:Applied:2" {
+	if st := readStatus(t, repo, app); st.Phase != status.PhaseSucceeded || roleSummary(st) != "db:Unchanged:1 api:Unchanged:1 worker:Applied:2" {
 		t.Errorf("status after the resumed rollout: %s %s", st.Phase, roleSummary(st))
 	}
 }

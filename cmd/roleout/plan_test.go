@@ -30,7 +30,7 @@ func TestPlanLocalDir(t *testing.T) {
 	for _, w := range s.Waves {
 		for _, r := range w.Roles {
 			got = append(got, r.Name+"@"+r.RevisionName[:len("web-")+len(r.Name)])
-			if !r.Changed || r.Action != "install" || r.Revision != 1 || r.Hash == "" || len(r.Objects) == 0 {
+			if !r.Changed || r.Action != "install" || r.RevisionNumber != 1 || r.Hash == "" || len(r.Objects) == 0 {
 				t.Errorf("role %+v: want changed, action install, revision 1, a hash and objects", r)
 			}
 		}
@@ -254,7 +254,7 @@ func TestPlanFromGit(t *testing.T) {
 			var got []string
 			for _, w := range s.Waves {
 				for _, r := range w.Roles {
-					got = append(got, fmt.Sprintf("%d:%s:%s:%d", w.UpgradeOrder, r.Name, r.Action, r.Revision))
+					got = append(got, fmt.Sprintf("%d:%s:%s:%d", w.UpgradeOrder, r.Name, r.Action, r.RevisionNumber))
 					if r.RevisionName != "web-"+r.Name+"-"+r.Hash {
 						t.Errorf("role %s revision name %q, want web-%s-%s", r.Name, r.RevisionName, r.Name, r.Hash)
 					}

@@ -15,9 +15,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
+	"github.com/roleout/roleout/status"
 )
 
 // TestPullRequestPreviewsAndDryRun opens a pull request that changes one
@@ -69,14 +69,14 @@ func TestPullRequestPreviewsAndDryRun(t *testing.T) {
 	if code, _, logs := cli("run", "--once", "--config", config); code != exitOK {
 		t.Fatalf("run --once exit %d:\n%s", code, logs)
 	}
-	preview := func() (agent.Preview, string) {
+	preview := func() (status.Preview, string) {
 		t.Helper()
 		js, err := repo.Show("roleout/status", "webpr/previews/pull-7-head.json")
 		if err != nil {
 			t.Fatalf("no preview: %v", err)
 		}
 		md, _ := repo.Show("roleout/status", "webpr/previews/pull-7-head.md")
-		var p agent.Preview
+		var p status.Preview
 		if err := json.Unmarshal([]byte(js), &p); err != nil {
 			t.Fatal(err)
 		}
@@ -221,7 +221,7 @@ func previewIdentity(t *testing.T, cs kubernetes.Interface, namespace, name stri
 // checkPreviewIdentity: the preview compared its objects with the
 // cluster, and every dry run that served it was made as user, inside
 // namespace; the preview identity wrote nothing for real.
-func checkPreviewIdentity(t *testing.T, p agent.Preview, user, namespace string) {
+func checkPreviewIdentity(t *testing.T, p status.Preview, user, namespace string) {
 	t.Helper()
 	compared := 0
 	for _, st := range p.Diff.Steps {

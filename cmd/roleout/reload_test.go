@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
+	"github.com/roleout/roleout/status"
 )
 
 // TestConfigReload: roleout run picks up an edited configuration without
@@ -28,7 +28,7 @@ func TestConfigReload(t *testing.T) {
 	out := &syncBuffer{}
 	cmd := startRoleout(t, out, "run", "--config", config)
 	t.Cleanup(func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() })
-	if !waitForStatus(t, repo, ns, time.Minute, func(st *agent.AppStatus) bool { return st.Phase == agent.PhasePaused }) {
+	if !waitForStatus(t, repo, ns, time.Minute, func(st *status.App) bool { return st.Phase == status.PhasePaused }) {
 		t.Fatalf("the paused app was not recorded Paused:\n%s", out.String())
 	}
 	edit := func(from, to string) {
@@ -59,7 +59,7 @@ func TestConfigReload(t *testing.T) {
 
 	// Without a signal: the file is checked every few seconds.
 	edit("paused: false", "paused: true")
-	if !waitForStatus(t, repo, ns, time.Minute, func(st *agent.AppStatus) bool { return st.Phase == agent.PhasePaused }) {
+	if !waitForStatus(t, repo, ns, time.Minute, func(st *status.App) bool { return st.Phase == status.PhasePaused }) {
 		t.Fatalf("a file change without SIGHUP was not picked up:\n%s", out.String())
 	}
 }

@@ -11,9 +11,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/testcluster"
+	"github.com/roleout/roleout/status"
 )
 
 // slowWaves is threeWaves with minReadySeconds on every Deployment, so
@@ -143,7 +143,7 @@ func TestResumeAfterKill(t *testing.T) {
 			killAt := tc.killAt
 			if killAt == nil {
 				killAt = func(t *testing.T, ns string) bool {
-					return waitForStatus(t, repo, ns, time.Minute, func(st *agent.AppStatus) bool { return st.Phase == agent.PhaseProgressing })
+					return waitForStatus(t, repo, ns, time.Minute, func(st *status.App) bool { return st.Phase == status.PhaseProgressing })
 				}
 			}
 			reached := killAt(t, name)
@@ -163,7 +163,7 @@ func TestResumeAfterKill(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(rep.Rollouts) != 1 || rep.Rollouts[0].Result != agent.PhaseSucceeded {
+			if len(rep.Rollouts) != 1 || rep.Rollouts[0].Result != status.PhaseSucceeded {
 				t.Errorf("history = %+v, want one Succeeded record", rep.Rollouts)
 			}
 		})

@@ -22,6 +22,7 @@ import (
 
 	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/status"
 )
 
 // runOptions are the flags of `roleout run`.
@@ -173,7 +174,7 @@ func serveHTTP(ctx context.Context, log *logrus.Logger, cfg config.HTTP, a *agen
 // printRunSummary prints, after run --once, one line per role of every
 // app: what the reconcile did and the revision it left; with --output json,
 // the apps' statuses.
-func printRunSummary(w io.Writer, results []*agent.AppStatus, output string) error {
+func printRunSummary(w io.Writer, results []*status.App, output string) error {
 	if output == "json" {
 		return writeJSON(w, results)
 	}
@@ -182,10 +183,10 @@ func printRunSummary(w io.Writer, results []*agent.AppStatus, output string) err
 	p.f("APP\tPHASE\tROLE\tORDER\tREV\tRESULT\tREVISION\n")
 	for _, st := range results {
 		if len(st.Roles) == 0 {
-			p.f("%s\t%s\t\t\t\t\t%s\n", st.App, st.Phase, shortRevision(st.Revision))
+			p.f("%s\t%s\t\t\t\t\t%s\n", st.App, st.Phase, shortRevision(st.SourceRevision))
 		}
 		for _, r := range st.Roles {
-			p.f("%s\t%s\t%s\t%d\t%d\t%s\t%s\n", st.App, st.Phase, r.Name, r.UpgradeOrder, r.Revision, r.Result, shortRevision(st.Revision))
+			p.f("%s\t%s\t%s\t%d\t%d\t%s\t%s\n", st.App, st.Phase, r.Name, r.UpgradeOrder, r.RevisionNumber, r.Result, shortRevision(st.SourceRevision))
 		}
 	}
 	if p.err != nil {

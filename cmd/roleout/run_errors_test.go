@@ -12,9 +12,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
+	"github.com/roleout/roleout/status"
 )
 
 func TestRunOnceBadInput(t *testing.T) {
@@ -66,7 +66,7 @@ func TestRunOnceBadInput(t *testing.T) {
 		})
 	}
 	st := readStatus(t, repo, "broken")
-	if st.Phase != agent.PhaseFailed || !strings.Contains(st.Message, "missing.yaml") {
+	if st.Phase != status.PhaseFailed || !strings.Contains(st.Message, "missing.yaml") {
 		t.Errorf("status of the broken app: phase %s, message %q; want Failed naming the missing file", st.Phase, st.Message)
 	}
 }
@@ -100,7 +100,7 @@ func TestFleetOneClusterDown(t *testing.T) {
 	if _, err := cs.AppsV1().Deployments("fleet").Get(context.Background(), "worker", metav1.GetOptions{}); err != nil {
 		t.Errorf("app near did not roll out: %v", err)
 	}
-	if st := readStatus(t, repo, "near"); st.Phase != agent.PhaseSucceeded {
+	if st := readStatus(t, repo, "near"); st.Phase != status.PhaseSucceeded {
 		t.Errorf("app near: %s %s", st.Phase, st.Message)
 	}
 }
@@ -137,7 +137,7 @@ func TestForcePushIsRecorded(t *testing.T) {
 	if st := readStatus(t, repo, "forced"); st.HistoryRewritten != nil {
 		t.Fatalf("no force-push yet, status says %+v", st.HistoryRewritten)
 	}
-	before := readStatus(t, repo, "forced").Revision
+	before := readStatus(t, repo, "forced").SourceRevision
 	rewritten, err := repo.ForcePush("main", first, "rewritten", map[string]string{"apps/web/README.md": "rewritten\n"})
 	if err != nil {
 		t.Fatal(err)
@@ -147,8 +147,8 @@ func TestForcePushIsRecorded(t *testing.T) {
 		t.Fatalf("run --once exit %d, want 0 with a history rewritten warning:\n%s", code, logs)
 	}
 	st := readStatus(t, repo, "forced")
-	if st.HistoryRewritten == nil || st.HistoryRewritten.From != before || st.HistoryRewritten.To != "main@sha1:"+rewritten || st.Revision != "main@sha1:"+rewritten {
-		t.Errorf("status after a force-push: revision %s, rewritten %+v (was %s)", st.Revision, st.HistoryRewritten, before)
+	if st.HistoryRewritten == nil || st.HistoryRewritten.From != before || st.HistoryRewritten.To != "main@sha1:"+rewritten || st.SourceRevision != "main@sha1:"+rewritten {
+		t.Errorf("status after a force-push: revision %s, rewritten %+v (was %s)", st.SourceRevision, st.HistoryRewritten, before)
 	}
 }
 
@@ -239,10 +239,10 @@ func TestBrokenAppDoesNotBlockOthers(t *testing.T) {
 	if _, err := cs.CoreV1().Namespaces().Get(context.Background(), "pair-broken", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("namespace pair-broken: %v; want not found: nothing of the broken app applied", err)
 	}
-	if st := readStatus(t, repo, "good"); st.Phase != agent.PhaseSucceeded {
+	if st := readStatus(t, repo, "good"); st.Phase != status.PhaseSucceeded {
 		t.Errorf("app good: %s %s", st.Phase, st.Message)
 	}
-	if st := readStatus(t, repo, "broken"); st.Phase != agent.PhaseFailed || !strings.Contains(st.Message, "deployment.yaml") {
+	if st := readStatus(t, repo, "broken"); st.Phase != status.PhaseFailed || !strings.Contains(st.Message, "deployment.yaml") {
 		t.Errorf("app broken: phase %s, message %q; want Failed naming the file", st.Phase, st.Message)
 	}
 }

@@ -17,11 +17,11 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
-	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
 	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/status"
 )
 
 var cluster *testcluster.Cluster
@@ -69,13 +69,13 @@ apps:
 	return path
 }
 
-func readStatus(t *testing.T, repo *testgit.Repo, app string) *agent.AppStatus {
+func readStatus(t *testing.T, repo *testgit.Repo, app string) *status.App {
 	t.Helper()
 	data, err := repo.Show("roleout/status", app+"/status.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var st agent.AppStatus
+	var st status.App
 	if err := yaml.UnmarshalStrict([]byte(data), &st); err != nil {
 		t.Fatal(err)
 	}
@@ -83,10 +83,10 @@ func readStatus(t *testing.T, repo *testgit.Repo, app string) *agent.AppStatus {
 }
 
 // roleSummary renders status roles as "name:result:rev" in order.
-func roleSummary(st *agent.AppStatus) string {
+func roleSummary(st *status.App) string {
 	var parts []string
 	for _, r := range st.Roles {
-		parts = append(parts, fmt.Sprintf("%s:%s:%d", r.Name, r.Result, r.Revision))
+		parts = append(parts, fmt.Sprintf("%s:%s:%d", r.Name, r.Result, r.RevisionNumber))
 	}
 	return strings.Join(parts, " ")
 }
@@ -190,8 +190,8 @@ func TestRunOnceRollsOutInUpgradeOrder(t *testing.T) {
 			t.Errorf("role %s records %d workloads, want 1", r.Name, len(r.Workloads))
 		}
 	}
-	if st.Revision != "main@sha1:"+first || st.Phase != agent.PhaseSucceeded || roleSummary(st) != "db:Applied:1 api:Applied:1 worker:Applied:1" {
-		t.Errorf("status after first rollout: %s %s %s", st.Revision, st.Phase, roleSummary(st))
+	if st.SourceRevision != "main@sha1:"+first || st.Phase != status.PhaseSucceeded || roleSummary(st) != "db:Applied:1 api:Applied:1 worker:Applied:1" {
+		t.Errorf("status after first rollout: %s %s %s", st.SourceRevision, st.Phase, roleSummary(st))
 	}
 
 	t.Run("a change to one role writes only that role", func(t *testing.T) {
@@ -225,7 +225,7 @@ func TestRunOnceRollsOutInUpgradeOrder(t *testing.T) {
 		var planned []string
 		for _, w := range s.Waves {
 			for _, r := range w.Roles {
-				planned = append(planned, fmt.Sprintf("%s:%v:%d", r.Name, r.Changed, r.Revision))
+				planned = append(planned, fmt.Sprintf("%s:%v:%d", r.Name, r.Changed, r.RevisionNumber))
 				for _, w := range r.Workloads {
 					if w.RestartsPods != (r.Name == "worker") || w.Predicted.ReplicaSetName == "" {
 						t.Errorf("plan workload %+v: only worker restarts pods, every one has a prediction", w)
@@ -253,8 +253,8 @@ func TestRunOnceRollsOutInUpgradeOrder(t *testing.T) {
 			}
 		}
 		st := readStatus(t, repo, "web")
-		if st.Revision != "main@sha1:"+second || roleSummary(st) != "db:Unchanged:1 api:Unchanged:1 worker:Applied:2" {
-			t.Errorf("status after second rollout: %s %s", st.Revision, roleSummary(st))
+		if st.SourceRevision != "main@sha1:"+second || roleSummary(st) != "db:Unchanged:1 api:Unchanged:1 worker:Applied:2" {
+			t.Errorf("status after second rollout: %s %s", st.SourceRevision, roleSummary(st))
 		}
 		log, _ := statusLog(repo)
 		if want := fmt.Sprintf("roleout: web role worker → rev 2 (main@sha1:%s)", second[:7]); len(log) != 2 || log[0] != want {
@@ -295,7 +295,7 @@ func TestRunOnceRollsOutInUpgradeOrder(t *testing.T) {
 			t.Error("a prediction did not match the controller")
 		}
 		code, out, _ = cli("history", "--config", config, "--app", "web", "--role", "db", "--output", "json")
-		var rep agent.HistoryReport
+		var rep status.HistoryReport
 		if code != exitOK || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Status.Roles) != 1 || len(rep.Rollouts) != 2 || len(rep.Revisions["db"]) != 1 {
 			t.Errorf("history --role db --output json: exit %d, %+v", code, rep)
 		}

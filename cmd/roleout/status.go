@@ -9,6 +9,7 @@ import (
 
 	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/status"
 )
 
 // statusOptions are the flags of `roleout status`.
@@ -45,11 +46,11 @@ func newStatusCommand(global *globalOptions) *cobra.Command {
 }
 
 // printStatuses prints one line per app, then its drift and message.
-func printStatuses(w io.Writer, reps []agent.StatusReport) error {
+func printStatuses(w io.Writer, reps []status.Report) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "APP\tPHASE\tREVISION\tDRIFT")
 	for _, r := range reps {
-		rev := r.Revision
+		rev := r.SourceRevision
 		if rev == "" {
 			rev = "-"
 		}

@@ -14,11 +14,11 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
-	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
 	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/status"
 )
 
 // forgedStatusSetup serves app ns (three waves, prune on) from a source
@@ -81,7 +81,7 @@ func forgeStatus(t *testing.T, repo *testgit.Repo, app, rev string, stranger *te
 		t.Fatal(err)
 	}
 	st := readStatus(t, repo, app)
-	st.Revision, st.Phase = "main@sha1:"+rev, agent.PhaseSucceeded
+	st.SourceRevision, st.Phase = "main@sha1:"+rev, status.PhaseSucceeded
 	forged, _ = yaml.Marshal(st)
 	files := map[string]string{app + "/status.yaml": string(forged)}
 	var head string
@@ -181,9 +181,9 @@ func TestForgedStatusRefused(t *testing.T) {
 		t.Error("the forged inventory's object was pruned")
 	}
 	st := readStatus(t, repo, ns)
-	if c := st.StatusBranch; st.Phase != agent.PhaseSucceeded || st.Revision != "main@sha1:"+v2 || c == nil ||
+	if c := st.StatusBranch; st.Phase != status.PhaseSucceeded || st.SourceRevision != "main@sha1:"+v2 || c == nil ||
 		c.Head != forged || c.ReadFrom != trusted || !strings.HasPrefix(c.Signer, "SHA256:") {
-		t.Errorf("status %s at %s, statusBranch %+v: want Succeeded at v2 with the refused head %s recorded", st.Phase, st.Revision, c, forged[:7])
+		t.Errorf("status %s at %s, statusBranch %+v: want Succeeded at v2 with the refused head %s recorded", st.Phase, st.SourceRevision, c, forged[:7])
 	}
 	head, err := repo.Rev("refs/heads/roleout/status")
 	if err != nil {

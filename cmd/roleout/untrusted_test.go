@@ -15,10 +15,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/internal/hostile"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
+	"github.com/roleout/roleout/status"
 )
 
 // TestHostilePullRequests: one pull request carries a YAML alias bomb,
@@ -97,7 +97,7 @@ func TestHostilePullRequests(t *testing.T) {
 		if err != nil {
 			t.Fatalf("no preview %s: %v", ref, err)
 		}
-		var p agent.Preview
+		var p status.Preview
 		if err := json.Unmarshal([]byte(js), &p); err != nil {
 			t.Fatal(err)
 		}

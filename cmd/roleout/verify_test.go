@@ -10,8 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/internal/testgit"
+	"github.com/roleout/roleout/status"
 )
 
 // TestSignedCommitsOnly runs the agent with source.verify against the
@@ -73,7 +73,7 @@ func TestSignedCommitsOnly(t *testing.T) {
 			if img := image(); !strings.HasSuffix(img, ":v1") {
 				t.Errorf("Deployment b runs %s: the refused commit was applied", img)
 			}
-			if st := readStatus(t, repo, "signed"); st.Phase != agent.PhaseFailed || !strings.Contains(st.Message, tc.reason) {
+			if st := readStatus(t, repo, "signed"); st.Phase != status.PhaseFailed || !strings.Contains(st.Message, tc.reason) {
 				t.Errorf("status %s %q, want Failed with the reason", st.Phase, st.Message)
 			}
 			// Previewed, never applied.

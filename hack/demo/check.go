@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/roleout/roleout/agent"
+	"github.com/roleout/roleout/status"
 )
 
 // check verifies the demo's outcome from the status branch: the first
@@ -29,7 +29,7 @@ func check(ctx context.Context, o options, config, kubeconfig string) error {
 	if err != nil {
 		return fmt.Errorf("roleout history: %w", err)
 	}
-	var rep agent.HistoryReport
+	var rep status.HistoryReport
 	if err := json.Unmarshal(out, &rep); err != nil {
 		return fmt.Errorf("read roleout history: %w", err)
 	}
@@ -39,7 +39,7 @@ func check(ctx context.Context, o options, config, kubeconfig string) error {
 	want := []string{"prefill | decode | router", "decode"}
 	var errs []error
 	for i, r := range rep.Rollouts {
-		if got := waveRoles(r); got != want[i] || r.Result != agent.PhaseSucceeded {
+		if got := waveRoles(r); got != want[i] || r.Result != status.PhaseSucceeded {
 			errs = append(errs, fmt.Errorf("rollout %d: waves %q (%s), want %q succeeded", i+1, got, r.Result, want[i]))
 		}
 	}
@@ -57,7 +57,7 @@ func check(ctx context.Context, o options, config, kubeconfig string) error {
 }
 
 // waveRoles renders a rollout's waves as "a | b,c".
-func waveRoles(r agent.RolloutRecord) string {
+func waveRoles(r status.Rollout) string {
 	var waves []string
 	for _, w := range r.Waves {
 		var roles []string

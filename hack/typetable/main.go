@@ -1,4 +1,4 @@
-// Command typetable writes the Go type table render/revision's StormService
+// Command typetable writes the Go type table render/predict's StormService
 // prediction reads: every type reachable from aibrix's RoleSetTemplateSpec
 // as the aibrix v0.6.0 controller is built (k8s.io/api and apimachinery
 // v0.31.8), with each struct's fields in declaration order, their Go types,
@@ -11,8 +11,8 @@
 // sources in the module cache, resolved through hack/tools/aibrix's
 // module graph:
 //
-//	go run ./hack/typetable -o render/revision/aibrix_types.json
-//	go run ./hack/typetable -check render/revision/aibrix_types.json
+//	go run ./hack/typetable -o render/predict/aibrix_types.json
+//	go run ./hack/typetable -check render/predict/aibrix_types.json
 package main
 
 import (

@@ -43,3 +43,19 @@ func (r Ref) Empty() *unstructured.Unstructured {
 	o.SetName(r.Name)
 	return o
 }
+
+// WithLabel returns copies of objs with label key=value set.
+func WithLabel(objs []*unstructured.Unstructured, key, value string) []*unstructured.Unstructured {
+	out := make([]*unstructured.Unstructured, len(objs))
+	for i, o := range objs {
+		c := o.DeepCopy()
+		l := c.GetLabels()
+		if l == nil {
+			l = map[string]string{}
+		}
+		l[key] = value
+		c.SetLabels(l)
+		out[i] = c
+	}
+	return out
+}

@@ -16,7 +16,7 @@ import (
 // module sources (k8s.io/api v0.31.8 and aibrix v0.6.0 in the module
 // cache) and compares it with the committed file.
 func TestTypeTableIsWhatTheModulesGive(t *testing.T) {
-	cmd := exec.Command("go", "run", "./hack/typetable", "-check", "render/revision/aibrix_types.json")
+	cmd := exec.Command("go", "run", "./hack/typetable", "-check", "render/predict/aibrix_types.json")
 	cmd.Dir = "../.."
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {

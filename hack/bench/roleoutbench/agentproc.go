@@ -15,8 +15,8 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/internal/testgit"
+	"github.com/roleout/roleout/status"
 )
 
 // statusBranch is the agent's default status branch.
@@ -152,22 +152,22 @@ func (p *agentProc) lastGC() (liveMiB float64, at time.Duration, ok bool) {
 }
 
 // readStatus returns app's status.yaml on the status branch of repo.
-func readStatus(repo *testgit.Repo, app string) (*agent.AppStatus, error) {
+func readStatus(repo *testgit.Repo, app string) (*status.App, error) {
 	data, err := repo.Show(statusBranch, app+"/status.yaml")
 	if err != nil {
 		return nil, err
 	}
-	var st agent.AppStatus
+	var st status.App
 	return &st, yaml.Unmarshal([]byte(data), &st)
 }
 
 // readHistory returns app's history.yaml on the status branch of repo.
-func readHistory(repo *testgit.Repo, app string) ([]agent.RolloutRecord, error) {
+func readHistory(repo *testgit.Repo, app string) ([]status.Rollout, error) {
 	data, err := repo.Show(statusBranch, app+"/history.yaml")
 	if err != nil {
 		return nil, err
 	}
-	var recs []agent.RolloutRecord
+	var recs []status.Rollout
 	return recs, yaml.Unmarshal([]byte(data), &recs)
 }
 
@@ -179,7 +179,7 @@ func waitSucceeded(ctx context.Context, p *agentProc, repo *testgit.Repo, head s
 	for _, app := range apps {
 		for {
 			st, err := readStatus(repo, app)
-			if err == nil && st.Revision == want && st.Phase == agent.PhaseSucceeded {
+			if err == nil && st.SourceRevision == want && st.Phase == status.PhaseSucceeded {
 				break
 			}
 			if err := p.alive(); err != nil {
@@ -188,7 +188,7 @@ func waitSucceeded(ctx context.Context, p *agentProc, repo *testgit.Repo, head s
 			if time.Now().After(deadline) {
 				phase := "no status"
 				if st != nil {
-					phase = st.Phase + " at " + st.Revision + ": " + st.Message
+					phase = st.Phase + " at " + st.SourceRevision + ": " + st.Message
 				}
 				return fmt.Errorf("app %s did not succeed at %s within %s (%s):\n%s", app, head, d, phase, lastLines(p.log(), 15))
 			}
@@ -238,7 +238,7 @@ func waitHealRecorded(ctx context.Context, repo *testgit.Repo, app, object, from
 
 // healRecorded reports whether recs hold a drift record finished at or
 // after since that healed object.
-func healRecorded(recs []agent.RolloutRecord, object string, since time.Time) bool {
+func healRecorded(recs []status.Rollout, object string, since time.Time) bool {
 	for _, r := range recs {
 		if r.Trigger != "drift" || r.Finished.Time.Before(since) {
 			continue

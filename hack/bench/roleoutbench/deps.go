@@ -147,17 +147,6 @@ func (p timedPlanner) Plan(objs []*unstructured.Unstructured, opts render.PlanOp
 	return p.Planner.Plan(objs, opts)
 }
 
-// ClusterVersions passes through the wrapped cluster's versions, so the
-// bench's agent reads them as roleout run does.
-func (a timedApplier) ClusterVersions(ctx context.Context, controllers []object.ControllerDeployment) object.ClusterVersions {
-	if vr, ok := a.Cluster.(interface {
-		ClusterVersions(context.Context, []object.ControllerDeployment) object.ClusterVersions
-	}); ok {
-		return vr.ClusterVersions(ctx, controllers)
-	}
-	return object.ClusterVersions{}
-}
-
 // timedApplier times the applier's calls by phase: "apply", "health",
 // "observe", "plan-reads" (collision counts and CRDs read for the plan)
 // and "diff".
@@ -255,10 +244,11 @@ func newBenchAgent(cfg *config.Config, restCfg *rest.Config, log logrus.FieldLog
 	if err != nil {
 		return nil, err
 	}
-	var ok bool
-	if b.applier, ok = deps.Cluster.(*apply.Applier); !ok {
-		return nil, fmt.Errorf("agent.NewDeps wired a %T, not an *apply.Applier", deps.Cluster)
+	ac, ok := deps.Cluster.(agent.ApplierCluster)
+	if !ok {
+		return nil, fmt.Errorf("agent.NewDeps wired a %T, not an agent.ApplierCluster", deps.Cluster)
 	}
+	b.applier = ac.Applier
 	b.renderer = timedRenderer{Renderer: deps.Renderer, clk: b.clk}
 	deps.Fetcher = timedFetcher{Fetcher: deps.Fetcher, clk: b.clk}
 	deps.Renderer = b.renderer

@@ -11,6 +11,7 @@ import (
 	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 )
@@ -211,7 +212,7 @@ func (e *env) roleoutNoop(ctx context.Context, m *mainApp, dir string, app confi
 			}
 		}
 	} else {
-		rep, err := agent.DiffLive(ctx, m.agent.applier, app, plan)
+		rep, err := diff.Live(ctx, m.agent.applier, agent.DiffTarget(app), plan)
 		if err != nil {
 			return toolRun{}, 0, err
 		}

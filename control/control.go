@@ -1,8 +1,7 @@
-package agent
+package control
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -10,18 +9,16 @@ import (
 	"github.com/sirupsen/logrus"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/sources"
 )
 
-// ControlConfigMap names the ConfigMap through which roleout suspend,
+// ConfigMapName names the ConfigMap through which roleout suspend,
 // resume and reconcile reach the agents of an install: one per install, in
-// the agent's namespace on its home cluster (ControlNamespace), never in
+// the agent's namespace on its home cluster (Namespace), never in
 // git, because anyone who can push could then stop rollouts. Its data
 // holds, per app, the keys "<app>.suspended" ("true"), "<app>.suspendedBy",
 // "<app>.suspendedAt" and "<app>.reconcileRequestedAt" (RFC 3339).
-const ControlConfigMap = "roleout-control"
+const ConfigMapName = "roleout-control"
 
 // Per-app data keys of the control ConfigMap: "<app>.<key>".
 const (
@@ -31,9 +28,9 @@ const (
 	controlRequestedAt = "reconcileRequestedAt"
 )
 
-// AppControl is what the control ConfigMap says of one app; roleout
+// App is what the control ConfigMap says of one app; roleout
 // suspend, resume and reconcile print it with --output json.
-type AppControl struct {
+type App struct {
 	App       string `json:"app"`
 	Suspended bool   `json:"suspended"`
 	// SuspendedBy and SuspendedAt say who suspended the app and when
@@ -44,9 +41,9 @@ type AppControl struct {
 	RequestedAt string `json:"requestedAt,omitempty"`
 }
 
-// controlOf returns what data, the control ConfigMap's data, says of app.
-func controlOf(data map[string]string, app string) AppControl {
-	c := AppControl{App: app, Suspended: data[app+"."+controlSuspended] == "true", RequestedAt: data[app+"."+controlRequestedAt]}
+// Of returns what data, the control ConfigMap's data, says of app.
+func Of(data map[string]string, app string) App {
+	c := App{App: app, Suspended: data[app+"."+controlSuspended] == "true", RequestedAt: data[app+"."+controlRequestedAt]}
 	if c.Suspended {
 		c.SuspendedBy, c.SuspendedAt = data[app+"."+controlSuspendedBy], data[app+"."+controlSuspendedAt]
 	}
@@ -54,7 +51,7 @@ func controlOf(data map[string]string, app string) AppControl {
 }
 
 // Why says who suspended the app and when, as far as known.
-func (c AppControl) Why() string {
+func (c App) Why() string {
 	s := "suspended"
 	if c.SuspendedBy != "" {
 		s += " by " + c.SuspendedBy
@@ -65,9 +62,9 @@ func (c AppControl) Why() string {
 	return s
 }
 
-// ControlSource reads the control ConfigMap (ControlConfigMap) of the
+// Source reads the control ConfigMap (ConfigMapName) of the
 // agent's install.
-type ControlSource interface {
+type Source interface {
 	// Get reads it once; nil when it does not exist.
 	Get(ctx context.Context) (*corev1.ConfigMap, error)
 	// Watch streams it until ctx ends, calling changed with it (nil
@@ -77,10 +74,10 @@ type ControlSource interface {
 	Watch(ctx context.Context, changed func(*corev1.ConfigMap)) (synced func() bool)
 }
 
-// control is the agent's copy of the control ConfigMap: kept live by the
-// watch Run starts, read once per RunOnce otherwise.
-type control struct {
-	src ControlSource
+// Copy is an agent's copy of the control ConfigMap: kept live by the
+// watch Start starts (roleout run), read once per Load otherwise.
+type Copy struct {
+	src Source
 	log logrus.FieldLogger
 	// serves reports whether the agent serves an app (its config, its
 	// shard); touched is called with the served apps a change concerns.
@@ -96,10 +93,18 @@ type control struct {
 	gen    int
 }
 
-// start watches the control ConfigMap until ctx ends (roleout run): a
+// NewCopy returns the copy of what src reads. serves reports whether the
+// agent serves an app (its config, its shard); touched is called with the
+// served apps a change concerns. A nil src reads nothing: every app is
+// neither suspended nor asked to reconcile.
+func NewCopy(src Source, log logrus.FieldLogger, serves func(app string) bool, touched func(apps []string)) *Copy {
+	return &Copy{src: src, log: log, serves: serves, touched: touched}
+}
+
+// Start watches the control ConfigMap until ctx ends (roleout run): a
 // change for an app this agent serves makes it plan that app again and
 // poll now.
-func (c *control) start(ctx context.Context) {
+func (c *Copy) Start(ctx context.Context) {
 	if c.src == nil {
 		return
 	}
@@ -118,19 +123,19 @@ func (c *control) start(ctx context.Context) {
 	})
 }
 
-// live reports whether a running watch keeps the copy up to date.
-func (c *control) live() bool {
+// Live reports whether a running watch keeps the copy up to date.
+func (c *Copy) Live() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.synced != nil && c.synced()
 }
 
-// load makes the copy current before a poll: nothing to do while the
+// Load makes the copy current before a poll: nothing to do while the
 // watch is live, else one GET. An error (other than the ConfigMap being
 // absent) stops the poll: the agent never rolls out an app it cannot tell
 // is not suspended.
-func (c *control) load(ctx context.Context) error {
-	if c.src == nil || c.live() {
+func (c *Copy) Load(ctx context.Context) error {
+	if c.src == nil || c.Live() {
 		return nil
 	}
 	cm, err := c.src.Get(ctx)
@@ -149,7 +154,7 @@ func (c *control) load(ctx context.Context) error {
 // accept returns cm's data, or none when cm was applied by an app from git
 // (it carries roleout.dev/app): only roleout suspend, resume and reconcile
 // may write it.
-func (c *control) accept(cm *corev1.ConfigMap) map[string]string {
+func (c *Copy) accept(cm *corev1.ConfigMap) map[string]string {
 	if cm == nil {
 		return nil
 	}
@@ -166,7 +171,7 @@ func (c *control) accept(cm *corev1.ConfigMap) map[string]string {
 // first listing only fills the copy (the poll at the loop's start reads
 // it); once the watch has synced, even a ConfigMap created after an
 // empty listing is a change.
-func (c *control) changed(cm *corev1.ConfigMap) {
+func (c *Copy) changed(cm *corev1.ConfigMap) {
 	data := c.accept(cm)
 	c.mu.Lock()
 	old, first := c.data, !c.loaded && (c.synced == nil || !c.synced())
@@ -186,7 +191,7 @@ func (c *control) changed(cm *corev1.ConfigMap) {
 	}
 	slices.Sort(apps)
 	for _, app := range apps {
-		was, now := controlOf(old, app), controlOf(data, app)
+		was, now := Of(old, app), Of(data, app)
 		log := c.log.WithField("app", app)
 		switch {
 		case now.Suspended && !was.Suspended:
@@ -202,81 +207,9 @@ func (c *control) changed(cm *corev1.ConfigMap) {
 	}
 }
 
-// get returns what the copy says of app.
-func (c *control) get(app string) AppControl {
+// Get returns what the copy says of app.
+func (c *Copy) Get(app string) App {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return controlOf(c.data, app)
+	return Of(c.data, app)
 }
-
-// servesApp reports whether app is in the agent's configuration.
-func (a *Agent) servesApp(app string) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return slices.ContainsFunc(a.cfg.Apps, func(c config.App) bool { return c.Name == app })
-}
-
-// controlChanged makes the next poll, which it starts at once, plan apps
-// again even at a revision already reconciled: their suspension changed
-// (the status shows Suspended, or the app rolls out again), or a
-// reconcile was requested.
-func (a *Agent) controlChanged(apps []string) {
-	a.mu.Lock()
-	for _, app := range apps {
-		delete(a.done, app)
-		a.replan[app] = true
-	}
-	a.mu.Unlock()
-	a.Trigger()
-}
-
-// suspended reports whether app is suspended (roleout suspend), and says
-// by whom and since when.
-func (a *Agent) suspended(app string) (bool, string) {
-	s := a.control.get(app)
-	return s.Suspended, s.Why()
-}
-
-// held returns the phase, status message and commit-message word of an
-// app that must apply nothing: paused in its config, or suspended; "" for
-// neither.
-func (a *Agent) held(app config.App) (phase, message, word string) {
-	suspended, why := a.suspended(app.Name)
-	switch {
-	case app.Paused:
-		message = "app is paused: planned, nothing applied"
-		if suspended {
-			message += "; it is also " + why
-		}
-		return PhasePaused, message, "paused"
-	case suspended:
-		return PhaseSuspended, fmt.Sprintf("app is %s: planned, nothing applied (roleout resume --app %s lifts it)", why, app.Name), "suspended"
-	}
-	return "", "", ""
-}
-
-// suspendedStop returns, between two waves of app's rollout at rev, the
-// error that stops it when the app was suspended meanwhile: the rollout
-// stops as when superseded, and the next plan records it Suspended. Nil
-// when the app is not suspended.
-func (a *Agent) suspendedStop(app string, wave int, rev sources.SourceRevision) error {
-	suspended, why := a.suspended(app)
-	if !suspended {
-		return nil
-	}
-	return &suspendStopError{superseded: SupersededError{Wave: wave, By: rev}, why: why}
-}
-
-// suspendStopError stops a rollout between waves because its app was
-// suspended. It unwraps to a *SupersededError, so the rollout stops and is
-// planned again (and then held) as when a newer commit arrives.
-type suspendStopError struct {
-	superseded SupersededError
-	why        string
-}
-
-func (e *suspendStopError) Error() string {
-	return fmt.Sprintf("stopped after wave %d: the app was %s", e.superseded.Wave+1, e.why)
-}
-
-func (e *suspendStopError) Unwrap() error { return &e.superseded }

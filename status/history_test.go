@@ -1,4 +1,4 @@
-package agent
+package status
 
 import (
 	"context"
@@ -20,11 +20,11 @@ import (
 // way the status branch's Merge hook is called.
 func TestMergeStatusFile(t *testing.T) {
 	at := func(min int) metav1.Time { return metav1.NewTime(time.Date(2025, 1, 1, 0, min, 0, 0, time.UTC)) }
-	rec := func(rev string, min int, result string) RolloutRecord {
-		return RolloutRecord{Revision: rev, Trigger: "poll", Started: at(min), Finished: at(min + 1), Result: result}
+	rec := func(rev string, min int, result string) Rollout {
+		return Rollout{SourceRevision: rev, Trigger: "poll", Started: at(min), Finished: at(min + 1), Result: result}
 	}
-	many := func(from, n int) []RolloutRecord {
-		var out []RolloutRecord
+	many := func(from, n int) []Rollout {
+		var out []Rollout
 		for i := range n {
 			out = append(out, rec(fmt.Sprintf("main@sha1:%07d", from+i), from+i, PhaseSucceeded))
 		}
@@ -33,34 +33,34 @@ func TestMergeStatusFile(t *testing.T) {
 	cases := []struct {
 		name         string
 		path         string
-		remote, ours []RolloutRecord
-		want         []RolloutRecord
+		remote, ours []Rollout
+		want         []Rollout
 		rawRemote    string
 		wantErr      string
 	}{
 		{name: "both sides' records, by start time", path: "web/history.yaml",
-			remote: []RolloutRecord{rec("a", 1, PhaseSucceeded), rec("c", 3, PhaseSucceeded)},
-			ours:   []RolloutRecord{rec("a", 1, PhaseSucceeded), rec("b", 2, PhaseFailed)},
-			want:   []RolloutRecord{rec("a", 1, PhaseSucceeded), rec("b", 2, PhaseFailed), rec("c", 3, PhaseSucceeded)}},
+			remote: []Rollout{rec("a", 1, PhaseSucceeded), rec("c", 3, PhaseSucceeded)},
+			ours:   []Rollout{rec("a", 1, PhaseSucceeded), rec("b", 2, PhaseFailed)},
+			want:   []Rollout{rec("a", 1, PhaseSucceeded), rec("b", 2, PhaseFailed), rec("c", 3, PhaseSucceeded)}},
 		{name: "ours wins on the same revision, trigger and start", path: "web/history.yaml",
-			remote: []RolloutRecord{rec("a", 1, PhaseFailed)},
-			ours:   []RolloutRecord{rec("a", 1, PhaseSucceeded)},
-			want:   []RolloutRecord{rec("a", 1, PhaseSucceeded)}},
+			remote: []Rollout{rec("a", 1, PhaseFailed)},
+			ours:   []Rollout{rec("a", 1, PhaseSucceeded)},
+			want:   []Rollout{rec("a", 1, PhaseSucceeded)}},
 		{name: "a rollback at the same time is another record, the remote first", path: "web/history.yaml",
-			remote: []RolloutRecord{{Revision: "a", Trigger: "rollback", Started: at(1), Finished: at(2), Result: PhaseSucceeded}},
-			ours:   []RolloutRecord{rec("a", 1, PhaseSucceeded)},
-			want:   []RolloutRecord{{Revision: "a", Trigger: "rollback", Started: at(1), Finished: at(2), Result: PhaseSucceeded}, rec("a", 1, PhaseSucceeded)}},
+			remote: []Rollout{{SourceRevision: "a", Trigger: "rollback", Started: at(1), Finished: at(2), Result: PhaseSucceeded}},
+			ours:   []Rollout{rec("a", 1, PhaseSucceeded)},
+			want:   []Rollout{{SourceRevision: "a", Trigger: "rollback", Started: at(1), Finished: at(2), Result: PhaseSucceeded}, rec("a", 1, PhaseSucceeded)}},
 		{name: "bounded, newest kept", path: "web/history.yaml",
-			remote: many(0, maxRolloutRecords), ours: many(50, maxRolloutRecords),
-			want: many(50, maxRolloutRecords)},
+			remote: many(0, MaxRollouts), ours: many(50, MaxRollouts),
+			want: many(50, MaxRollouts)},
 		{name: "not a history: ours", path: "web/status.yaml",
-			remote: []RolloutRecord{rec("a", 1, PhaseSucceeded)}, ours: []RolloutRecord{rec("b", 2, PhaseSucceeded)},
-			want: []RolloutRecord{rec("b", 2, PhaseSucceeded)}},
+			remote: []Rollout{rec("a", 1, PhaseSucceeded)}, ours: []Rollout{rec("b", 2, PhaseSucceeded)},
+			want: []Rollout{rec("b", 2, PhaseSucceeded)}},
 		{name: "a history.yaml deeper down: ours", path: "web/previews/history.yaml",
-			remote: []RolloutRecord{rec("a", 1, PhaseSucceeded)}, ours: []RolloutRecord{rec("b", 2, PhaseSucceeded)},
-			want: []RolloutRecord{rec("b", 2, PhaseSucceeded)}},
+			remote: []Rollout{rec("a", 1, PhaseSucceeded)}, ours: []Rollout{rec("b", 2, PhaseSucceeded)},
+			want: []Rollout{rec("b", 2, PhaseSucceeded)}},
 		{name: "remote not a history", path: "web/history.yaml", rawRemote: "phase: Succeeded\n",
-			ours: []RolloutRecord{rec("b", 2, PhaseSucceeded)}, wantErr: "status branch file web/history.yaml is not a valid history"},
+			ours: []Rollout{rec("b", 2, PhaseSucceeded)}, wantErr: "status branch file web/history.yaml is not a valid history"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -68,7 +68,7 @@ func TestMergeStatusFile(t *testing.T) {
 			if tc.rawRemote != "" {
 				remote = []byte(tc.rawRemote)
 			}
-			got, err := mergeStatusFile(tc.path, remote, ours)
+			got, err := MergeFile(tc.path, remote, ours)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error %v, want %q", err, tc.wantErr)
@@ -85,7 +85,7 @@ func TestMergeStatusFile(t *testing.T) {
 	}
 }
 
-func mustYAML(t *testing.T, records []RolloutRecord) []byte {
+func mustYAML(t *testing.T, records []Rollout) []byte {
 	t.Helper()
 	data, err := yaml.Marshal(records)
 	if err != nil {
@@ -112,14 +112,14 @@ func TestHistoryTwoWriters(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			b := sources.NewStatusBranch(sources.StatusOptions{URL: srv.RepoURL("config"), Branch: "roleout/status",
-				AuthorName: "roleout-" + writer, AuthorEmail: writer + "@example.com", Merge: mergeStatusFile, MaxAttempts: 30})
-			var mine []RolloutRecord
+				AuthorName: "roleout-" + writer, AuthorEmail: writer + "@example.com", Merge: MergeFile, MaxAttempts: 30})
+			var mine []Rollout
 			for i := range rounds {
-				mine = append(mine, RolloutRecord{Revision: fmt.Sprintf("%s-%02d", writer, i), Trigger: "poll",
+				mine = append(mine, Rollout{SourceRevision: fmt.Sprintf("%s-%02d", writer, i), Trigger: "poll",
 					Started: metav1.NewTime(start.Add(time.Duration(2*i+w) * time.Second)), Result: PhaseSucceeded})
 				data, err := yaml.Marshal(mine)
 				if err == nil {
-					_, err = b.Commit(context.Background(), map[string][]byte{historyPath("web"): data}, "roleout: "+writer)
+					_, err = b.Commit(context.Background(), map[string][]byte{HistoryPath("web"): data}, "roleout: "+writer)
 				}
 				if err != nil {
 					errs <- err
@@ -132,11 +132,11 @@ func TestHistoryTwoWriters(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	data, err := repo.Show("roleout/status", historyPath("web"))
+	data, err := repo.Show("roleout/status", HistoryPath("web"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []RolloutRecord
+	var got []Rollout
 	if err := yaml.UnmarshalStrict([]byte(data), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestHistoryTwoWriters(t *testing.T) {
 		want = append(want, fmt.Sprintf("a-%02d", i), fmt.Sprintf("b-%02d", i))
 	}
 	for _, r := range got {
-		revisions = append(revisions, r.Revision)
+		revisions = append(revisions, r.SourceRevision)
 	}
 	if diff := cmp.Diff(want, revisions); diff != "" {
 		t.Errorf("history records (-want +got)\n%s", diff)

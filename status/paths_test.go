@@ -1,13 +1,13 @@
-package agent
+package status
 
 import (
-	"context"
 	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
 
 	"github.com/roleout/roleout/render/revision"
+	"github.com/roleout/roleout/sources"
 )
 
 func TestRevisionPath(t *testing.T) {
@@ -30,7 +30,7 @@ func TestRevisionPath(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := revisionPath(tc.app, tc.role, tc.rev)
+			got, err := RevisionPath(tc.app, tc.role, tc.rev)
 			if tc.want == "" {
 				if err == nil || !strings.Contains(err.Error(), "refuse a status branch path") {
 					t.Errorf("got %q, %v; want it refused", got, err)
@@ -44,11 +44,11 @@ func TestRevisionPath(t *testing.T) {
 	}
 }
 
-// TestLoadPreviousRefusesMisplacedRevisions: a revision file on the status
+// TestParseRefusesMisplacedRevisions: a revision file on the status
 // branch (which anyone with push rights can write) whose role directory
 // is not a DNS label, or whose revision names another file, is an error
 // naming the file: its name would otherwise reach the paths written next.
-func TestLoadPreviousRefusesMisplacedRevisions(t *testing.T) {
+func TestParseRefusesMisplacedRevisions(t *testing.T) {
 	revFile := func(t *testing.T, name string) []byte {
 		t.Helper()
 		cr, err := revision.RoleRevision{Name: name, Hash: "5d8f9c", Number: 1}.ControllerRevision("web", "db", "")
@@ -77,10 +77,9 @@ func TestLoadPreviousRefusesMisplacedRevisions(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			st := &fakeStatus{files: map[string][]byte{tc.file: revFile(t, tc.rev)}}
-			p, err := loadPrevious(context.Background(), st, "web")
+			p, err := Parse(sources.StatusRead{Files: map[string][]byte{tc.file: revFile(t, tc.rev)}}, "web")
 			if tc.wantErr == "" {
-				if err != nil || len(p.history["db"]) != 1 {
+				if err != nil || len(p.History["db"]) != 1 {
 					t.Fatalf("got %v, %v; want one revision of role db", p, err)
 				}
 				return

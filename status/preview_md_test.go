@@ -1,10 +1,11 @@
-package agent
+package status
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/revision"
@@ -56,13 +57,13 @@ func TestPreviewMarkdownContainsHostileText(t *testing.T) {
 	unverified := render.WorkloadSummary{Kind: hostile, Name: hostile, Unverified: "no CRD for " + hostile}
 	plan := &render.Summary{
 		Waves: []render.WaveSummary{{UpgradeOrder: 1, Roles: []render.RoleSummary{{
-			Name: hostile, Changed: true, Action: "update", Revision: 2, RevisionName: hostile, Workloads: []render.WorkloadSummary{wl, unverified},
+			Name: hostile, Changed: true, Action: "update", RevisionNumber: 2, RevisionName: hostile, Workloads: []render.WorkloadSummary{wl, unverified},
 		}}}},
 		Prerequisites: []object.Ref{{APIVersion: "v1", Kind: "Namespace", Name: hostile}},
 		Prune:         []object.Ref{{APIVersion: "v1", Kind: "ConfigMap", Namespace: "app", Name: hostile}},
 		Unchecked:     []object.Ref{{APIVersion: "example.com/v1", Kind: "Widget", Namespace: "app", Name: hostile}},
 	}
-	diff := &DiffReport{App: "app", Steps: []StepDiff{{Role: hostile, Objects: []ObjectDiff{{
+	rep := &diff.Report{App: "app", Steps: []diff.Step{{Role: hostile, Objects: []diff.Object{{
 		ObjectDiff:  apply.ObjectDiff{Object: object.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: "app", Name: hostile}, Change: apply.Update, Diff: hostile + "\n"},
 		NotCompared: hostile,
 	}}}}}
@@ -71,11 +72,11 @@ func TestPreviewMarkdownContainsHostileText(t *testing.T) {
 		p    Preview
 	}{
 		{"a broken head", Preview{App: hostile, Ref: "refs/pull/" + hostile, Commit: hostile, Error: hostile, Untrusted: hostile}},
-		{"a full preview", Preview{App: hostile, Ref: "refs/heads/" + hostile, Commit: "0123456789", Plan: plan, Diff: diff, Untrusted: hostile}},
+		{"a full preview", Preview{App: hostile, Ref: "refs/heads/" + hostile, Commit: "0123456789", Plan: plan, Diff: rep, Untrusted: hostile}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			md := previewMarkdown(tc.p)
+			md := tc.p.Markdown()
 			outside, blocks := scanMarkdown(md)
 			for _, line := range outside {
 				switch {
@@ -173,7 +174,7 @@ func cells(row string) int {
 // reason, instead of stating its identity as a fact.
 func TestPreviewMarkdownActionsAndUnverified(t *testing.T) {
 	plan := &render.Summary{Waves: []render.WaveSummary{{UpgradeOrder: 1, Roles: []render.RoleSummary{{
-		Name: "serving", Changed: true, Action: string(revision.Install), Revision: 1, RevisionName: "llm-serving-5c9f7d8b4",
+		Name: "serving", Changed: true, Action: string(revision.Install), RevisionNumber: 1, RevisionName: "llm-serving-5c9f7d8b4",
 		Workloads: []render.WorkloadSummary{
 			{Kind: "LeaderWorkerSet", Name: "decode", RestartsPods: true, Predicted: object.Identity{TemplateRevisionHash: "79c7df5f65"}, Schema: schema.SchemaBuiltin},
 			{Kind: "LeaderWorkerSet", Name: "next", RestartsPods: true, Predicted: object.Identity{TemplateRevisionHash: "6d9f8c7b5"},
@@ -181,7 +182,7 @@ func TestPreviewMarkdownActionsAndUnverified(t *testing.T) {
 			{Kind: "StormService", Name: "pd", RestartsPods: true, Unverified: "the model.aibrix.ai/sidecar-injection annotation lets aibrix's webhook add a sidecar"},
 		},
 	}}}}}
-	md := previewMarkdown(Preview{App: "llm", Ref: "refs/pull/1/head", Commit: "0123456789", Plan: plan})
+	md := Preview{App: "llm", Ref: "refs/pull/1/head", Commit: "0123456789", Plan: plan}.Markdown()
 	for _, want := range []string{
 		"| 1 | 1 | serving | **install** | 1 `llm-serving-5c9f7d8b4` |",
 		"LeaderWorkerSet/decode → `template-revision-hash 79c7df5f65` (**restarts pods**)",

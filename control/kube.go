@@ -1,4 +1,4 @@
-package agent
+package control
 
 import (
 	"context"
@@ -20,26 +20,26 @@ import (
 	"github.com/roleout/roleout/internal/object"
 )
 
-// controlManager is the field manager of the CLI's writes to the control
+// FieldManager is the field manager of the CLI's writes to the control
 // ConfigMap.
-const controlManager = "roleout-cli"
+const FieldManager = "roleout-cli"
 
-// ControlNamespace returns the namespace of cfg's control ConfigMap: the
+// Namespace returns the namespace of cfg's control ConfigMap: the
 // agent's namespace, where it keeps its role revisions and mask key
 // (status.clusterRevisions.namespace, else the namespace the agent runs
 // in, else default).
-func ControlNamespace(cfg *config.Config) string { return cfg.Status.ClusterRevisions.AgentNamespace() }
+func Namespace(cfg *config.Config) string { return cfg.Status.ClusterRevisions.AgentNamespace() }
 
-// kubeControl is the ControlSource of a cluster: the ConfigMap
-// ControlConfigMap in namespace.
-type kubeControl struct {
+// kubeSource is the Source of a cluster: the ConfigMap ConfigMapName in
+// namespace.
+type kubeSource struct {
 	kube      kubernetes.Interface
 	namespace string
 	log       logrus.FieldLogger
 }
 
-func (k kubeControl) Get(ctx context.Context) (*corev1.ConfigMap, error) {
-	cm, err := k.kube.CoreV1().ConfigMaps(k.namespace).Get(ctx, ControlConfigMap, metav1.GetOptions{})
+func (k kubeSource) Get(ctx context.Context) (*corev1.ConfigMap, error) {
+	cm, err := k.kube.CoreV1().ConfigMaps(k.namespace).Get(ctx, ConfigMapName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
@@ -52,12 +52,12 @@ func (k kubeControl) Get(ctx context.Context) (*corev1.ConfigMap, error) {
 // Watch runs an informer on the one ConfigMap (a field selector on its
 // name, so RBAC may grant list and watch by resourceNames), with no
 // resync: idle, it makes no request.
-func (k kubeControl) Watch(ctx context.Context, changed func(*corev1.ConfigMap)) func() bool {
+func (k kubeSource) Watch(ctx context.Context, changed func(*corev1.ConfigMap)) func() bool {
 	inf := coreinformers.NewFilteredConfigMapInformer(k.kube, k.namespace, 0, cache.Indexers{}, func(o *metav1.ListOptions) {
-		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", ControlConfigMap).String()
+		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", ConfigMapName).String()
 	})
 	deliver := func(obj any) {
-		if cm, ok := obj.(*corev1.ConfigMap); ok && cm.Name == ControlConfigMap {
+		if cm, ok := obj.(*corev1.ConfigMap); ok && cm.Name == ConfigMapName {
 			changed(cm)
 		}
 	}
@@ -81,35 +81,41 @@ func (k kubeControl) Watch(ctx context.Context, changed func(*corev1.ConfigMap))
 	return reg.HasSynced
 }
 
+// Kube returns the Source of the control ConfigMap in namespace of the
+// cluster kube reaches, logging watch trouble to log.
+func Kube(kube kubernetes.Interface, namespace string, log logrus.FieldLogger) Source {
+	return kubeSource{kube: kube, namespace: namespace, log: log}
+}
+
 // readError explains a failed read of the control ConfigMap by the agent.
-func (k kubeControl) readError(verb string, err error) error {
-	where := fmt.Sprintf("ConfigMap %s/%s", k.namespace, ControlConfigMap)
+func (k kubeSource) readError(verb string, err error) error {
+	where := fmt.Sprintf("ConfigMap %s/%s", k.namespace, ConfigMapName)
 	if apierrors.IsForbidden(err) {
 		return fmt.Errorf("%s: %s forbidden: the agent needs get, list and watch on configmaps named %s in namespace %s (roleout suspend, resume and reconcile write it): %w",
-			where, verb, ControlConfigMap, k.namespace, err)
+			where, verb, ConfigMapName, k.namespace, err)
 	}
 	return fmt.Errorf("%s: %s: %w", where, verb, err)
 }
 
-// ReadControl returns what the control ConfigMap in namespace says of
+// Read returns what the control ConfigMap in namespace says of
 // app; nothing when it does not exist.
-func ReadControl(ctx context.Context, kube kubernetes.Interface, namespace, app string) (AppControl, error) {
-	cm, err := kube.CoreV1().ConfigMaps(namespace).Get(ctx, ControlConfigMap, metav1.GetOptions{})
+func Read(ctx context.Context, kube kubernetes.Interface, namespace, app string) (App, error) {
+	cm, err := kube.CoreV1().ConfigMaps(namespace).Get(ctx, ConfigMapName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return AppControl{App: app}, nil
+		return App{App: app}, nil
 	}
 	if err != nil {
-		return AppControl{}, writeError("get", namespace, err)
+		return App{}, writeError("get", namespace, err)
 	}
-	return controlOf(cm.Data, app), nil
+	return Of(cm.Data, app), nil
 }
 
 // Suspend records in the control ConfigMap in namespace that app is
 // suspended, by who at at: every agent of the install then applies and
 // heals nothing of it, and stops a rollout under way after its current
 // wave. An app already suspended keeps who suspended it first.
-func Suspend(ctx context.Context, kube kubernetes.Interface, namespace, app, who string, at time.Time) (AppControl, error) {
-	return updateControl(ctx, kube, namespace, app, func(data map[string]string) bool {
+func Suspend(ctx context.Context, kube kubernetes.Interface, namespace, app, who string, at time.Time) (App, error) {
+	return update(ctx, kube, namespace, app, func(data map[string]string) bool {
 		if data[app+"."+controlSuspended] == "true" {
 			return false
 		}
@@ -125,8 +131,8 @@ func Suspend(ctx context.Context, kube kubernetes.Interface, namespace, app, who
 
 // Resume lifts app's suspension in the control ConfigMap in namespace;
 // the agents poll at once.
-func Resume(ctx context.Context, kube kubernetes.Interface, namespace, app string) (AppControl, error) {
-	return updateControl(ctx, kube, namespace, app, func(data map[string]string) bool {
+func Resume(ctx context.Context, kube kubernetes.Interface, namespace, app string) (App, error) {
+	return update(ctx, kube, namespace, app, func(data map[string]string) bool {
 		changed := false
 		for _, k := range []string{controlSuspended, controlSuspendedBy, controlSuspendedAt} {
 			if _, ok := data[app+"."+k]; ok {
@@ -140,70 +146,70 @@ func Resume(ctx context.Context, kube kubernetes.Interface, namespace, app strin
 
 // RequestReconcile records in the control ConfigMap in namespace a
 // request, at at, to reconcile app now: the running agents poll at once.
-func RequestReconcile(ctx context.Context, kube kubernetes.Interface, namespace, app string, at time.Time) (AppControl, error) {
-	return updateControl(ctx, kube, namespace, app, func(data map[string]string) bool {
+func RequestReconcile(ctx context.Context, kube kubernetes.Interface, namespace, app string, at time.Time) (App, error) {
+	return update(ctx, kube, namespace, app, func(data map[string]string) bool {
 		data[app+"."+controlRequestedAt] = at.UTC().Format(time.RFC3339Nano)
 		return true
 	})
 }
 
-// updateControl applies change (which reports whether it changed
+// update applies change (which reports whether it changed
 // anything) to the control ConfigMap's data, creating the ConfigMap when
 // absent, and retries when another writer got there first.
-func updateControl(ctx context.Context, kube kubernetes.Interface, namespace, app string, change func(map[string]string) bool) (AppControl, error) {
+func update(ctx context.Context, kube kubernetes.Interface, namespace, app string, change func(map[string]string) bool) (App, error) {
 	cms := kube.CoreV1().ConfigMaps(namespace)
 	for attempt := 1; ; attempt++ {
 		retry := attempt < 5
-		cm, err := cms.Get(ctx, ControlConfigMap, metav1.GetOptions{})
+		cm, err := cms.Get(ctx, ConfigMapName, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			data := map[string]string{}
 			if !change(data) {
-				return controlOf(data, app), nil
+				return Of(data, app), nil
 			}
 			_, err = cms.Create(ctx, &corev1.ConfigMap{
-				ObjectMeta: metav1.ObjectMeta{Name: ControlConfigMap, Namespace: namespace, Labels: map[string]string{"app.kubernetes.io/managed-by": "roleout"}},
+				ObjectMeta: metav1.ObjectMeta{Name: ConfigMapName, Namespace: namespace, Labels: map[string]string{"app.kubernetes.io/managed-by": "roleout"}},
 				Data:       data,
-			}, metav1.CreateOptions{FieldManager: controlManager})
+			}, metav1.CreateOptions{FieldManager: FieldManager})
 			if apierrors.IsAlreadyExists(err) && retry {
 				continue
 			}
 			if err != nil {
-				return AppControl{}, writeError("create", namespace, err)
+				return App{}, writeError("create", namespace, err)
 			}
-			return controlOf(data, app), nil
+			return Of(data, app), nil
 		}
 		if err != nil {
-			return AppControl{}, writeError("get", namespace, err)
+			return App{}, writeError("get", namespace, err)
 		}
 		if owner := cm.Labels[object.AppLabel]; owner != "" {
-			return AppControl{}, fmt.Errorf("ConfigMap %s/%s carries %s=%s: it was applied from git by that app, and the agents ignore it; remove it from the app and delete it, then try again",
-				namespace, ControlConfigMap, object.AppLabel, owner)
+			return App{}, fmt.Errorf("ConfigMap %s/%s carries %s=%s: it was applied from git by that app, and the agents ignore it; remove it from the app and delete it, then try again",
+				namespace, ConfigMapName, object.AppLabel, owner)
 		}
 		if cm.Data == nil {
 			cm.Data = map[string]string{}
 		}
 		if !change(cm.Data) {
-			return controlOf(cm.Data, app), nil
+			return Of(cm.Data, app), nil
 		}
-		_, err = cms.Update(ctx, cm, metav1.UpdateOptions{FieldManager: controlManager})
+		_, err = cms.Update(ctx, cm, metav1.UpdateOptions{FieldManager: FieldManager})
 		if apierrors.IsConflict(err) && retry {
 			continue
 		}
 		if err != nil {
-			return AppControl{}, writeError("update", namespace, err)
+			return App{}, writeError("update", namespace, err)
 		}
-		return controlOf(cm.Data, app), nil
+		return Of(cm.Data, app), nil
 	}
 }
 
 // writeError explains a failed read or write of the control ConfigMap by
 // roleout suspend, resume or reconcile.
 func writeError(verb, namespace string, err error) error {
-	where := fmt.Sprintf("ConfigMap %s/%s", namespace, ControlConfigMap)
+	where := fmt.Sprintf("ConfigMap %s/%s", namespace, ConfigMapName)
 	switch {
 	case apierrors.IsForbidden(err):
 		return fmt.Errorf("%s: %s forbidden: this command needs get and update on configmaps named %s in namespace %s, and create there the first time (create cannot be limited by name): %w",
-			where, verb, ControlConfigMap, namespace, err)
+			where, verb, ConfigMapName, namespace, err)
 	case verb == "create" && apierrors.IsNotFound(err):
 		return fmt.Errorf("%s: namespace %s does not exist: it must be the agent's namespace (status.clusterRevisions.namespace in the config, or --namespace): %w", where, namespace, err)
 	}

@@ -1,19 +1,20 @@
-package agent
+package status
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/roleout/roleout/apply"
+	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 )
 
-// previewMarkdown renders a preview for a reviewer: what a merge changes,
-// in which order, which pods restart under which names, and the diff.
-func previewMarkdown(p Preview) string {
+// Markdown renders the preview for a reviewer: what a merge changes, in
+// which order, which pods restart under which names, and the diff.
+func (p Preview) Markdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# roleout preview: app %s at %s (%s)\n\n", mdCode(p.App), mdCode(p.Ref), mdText(short(p.Commit)))
+	fmt.Fprintf(&b, "# roleout preview: app %s at %s (%s)\n\n", mdCode(p.App), mdCode(p.Ref), mdText(Short(p.Commit)))
 	if p.Untrusted != "" {
 		fmt.Fprintf(&b, "**Not applied:** %s. This is what it would do once a trusted key signs it.\n\n", mdText(p.Untrusted))
 	}
@@ -55,7 +56,7 @@ func previewMarkdown(p Preview) string {
 				}
 				wls = append(wls, fmt.Sprintf("%s → %s (%s)", mdText(wl.Kind+"/"+wl.Name), workloadMD(wl), restart))
 			}
-			fmt.Fprintf(&b, "| %d | %d | %s | %s | %d %s | %s |\n", i+1, w.UpgradeOrder, mdText(r.Name), change, r.Revision, mdCell(mdCode(r.RevisionName)), strings.Join(wls, "<br>"))
+			fmt.Fprintf(&b, "| %d | %d | %s | %s | %d %s | %s |\n", i+1, w.UpgradeOrder, mdText(r.Name), change, r.RevisionNumber, mdCell(mdCode(r.RevisionName)), strings.Join(wls, "<br>"))
 		}
 	}
 	if len(p.Plan.Prune) > 0 {
@@ -68,8 +69,8 @@ func previewMarkdown(p Preview) string {
 		c := p.Diff.Summary
 		fmt.Fprintf(&b, "\n## Diff against %s\n\n%d create, %d update, %d delete, %d unchanged. Secret values are masked.\n",
 			diffTarget(p.Diff), c.Create, c.Update, c.Delete, c.Unchanged)
-		if n := notCompared(p.Diff); n > 0 {
-			fmt.Fprintf(&b, "%d object(s) %s were not compared with the cluster but with the last status in git.\n", n, OutsideAppNamespaces)
+		if n := p.Diff.NotCompared(); n > 0 {
+			fmt.Fprintf(&b, "%d object(s) %s were not compared with the cluster but with the last status in git.\n", n, diff.OutsideAppNamespaces)
 		}
 		for _, s := range p.Diff.Steps {
 			for _, o := range s.Objects {
@@ -89,20 +90,7 @@ func previewMarkdown(p Preview) string {
 	return b.String()
 }
 
-// notCompared counts the objects of d not compared with the cluster.
-func notCompared(d *DiffReport) int {
-	n := 0
-	for _, s := range d.Steps {
-		for _, o := range s.Objects {
-			if o.NotCompared != "" {
-				n++
-			}
-		}
-	}
-	return n
-}
-
-func diffTarget(d *DiffReport) string {
+func diffTarget(d *diff.Report) string {
 	if d.Offline {
 		return "the last status in git"
 	}
@@ -116,7 +104,7 @@ func workloadMD(wl render.WorkloadSummary) string {
 	switch {
 	case wl.Unverified == "":
 		return predictionMD(wl.Predicted)
-	case wl.Predicted.Equal(object.Identity{}):
+	case wl.Predicted.IsZero():
 		return "no prediction, **unverified**: " + mdText(wl.Unverified)
 	default:
 		return predictionMD(wl.Predicted) + ", **unverified**: " + mdText(wl.Unverified)
@@ -132,13 +120,6 @@ func refList[T fmt.Stringer](refs []T) string {
 		out = append(out, mdCode(r.String()))
 	}
 	return strings.Join(out, ", ")
-}
-
-func short(commit string) string {
-	if len(commit) > 7 {
-		return commit[:7]
-	}
-	return commit
 }
 
 // Text from a pull request (object and role names, refs, errors, diffs)

@@ -1,0 +1,98 @@
+package agent
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/sources"
+)
+
+// builder is what kustomizeRenderer needs of render.Renderer.
+type builder interface {
+	Build(ctx context.Context, src render.Source, overlay string, opts render.Options) (render.Result, error)
+}
+
+// kustomizeRenderer is the Renderer of render.Renderer, with its cache.
+type kustomizeRenderer struct{ b builder }
+
+// Builds returns how many kustomize builds the renderer ran (render
+// cache misses), for the benchmarks.
+func (k *kustomizeRenderer) Builds() int {
+	if r, ok := k.b.(*render.Renderer); ok {
+		return r.Builds()
+	}
+	return 0
+}
+
+// newKustomizeRenderer returns a renderer with an empty render cache that
+// runs up to processes renders at once (0: one per CPU).
+func newKustomizeRenderer(processes int) *kustomizeRenderer {
+	return &kustomizeRenderer{b: &render.Renderer{Processes: processes}}
+}
+
+// Render renders in the snapshot's trust domain (docs/design.md, "Safety
+// and trust", Trust domains): only a snapshot marked sources.Trusted
+// renders with what the app allows; any other (a pull-request head, an
+// unmarked one) renders with exec, helm and remote fetches off, in a cache
+// domain of its own.
+func (k *kustomizeRenderer) Render(ctx context.Context, snap sources.Snapshot, app config.App) ([]*unstructured.Unstructured, error) {
+	src, opts := renderRequest(snap, app)
+	res, err := k.b.Build(ctx, src, app.Path, opts)
+	if err != nil {
+		if src.Domain != string(sources.Trusted) {
+			return nil, &UntrustedRenderError{Err: err}
+		}
+		return nil, err
+	}
+	ns := app.Namespace
+	if ns == "" {
+		ns = "default"
+	}
+	return res.Objects, render.DefaultNamespace(res.Objects, ns)
+}
+
+// renderRequest returns what to render snap's overlay of app from and
+// with which options: the app's own for a trusted snapshot, the untrusted
+// ones (untrustedOptions) for any other.
+func renderRequest(snap sources.Snapshot, app config.App) (render.Source, render.Options) {
+	src := render.Source{Root: snap.Dir, Domain: string(sources.Untrusted)}
+	if snap.Index != nil {
+		src.Index = snap.Index
+	}
+	opts := app.Render.Options()
+	opts.Origins = app.UsesPaths()
+	if snap.Trust == sources.Trusted {
+		src.Domain = string(sources.Trusted)
+	} else {
+		opts = untrustedOptions(opts)
+	}
+	return src, opts
+}
+
+// untrustedOptions returns o with exec functions, helm and remote fetches
+// off, whatever the app allows; the limits stay.
+func untrustedOptions(o render.Options) render.Options {
+	o.EnableExec, o.EnableHelm, o.RemoteHosts = false, false, nil
+	return o
+}
+
+// UntrustedRenderError is the error of a render in the untrusted domain (a
+// pull-request preview): such renders never run exec functions or helm and
+// never fetch remote bases, so an overlay that needs them fails there.
+type UntrustedRenderError struct{ Err error }
+
+func (e *UntrustedRenderError) Error() string {
+	return "untrusted render (previews never run exec functions, helm or remote fetches, whatever the app allows): " + e.Err.Error()
+}
+
+func (e *UntrustedRenderError) Unwrap() error { return e.Err }
+
+// rolePlanner is the Planner of render.NewPlan.
+type rolePlanner struct{}
+
+func (rolePlanner) Plan(objs []*unstructured.Unstructured, opts render.PlanOptions) (*render.Plan, error) {
+	return render.NewPlan(objs, opts)
+}

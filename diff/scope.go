@@ -1,0 +1,49 @@
+package diff
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/roleout/roleout/render"
+)
+
+// Scope is the part of a cluster a diff may read: namespaced objects in
+// the namespaces it holds. The nil Scope reads everything.
+type Scope map[string]bool
+
+// PreviewScope is what a preview of an app may read of the cluster
+// (docs/design.md, "Safety and trust", Previews): namespaced objects in
+// the app's namespace and in the Namespaces its last applied inventory
+// declares. What a pull request adds elsewhere, cluster-scoped objects
+// included, is never read.
+func PreviewScope(namespace string, inventory []render.InventoryEntry) Scope {
+	if namespace == "" {
+		namespace = "default"
+	}
+	s := Scope{namespace: true}
+	for _, e := range inventory {
+		if e.Kind == "Namespace" && e.APIVersion == "v1" {
+			s[e.Name] = true
+		}
+	}
+	return s
+}
+
+// Reads reports whether the scope reads objects in namespace ("" for a
+// cluster-scoped object).
+func (s Scope) Reads(namespace string) bool {
+	return s == nil || (namespace != "" && s[namespace])
+}
+
+// Filter returns the objects of objs the scope reads.
+func (s Scope) Filter(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+	if s == nil {
+		return objs
+	}
+	var out []*unstructured.Unstructured
+	for _, o := range objs {
+		if s.Reads(o.GetNamespace()) {
+			out = append(out, o)
+		}
+	}
+	return out
+}

@@ -1,0 +1,55 @@
+package status
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// The files of an app on the status branch, each under the app's folder
+// (docs/design.md, "The status branch").
+
+// StatusPath is <app>/status.yaml.
+func StatusPath(app string) string { return path.Join(app, "status.yaml") }
+
+// InventoryPath is <app>/inventory.yaml.
+func InventoryPath(app string) string { return path.Join(app, "inventory.yaml") }
+
+// HistoryPath is <app>/history.yaml.
+func HistoryPath(app string) string { return path.Join(app, "history.yaml") }
+
+// revisionsDir is <app>/revisions/.
+func revisionsDir(app string) string { return path.Join(app, "revisions") + "/" }
+
+// previewsDir is <app>/previews/.
+func previewsDir(app string) string { return path.Join(app, "previews") + "/" }
+
+// PreviewPath is <app>/previews/<name><ext>, ext .json or .md.
+func PreviewPath(app, name, ext string) string { return path.Join(app, "previews", name+ext) }
+
+// PreviewName turns a ref into a preview's file name: refs/pull/7/head →
+// pull-7-head.
+func PreviewName(ref string) string {
+	return strings.ReplaceAll(strings.TrimPrefix(ref, "refs/"), "/", "-")
+}
+
+// RevisionPath returns where revision name of role lives on the status
+// branch: <app>/revisions/<role>/<name>.yaml. Role names come from
+// rendered objects and revision names from the status branch itself, so
+// as a defence beyond render.CheckRoleName every component is checked:
+// app and role must be DNS labels and name (<app>-<role>-<hash>) a DNS
+// subdomain, none of which can hold "/" or "..", so no path leaves the
+// role's directory.
+func RevisionPath(app, role, name string) (string, error) {
+	for _, c := range []struct{ what, v string }{{"app", app}, {"role", role}} {
+		if msgs := validation.IsDNS1123Label(c.v); len(msgs) > 0 {
+			return "", fmt.Errorf("refuse a status branch path with %s %q: %s", c.what, c.v, strings.Join(msgs, "; "))
+		}
+	}
+	if msgs := validation.IsDNS1123Subdomain(name); len(msgs) > 0 {
+		return "", fmt.Errorf("refuse a status branch path with revision %q of role %s: %s", name, role, strings.Join(msgs, "; "))
+	}
+	return path.Join(app, "revisions", role, name+".yaml"), nil
+}
