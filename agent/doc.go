@@ -12,14 +12,16 @@
 //   - what holds an app back: hold.go (paused, suspended), windows.go;
 //   - drift: drift.go (watches), drift_heal.go;
 //   - previews: previews.go, preview_identity.go;
-//   - what the CLI calls: cli.go (PlanDir, PlanFromGit, Diff, DiffDir,
-//     Statuses, History), rollback.go.
+//   - what the CLI calls: oneshot.go (PlanDir, PlanFromGit, Diff, DiffDir,
+//     Statuses, History), rollback.go;
+//   - how an app is written: applyas.go (field manager, ownership, apply
+//     and prune options), renderer.go (the kustomize adapter).
 //
 // The formats live in packages of their own, which the CLI and the web
 // view read too: config (roleout.yaml), status (the status branch), diff
 // (what a change would do) and control (the control ConfigMap).
 //
-// agent declares the contract it consumes (interfaces.go: a fetcher, a
+// agent declares the contract it consumes (contract.go: a fetcher, a
 // renderer, a planner, the cluster and what reads it, a status store),
 // every capability it uses in the interface and none found by type
 // assertion, and wires the implementations from sources, render and apply
