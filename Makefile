@@ -6,10 +6,13 @@ CLUSTER   := .cluster
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT    ?= $(shell git rev-parse --verify -q HEAD 2>/dev/null || echo unknown)
 LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
-TEST_FLAGS ?= -race -count=1 -timeout 45m
+TEST_FLAGS ?= -race -count=1 -parallel 4 -timeout 45m
+FAULT_FLAGS ?=
+# The tests run the roleout binary make build built (internal/testcluster.RoleoutBinary).
+ROLEOUT_TEST_ENV := ROLEOUT_BINARY=$(abspath $(BIN))/roleout
 IMAGE     ?= roleout:$(VERSION)
 
-.PHONY: all build test test-unit test-faults bench run run-check fuzz cluster-bins cluster-up cluster-down lint docker clean
+.PHONY: all build test test-race test-unit test-faults bench run run-check fuzz cluster-bins cluster-bins-core cluster-up cluster-down lint docker clean
 
 all: build
 
@@ -17,20 +20,30 @@ all: build
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/roleout ./cmd/roleout
 
-## cluster-bins: build the local control plane into bin/ (only what is missing or stale)
+## cluster-bins: build the local control plane and the test-only tools (kubectl, the lws and aibrix controllers) into bin/ (only what is missing or stale)
 cluster-bins:
-	@hack/cluster-bins.sh
+	@hack/cluster-bins.sh all
+
+## cluster-bins-core: build only what the demo needs into bin/ (etcd, one kube-control-plane binary for the three components, kwok)
+cluster-bins-core:
+	@hack/cluster-bins.sh core
 
 ## test: every test, unit and end to end, against the local control plane and git server, then short fuzz runs
-## (1,000 inputs per target: a count, because Go 1.26's fuzzing coordinator can fail a run that races its own -fuzztime deadline)
-test: cluster-bins
+## (1,000 inputs per target: a count, because Go 1.26's fuzzing coordinator can fail a run that races its own -fuzztime deadline).
+## The race-detector suite and the fault suite run side by side, each against a control plane of its own.
+test: build cluster-bins
 	@hack/ensure-test-tools.sh
-	$(GO) test $(TEST_FLAGS) ./...
+	@$(MAKE) --no-print-directory -j2 test-race test-faults
 	$(MAKE) fuzz FUZZTIME=1000x
 
-## test-faults: the fault suite alone (also part of make test): SIGKILLs, API server and etcd restarts, git server down, a flaky network
-test-faults: cluster-bins
-	$(GO) test -count=1 -timeout 15m -run 'TestFault' -v ./cmd/roleout
+## test-race: every test but the fault suite, with the race detector
+test-race: build cluster-bins
+	$(ROLEOUT_TEST_ENV) $(GO) test $(TEST_FLAGS) ./...
+
+## test-faults: the fault suite (also part of make test): SIGKILLs, API server and etcd restarts, git server down, a flaky network.
+## It drives bin/roleout as a process, so it runs without the race detector (FAULT_FLAGS=-v to follow it)
+test-faults: build cluster-bins
+	$(ROLEOUT_TEST_ENV) $(GO) test -tags faults -count=1 -timeout 20m -run '^TestFault' $(FAULT_FLAGS) ./cmd/roleout
 
 FUZZTIME ?= 2m
 FUZZ_TARGETS := config:FuzzParse status:FuzzParseApp render:FuzzNewPlan render:FuzzRoleAnnotations
@@ -53,11 +66,11 @@ bench: cluster-bins
 	$(GO) run ./hack/bench/roleoutbench $(BENCH_FLAGS)
 
 ## run: the demo: a local control plane, examples/llm-serving in a local git repository, two real rollouts
-run: build cluster-bins
+run: build cluster-bins-core
 	$(GO) run ./hack/demo -dir $(CLUSTER) -roleout $(BIN)/roleout
 
 ## run-check: the demo, non-interactive: checks its own outcome and stops everything (CI runs it in make test too)
-run-check: build cluster-bins
+run-check: build cluster-bins-core
 	$(GO) run ./hack/demo -dir $(CLUSTER)-check -roleout $(BIN)/roleout -check -teardown
 
 ## cluster-up: start the local control plane in the background; prints the kubeconfig path
@@ -72,6 +85,7 @@ cluster-down:
 lint:
 	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags faults ./cmd/roleout
 	@hack/govulncheck.sh
 
 ## docker: build the roleout image (needs a Docker engine)

@@ -11,7 +11,7 @@ import (
 
 // TestWorkloadKindTables: every kind roleout predicts is one it can
 // observe after a wave, and the other way round: adding a workload kind
-// is an entry in both tables (render/revision/doc.go).
+// is an entry in both tables (render/predict/doc.go).
 func TestWorkloadKindTables(t *testing.T) {
 	if diff := cmp.Diff(predict.WorkloadKinds(), apply.ObservedKinds()); diff != "" {
 		t.Errorf("predicted kinds (-) and observed kinds (+) differ:\n%s", diff)

@@ -98,9 +98,9 @@ func (ob *observer) observe(ctx context.Context, o *unstructured.Unstructured, s
 }
 
 // observers reads, per group/kind, the identity a workload's controller
-// gave its current template. It has the kinds of render/revision's
+// gave its current template. It has the kinds of render/predict's
 // predictors table: adding a workload kind is an entry in each
-// (render/revision/doc.go).
+// (render/predict/doc.go).
 var observers = map[string]func(ob *observer, ctx context.Context, live *unstructured.Unstructured) (object.Identity, error){
 	"Deployment.apps":                          (*observer).deployment,
 	"StatefulSet.apps":                         (*observer).statefulSet,

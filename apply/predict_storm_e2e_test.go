@@ -20,9 +20,9 @@ import (
 	"github.com/roleout/roleout/render/schema"
 )
 
-// stormServices are the StormServices render/revision's tests check
+// stormServices are the StormServices render/predict's tests check
 // against aibrix's own code; here they meet the running controller.
-const stormServices = "../render/revision/testdata/stormservices.yaml"
+const stormServices = "../render/predict/testdata/stormservices.yaml"
 
 // aibrix is the test cluster's aibrix controller, started once.
 var aibrix struct {

@@ -54,7 +54,7 @@ func fakeVersionApplier(gitVersion string, objs ...runtime.Object) (*Applier, *f
 	return &Applier{client: client, disc: disc, versions: &versionCache{}}, client, disc
 }
 
-// testControllers are the controllers roleout models (render/revision
+// testControllers are the controllers roleout models (render/predict
 // Controllers, which apply may not import).
 var testControllers = []object.ControllerDeployment{
 	{Name: "lws", Namespace: "lws-system", Deployment: "lws-controller-manager", Container: "manager"},

@@ -71,5 +71,7 @@
 // or cluster-scoped) comes from the one lookup DefaultNamespace uses.
 //
 // Planning does no I/O. render must not import agent, sources or apply;
-// its subpackage render/revision holds the hashing.
+// its subpackages hold the hashing and history (render/revision), the
+// workload predictions (render/predict), the schemas (render/schema) and
+// the checks an object passes before planning (render/validate).
 package render

@@ -41,6 +41,7 @@ func liveVersions(t *testing.T, cs kubernetes.Interface, ns string) map[string]s
 // applied or pruned (every live object keeps its resourceVersion); the
 // status records the failure and the history keeps the earlier rollout.
 func TestBadInputAppliesNothing(t *testing.T) {
+	t.Parallel()
 	cs, err := kubernetes.NewForConfig(cluster.Config)
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 // the file and the field, says what is wrong and what to write (the full
 // table of wrong configs is agent.TestConfigErrors).
 func TestConfigErrors(t *testing.T) {
+	t.Parallel()
 	const head = "apiVersion: roleout.dev/v1alpha1\nkind: AgentConfig\nsource:\n  url: https://git.example/config.git\n  branch: main\n"
 	cases := []struct {
 		name   string

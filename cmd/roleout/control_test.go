@@ -79,6 +79,7 @@ func images(t *testing.T, ns string) []string {
 // becomes Suspended (naming who suspended it) without a new commit, a new
 // commit is planned and not applied; resumed, the app rolls it out.
 func TestSuspendResume(t *testing.T) {
+	t.Parallel()
 	const ns = "control-suspend"
 	repo, config, out := controlSetup(t, ns, "{interval: 2s}")
 	c := controlCLI(t, "suspend", config, ns)
@@ -129,8 +130,9 @@ func TestSuspendResume(t *testing.T) {
 // TestControlCommandErrors: an app not in the config, and a user without
 // the right to write the control ConfigMap, exit 2 with what is wrong.
 func TestControlCommandErrors(t *testing.T) {
+	t.Parallel()
 	c := testcluster.Require(t, cluster)
-	config := writeConfig(t, "https://git.example/config.git", "- {name: web, path: apps/web}\n")
+	config := writeConfig(t, "https://git.example/config.git", "- {name: control-errors, path: apps/web}\n")
 	if code, _, stderr := cli("suspend", "--config", config, "--app", "nope"); code != exitError || !strings.Contains(stderr, `app "nope" is not in the config`) {
 		t.Errorf("unknown app: exit %d, %q", code, stderr)
 	}
@@ -144,7 +146,7 @@ func TestControlCommandErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, verb := range []string{"suspend", "resume", "reconcile"} {
-		code, _, stderr := cli(verb, "--config", limited, "--app", "web")
+		code, _, stderr := cli(verb, "--config", limited, "--app", "control-errors")
 		if code != exitError || !strings.Contains(stderr, "forbidden") || !strings.Contains(stderr, "needs get and update on configmaps named roleout-control in namespace default") {
 			t.Errorf("%s without RBAC: exit %d, %q", verb, code, stderr)
 		}
@@ -152,10 +154,10 @@ func TestControlCommandErrors(t *testing.T) {
 	// The Role examples/deploy gives operators is enough.
 	bindExampleControlRole(t, "default", "nobody")
 	for _, verb := range []string{"suspend", "reconcile", "resume"} {
-		code, stdout, stderr := cli(verb, "--config", limited, "--app", "web")
+		code, stdout, stderr := cli(verb, "--config", limited, "--app", "control-errors")
 		// The authorizer sees the new binding within moments.
 		for deadline := time.Now().Add(10 * time.Second); code != exitOK && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-			code, stdout, stderr = cli(verb, "--config", limited, "--app", "web")
+			code, stdout, stderr = cli(verb, "--config", limited, "--app", "control-errors")
 		}
 		if code != exitOK || !strings.Contains(stdout, "(ConfigMap default/roleout-control)") {
 			t.Errorf("%s with the example's Role: exit %d, %q %q", verb, code, stdout, stderr)
@@ -205,6 +207,7 @@ func bindExampleControlRole(t *testing.T, ns, sa string) {
 // TestReconcileCommand: with a schedule of an hour, roleout reconcile
 // makes the running agent roll out a new commit at once.
 func TestReconcileCommand(t *testing.T) {
+	t.Parallel()
 	const ns = "control-reconcile"
 	repo, config, out := controlSetup(t, ns, "{interval: 1h}")
 	head, err := repo.Commit("main", "v2", threeWaves(ns, "v2"))

@@ -19,6 +19,7 @@ import (
 // rollback to it. The agent compares it with its own record in the
 // cluster (the ControllerRevision it made), refuses, and applies nothing.
 func TestRollbackCrossChecksTheCluster(t *testing.T) {
+	t.Parallel()
 	cs, err := kubernetes.NewForConfig(testcluster.Require(t, cluster).Config)
 	if err != nil {
 		t.Fatal(err)

@@ -32,6 +32,7 @@ func confinedCM(name, ns, v string) string {
 // drops is not pruned). Listing the kind as the error says lets it roll
 // out.
 func TestDestinationsRefused(t *testing.T) {
+	t.Parallel()
 	cs, err := kubernetes.NewForConfig(testcluster.Require(t, cluster).Config)
 	if err != nil {
 		t.Fatal(err)

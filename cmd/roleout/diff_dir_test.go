@@ -20,6 +20,7 @@ import (
 // identity as `roleout plan DIR`, and nothing written. An invalid object
 // is exit 2 with its field path, before anything is sent.
 func TestDiffDir(t *testing.T) {
+	t.Parallel()
 	testcluster.Require(t, cluster)
 	cs, err := kubernetes.NewForConfig(cluster.Config)
 	if err != nil {

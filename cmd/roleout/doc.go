@@ -3,9 +3,9 @@
 // sets up logging, handles signals and exits the process; the work itself
 // is in agent, sources, render and apply.
 //
-// It goes through agent for everything it does (agent.New, PlanDir,
-// PlanFromGit, Diff, DiffDir, Rollback, …) and imports render and apply
-// only for the types it prints; never sources, render/revision, the
-// internal leaves or the test harnesses outside tests (internal/layout,
-// docs/design.md "Packages and import rules").
+// It goes through agent for what touches git, a render or a cluster
+// (agent.New, PlanDir, PlanFromGit, Diff, DiffDir, Rollback, …) and reads
+// the formats it prints from config, status, diff, control, render and
+// apply; never sources, render/revision or the test harnesses outside
+// tests (internal/layout, docs/design.md "Packages and import rules").
 package main

@@ -131,6 +131,7 @@ func writesTo(t *testing.T, ns, resource, name string) int {
 // wave 1 is recreated and Available, and the later waves, not drifted,
 // are not written.
 func TestDriftHealed(t *testing.T) {
+	t.Parallel()
 	const ns = "drift-heal"
 	repo, out, _ := driftSetup(t, ns, "")
 	cs, err := kubernetes.NewForConfig(cluster.Config)
@@ -226,6 +227,7 @@ func TestDriftHealed(t *testing.T) {
 // status and history and nothing is written; a paused app heals nothing
 // either.
 func TestDriftNotHealed(t *testing.T) {
+	t.Parallel()
 	cs, err := kubernetes.NewForConfig(cluster.Config)
 	if err != nil {
 		t.Fatal(err)

@@ -1,14 +1,14 @@
+//go:build faults
+
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,55 +19,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/roleout/roleout/internal/testcluster"
-	"github.com/roleout/roleout/internal/testgit"
 	"github.com/roleout/roleout/status"
 )
-
-// faultSetup serves the three-wave app in namespace ns and writes an
-// agent config for it (prune on, a short wave timeout, a 1s interval).
-func faultSetup(t *testing.T, name string) (*testgit.Server, *testgit.Repo, string) {
-	t.Helper()
-	testcluster.Require(t, cluster)
-	srv := testgit.New(t, testgit.Options{})
-	repo := srv.MustRepo(t, name)
-	if _, err := repo.Commit("main", "v1", threeWaves(name, "v1")); err != nil {
-		t.Fatal(err)
-	}
-	config := writeConfig(t, repo.URL(), "- {name: "+name+", path: apps/three, prune: true, timeout: 15s}\n")
-	f, err := os.OpenFile(config, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Fprint(f, "schedule: {interval: 1s}\nhttp: {address: \"-\"}\n")
-	f.Close()
-	return srv, repo, config
-}
-
-// startRoleout starts the roleout binary with args; its output is kept
-// for the test log.
-func startRoleout(t *testing.T, out *syncBuffer, args ...string) *exec.Cmd {
-	t.Helper()
-	cmd := exec.Command(roleoutBinary(t), args...)
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	return cmd
-}
-
-// converge runs roleout run --once until it succeeds (up to n times).
-func converge(t *testing.T, config string, n int) {
-	t.Helper()
-	var logs syncBuffer
-	for range n {
-		logs.Reset()
-		if err := startRoleout(t, &logs, "run", "--once", "--config", config).Wait(); err == nil {
-			return
-		}
-	}
-	t.Fatalf("roleout did not converge in %d runs; last:\n%s", n, logs.String())
-}
 
 // TestFaultSIGKILL kills the agent at 20 random moments of three-wave
 // rollouts and restarts it each time. Every round commits a new tag, so
@@ -227,30 +180,6 @@ func TestFaultSlowNetwork(t *testing.T) {
 	}
 	converge(t, config, 8)
 	checkConverged(t, repo, "faults-net", "faults-net", "v1")
-}
-
-// syncBuffer is a buffer a process writes to while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func (b *syncBuffer) Reset() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf.Reset()
 }
 
 // startFlakyProxy forwards TCP to target with delay on every chunk, and

@@ -22,6 +22,7 @@ import (
 // first rolls out, the second records a failure that names the Secret and
 // applies nothing.
 func TestFleetKubeconfigSecret(t *testing.T) {
+	t.Parallel()
 	cs, err := kubernetes.NewForConfig(testcluster.Require(t, cluster).Config)
 	if err != nil {
 		t.Fatal(err)
@@ -131,6 +132,7 @@ func impersonating(t *testing.T, path, user string) []byte {
 // names the Secret, the user or cluster and the field. With
 // clusters.allowUnsafeKubeconfigs the insecure one is used.
 func TestFleetUnsafeKubeconfigSecret(t *testing.T) {
+	t.Parallel()
 	cs, err := kubernetes.NewForConfig(testcluster.Require(t, cluster).Config)
 	if err != nil {
 		t.Fatal(err)

@@ -32,6 +32,7 @@ func freeAddress(t *testing.T) string {
 // at once and roll out the new commit; a bad signature and a replay of a
 // good delivery get 401 and trigger nothing.
 func TestHookTriggersPoll(t *testing.T) {
+	t.Parallel()
 	const ns = "hook"
 	_, repo, config := faultSetup(t, ns)
 	secret := filepath.Join(t.TempDir(), "hook-secret")
@@ -97,17 +98,30 @@ func TestHookTriggersPoll(t *testing.T) {
 	if n := strings.Count(out.String(), "poll triggered"); n != 1 {
 		t.Errorf("the agent logged %d triggered polls, want 1 (the good delivery only):\n%s", n, out.String())
 	}
-	for _, path := range []string{"/healthz", "/readyz", "/metrics"} {
+	get := func(path string) (int, string) {
 		resp, err := http.Get("http://" + addr + path)
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer resp.Body.Close()
 		text, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			t.Errorf("GET %s: %d %s", path, resp.StatusCode, text)
+		return resp.StatusCode, string(text)
+	}
+	for _, path := range []string{"/healthz", "/readyz", "/metrics"} {
+		code, text := get(path)
+		if code != http.StatusOK {
+			t.Errorf("GET %s: %d %s", path, code, text)
 		}
-		if path == "/metrics" && !strings.Contains(string(text), `roleout_rollouts_total{app="hook",result="Succeeded"} 2`) {
+		if path != "/metrics" {
+			continue
+		}
+		// The rollout is counted once its status is committed: give the
+		// counter a moment after the status the test waited for.
+		const rollouts = `roleout_rollouts_total{app="hook",result="Succeeded"} 2`
+		for deadline := time.Now().Add(10 * time.Second); !strings.Contains(text, rollouts) && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			_, text = get(path)
+		}
+		if !strings.Contains(text, rollouts) {
 			t.Errorf("/metrics does not count the two rollouts:\n%s", text)
 		}
 	}

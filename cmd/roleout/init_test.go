@@ -14,7 +14,6 @@ import (
 
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/testgit"
-	"github.com/roleout/roleout/render"
 )
 
 // initFixture copies testdata/init (bases database, cache, backend and
@@ -83,6 +82,7 @@ func loadWritten(t *testing.T, data string) *config.Config {
 // source, one app per overlay with its namespace, and roles guessed from
 // the four bases; the config loads with the strict parser.
 func TestInitLocalDirectory(t *testing.T) {
+	t.Parallel()
 	dir := initFixture(t)
 	code, out, errOut := cli("init", dir)
 	if code != exitOK {
@@ -114,6 +114,7 @@ func TestInitLocalDirectory(t *testing.T) {
 // TestInitJSONAndWrite: --output json carries the config and the apps
 // with their roles; --write refuses to overwrite without --force.
 func TestInitJSONAndWrite(t *testing.T) {
+	t.Parallel()
 	dir := initFixture(t)
 	file := filepath.Join(t.TempDir(), "agent.yaml")
 	code, out, errOut := cli("init", dir, "--write", file, "--output", "json")
@@ -163,6 +164,7 @@ func TestInitJSONAndWrite(t *testing.T) {
 // and the checked-out branch; a subdirectory keeps paths relative to the
 // repository root.
 func TestInitLocalGit(t *testing.T) {
+	t.Parallel()
 	dir := initFixture(t)
 	repo, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("release")}})
 	if err != nil {
@@ -192,6 +194,7 @@ func TestInitLocalGit(t *testing.T) {
 // step the command suggests, plans the guessed roles in their waves (after
 // the edit the config's note asks for when roles[].paths is missing).
 func TestInitGitURL(t *testing.T) {
+	t.Parallel()
 	srv := testgit.New(t, testgit.Options{})
 	repo := srv.MustRepo(t, "shop")
 	if _, err := repo.CommitDir("main", "shop", "testdata/init", ""); err != nil {
@@ -236,14 +239,7 @@ func TestInitGitURL(t *testing.T) {
 	if err := os.WriteFile(file, []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := cli("plan", "--config", file, "--app", "prod", "--output", "json")
-	if code != exitOK {
-		t.Fatalf("plan --config %s --app prod: exit %d: %s\n%s", file, code, errOut, config)
-	}
-	var plan render.Summary
-	if err := json.Unmarshal([]byte(out), &plan); err != nil {
-		t.Fatalf("plan --output json: %v\n%s", err, out)
-	}
+	plan := planJSON(t, "plan", "--config", file, "--app", "prod")
 	var waves []string
 	for _, w := range plan.Waves {
 		for _, r := range w.Roles {
@@ -257,6 +253,7 @@ func TestInitGitURL(t *testing.T) {
 
 // TestInitErrors: no kustomization, a refused scheme, a missing path.
 func TestInitErrors(t *testing.T) {
+	t.Parallel()
 	empty := t.TempDir()
 	if err := os.WriteFile(filepath.Join(empty, "deployment.yaml"), []byte("kind: Deployment\n"), 0o644); err != nil {
 		t.Fatal(err)

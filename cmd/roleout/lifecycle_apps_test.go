@@ -48,6 +48,7 @@ func runApp(t *testing.T, config string, wantCode int) string {
 // render is an error and its object stays; with allowEmpty and prune the
 // rollout succeeds and prunes it.
 func TestRunEmptyRender(t *testing.T) {
+	t.Parallel()
 	cs, err := kubernetes.NewForConfig(testcluster.Require(t, cluster).Config)
 	if err != nil {
 		t.Fatal(err)
@@ -96,6 +97,7 @@ func TestRunEmptyRender(t *testing.T) {
 // rollout fails naming the manager and the field (in the logs and in the
 // role's status); with it roleout takes the field over.
 func TestRunForceTakesOwnership(t *testing.T) {
+	t.Parallel()
 	cs, err := kubernetes.NewForConfig(testcluster.Require(t, cluster).Config)
 	if err != nil {
 		t.Fatal(err)

@@ -111,6 +111,7 @@ func (in *maskInstall) key(t *testing.T, cs kubernetes.Interface) *corev1.Secret
 // nor its old unkeyed digest reaches the status branch or the cluster's
 // role revisions.
 func TestMasksKeyedPerInstall(t *testing.T) {
+	t.Parallel()
 	cs, err := kubernetes.NewForConfig(testcluster.Require(t, cluster).Config)
 	if err != nil {
 		t.Fatal(err)

@@ -79,6 +79,7 @@ func commitOverlay(t *testing.T, repo *testgit.Repo, app, msg string, files map[
 // take-over works; a Namespace and a CRD the app then removes stay
 // (prunePersistent is off) while the adopted Deployment is pruned.
 func TestRunOwnership(t *testing.T) {
+	t.Parallel()
 	cs, err := kubernetes.NewForConfig(testcluster.Require(t, cluster).Config)
 	if err != nil {
 		t.Fatal(err)
@@ -203,6 +204,7 @@ func TestRunOwnership(t *testing.T) {
 // and then remove them from git: they stay, with the reason logged,
 // until the app sets prunePersistent: true.
 func TestRunPrunePersistent(t *testing.T) {
+	t.Parallel()
 	cs, err := kubernetes.NewForConfig(testcluster.Require(t, cluster).Config)
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 // directory with an object the API server would refuse exit 2 with the
 // object, the field and the reason, and print no plan.
 func TestPlanRefusesInvalidObjects(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for name, data := range map[string]string{
 		"kustomization.yaml": "namespace: shop\nresources: [web.yaml, decode.yaml]\n",

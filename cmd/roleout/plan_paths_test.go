@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
-	"github.com/roleout/roleout/render"
 )
 
 // pathRolesConfig serves render/testdata/multibase (four bases without
@@ -41,15 +39,9 @@ func pathRolesConfig(t *testing.T, extra string) string {
 // used as it is into four waves by the roles' paths, and what it renders
 // carries neither roleout's source paths nor kustomize's origins.
 func TestPlanRolesByPath(t *testing.T) {
+	t.Parallel()
 	config := pathRolesConfig(t, "")
-	code, out, errOut := cli("plan", "--config", config, "--app", "shop", "--output", "json")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	var s render.Summary
-	if err := json.Unmarshal([]byte(out), &s); err != nil {
-		t.Fatalf("%v:\n%s", err, out)
-	}
+	s := planJSON(t, "plan", "--config", config, "--app", "shop")
 	var got []string
 	for _, w := range s.Waves {
 		for _, r := range w.Roles {
@@ -74,7 +66,7 @@ func TestPlanRolesByPath(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("waves (-want +got):\n%s", diff)
 	}
-	code, out, errOut = cli("plan", "--config", config, "--app", "shop")
+	code, out, errOut := cli("plan", "--config", config, "--app", "shop")
 	if code != exitOK {
 		t.Fatalf("text plan: exit %d: %s", code, errOut)
 	}
@@ -101,6 +93,7 @@ func TestPlanRolesByPath(t *testing.T) {
 // TestPlanRoleByPathMatchesNothing: a role whose path the overlay does
 // not use fails the plan, naming the role, its criteria and the overlay.
 func TestPlanRoleByPathMatchesNothing(t *testing.T) {
+	t.Parallel()
 	config := pathRolesConfig(t, "  - {name: queue, upgradeOrder: 5, paths: [bases/queue], kinds: [StatefulSet]}\n")
 	code, out, errOut := cli("plan", "--config", config, "--app", "shop")
 	if code != exitError || out != "" {

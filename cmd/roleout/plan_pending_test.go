@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -18,6 +17,7 @@ import (
 // says the role is changed, because the next reconcile applies it, and
 // that reconcile writes only that role.
 func TestPlanAfterPausedRollout(t *testing.T) {
+	t.Parallel()
 	testcluster.Require(t, cluster)
 	const app = "planpending"
 	repo, _ := webRepo(t, app, app)
@@ -43,14 +43,7 @@ func TestPlanAfterPausedRollout(t *testing.T) {
 		t.Fatalf("paused status: %s %s", st.Phase, roleSummary(st))
 	}
 
-	code, out, errOut := cli("plan", "--config", config, "--app", app, "--output", "json")
-	if code != exitOK {
-		t.Fatalf("plan exit %d: %s", code, errOut)
-	}
-	var s render.Summary
-	if err := json.Unmarshal([]byte(out), &s); err != nil {
-		t.Fatalf("plan --output json: %v\n%s", err, out)
-	}
+	s := planJSON(t, "plan", "--config", config, "--app", app)
 	var planned []string
 	for _, w := range s.Waves {
 		for _, r := range w.Roles {
@@ -71,11 +64,11 @@ func TestPlanAfterPausedRollout(t *testing.T) {
 		t.Errorf("text plan: exit %d, %s; want worker %s:\n%s", code, errOut, render.Pending, out)
 	}
 
-	before := roleoutWrites(t)
+	before := roleoutWrites(t, app)
 	if code, _, logs := cli("run", "--once", "--config", config); code != exitOK {
 		t.Fatalf("resumed run --once exit %d:\n%s", code, logs)
 	}
-	if got := diffCounts(before, roleoutWrites(t)); fmt.Sprint(got) != "map[deployments/worker:1]" {
+	if got := diffCounts(before, roleoutWrites(t, app)); fmt.Sprint(got) != "map[deployments/worker:1]" {
 		t.Errorf("writes of the resumed rollout = %v, want one patch of deployments/worker, as plan said", got)
 	}
 	if st := readStatus(t, repo, app); st.Phase != status.PhaseSucceeded || roleSummary(st) != "db:Unchanged:1 api:Unchanged:1 worker:Applied:2" {

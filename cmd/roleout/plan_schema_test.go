@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,14 +20,7 @@ const customWorkloads = "../../render/testdata/custom-workloads"
 // workloads by kind/name.
 func workloadsOf(t *testing.T, dir, root string) map[string]render.WorkloadSummary {
 	t.Helper()
-	code, out, errOut := cli("plan", dir, "--root", root, "--name", "llm", "--output", "json")
-	if code != exitOK {
-		t.Fatalf("plan %s: exit %d: %s", dir, code, errOut)
-	}
-	var s render.Summary
-	if err := json.Unmarshal([]byte(out), &s); err != nil {
-		t.Fatal(err)
-	}
+	s := planJSON(t, "plan", dir, "--root", root, "--name", "llm")
 	got := map[string]render.WorkloadSummary{}
 	for _, w := range s.Waves {
 		for _, r := range w.Roles {
@@ -48,6 +40,7 @@ func workloadsOf(t *testing.T, dir, root string) map[string]render.WorkloadSumma
 // predicts with the projects' CRDs in the folder, from its built-in
 // copies of them, and says so (schema builtin, then render).
 func TestPlanCustomWorkloadsWithoutCRDs(t *testing.T) {
+	t.Parallel()
 	without := workloadsOf(t, customWorkloads, customWorkloads)
 	// The same folder with the lws and aibrix modules' CRDs added.
 	dir := t.TempDir()
@@ -96,6 +89,7 @@ func TestPlanCustomWorkloadsWithoutCRDs(t *testing.T) {
 // TestPlanUnverifiedText: a workload roleout cannot predict is printed as
 // unverified with the reason, not as a fact.
 func TestPlanUnverifiedText(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for name, content := range map[string]string{
 		"kustomization.yaml": "namespace: llm\nresources: [storm.yaml]\n",

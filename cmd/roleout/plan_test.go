@@ -18,14 +18,8 @@ import (
 )
 
 func TestPlanLocalDir(t *testing.T) {
-	code, out, errOut := cli("plan", "testdata/web", "--output", "json")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	var s render.Summary
-	if err := json.Unmarshal([]byte(out), &s); err != nil {
-		t.Fatal(err)
-	}
+	t.Parallel()
+	s := planJSON(t, "plan", "testdata/web")
 	var got []string
 	for _, w := range s.Waves {
 		for _, r := range w.Roles {
@@ -42,7 +36,7 @@ func TestPlanLocalDir(t *testing.T) {
 		t.Errorf("prerequisites %v, prune %v", s.Prerequisites, s.Prune)
 	}
 
-	code, out, _ = cli("plan", "testdata/web")
+	code, out, _ := cli("plan", "testdata/web")
 	for _, want := range []string{"prerequisites: Namespace/web", "wave 1 (upgradeOrder 1)", "role db", "wave 2 (upgradeOrder 2)", "role worker", " install ",
 		"Deployment/worker → ReplicaSet worker-", "(restarts pods)"} {
 		if code != exitOK || !strings.Contains(out, want) {
@@ -52,6 +46,7 @@ func TestPlanLocalDir(t *testing.T) {
 }
 
 func TestRenderLocalDir(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := cli("render", "testdata/web")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -68,6 +63,7 @@ func TestRenderLocalDir(t *testing.T) {
 }
 
 func TestPlanErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		args    []string
@@ -89,6 +85,7 @@ func TestPlanErrors(t *testing.T) {
 }
 
 func TestPlanExamples(t *testing.T) {
+	t.Parallel()
 	for dir, roles := range map[string]string{
 		"../../examples/llm-serving/overlays/dev":      "prefill decode router",
 		"../../examples/llm-serving/overlays/prod":     "prefill decode router",
@@ -96,14 +93,7 @@ func TestPlanExamples(t *testing.T) {
 		"../../examples/web-stack":                     "database api frontend",
 	} {
 		t.Run(dir, func(t *testing.T) {
-			code, out, errOut := cli("plan", dir, "--output", "json")
-			if code != exitOK {
-				t.Fatalf("exit %d: %s", code, errOut)
-			}
-			var s render.Summary
-			if err := json.Unmarshal([]byte(out), &s); err != nil {
-				t.Fatal(err)
-			}
+			s := planJSON(t, "plan", dir)
 			var got []string
 			for _, w := range s.Waves {
 				for _, r := range w.Roles {
@@ -223,6 +213,7 @@ func planFromGitRepo(t *testing.T) (config func() string, first, second string) 
 // TestPlanFromGit plans app web at each kind of ref, each from a cache
 // of its own.
 func TestPlanFromGit(t *testing.T) {
+	t.Parallel()
 	newConfig, first, second := planFromGitRepo(t)
 	cases := []struct {
 		name    string
@@ -242,15 +233,7 @@ func TestPlanFromGit(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			config := newConfig()
-			args := append([]string{"plan", "--config", config, "--app", "web", "--output", "json"}, tc.ref...)
-			code, out, errOut := cli(args...)
-			if code != exitOK {
-				t.Fatalf("exit %d: %s", code, errOut)
-			}
-			var s render.Summary
-			if err := json.Unmarshal([]byte(out), &s); err != nil {
-				t.Fatalf("%v:\n%s", err, out)
-			}
+			s := planJSON(t, append([]string{"plan", "--config", config, "--app", "web"}, tc.ref...)...)
 			var got []string
 			for _, w := range s.Waves {
 				for _, r := range w.Roles {
@@ -268,7 +251,7 @@ func TestPlanFromGit(t *testing.T) {
 				t.Errorf("worker hash %s, want %s as for the other refs to %s", hash, seen, tc.commit)
 			}
 			workerHash[tc.commit] = hash
-			code, out, errOut = cli(append([]string{"plan", "--config", config, "--app", "web"}, tc.ref...)...)
+			code, out, errOut := cli(append([]string{"plan", "--config", config, "--app", "web"}, tc.ref...)...)
 			if code != exitOK || !strings.Contains(out, "plan for app web at ") || !strings.Contains(out, tc.wantRev) {
 				t.Errorf("text plan: exit %d, %s; want a header naming %s:\n%s", code, errOut, tc.wantRev, out)
 			}
@@ -317,6 +300,7 @@ func TestPlanFromGit(t *testing.T) {
 // TestRenderFromGit renders app web from git as YAML grouped by wave and
 // role, and at a tag as JSON.
 func TestRenderFromGit(t *testing.T) {
+	t.Parallel()
 	newConfig, _, _ := planFromGitRepo(t)
 	config := newConfig()
 	code, out, errOut := cli("render", "--config", config, "--app", "web")

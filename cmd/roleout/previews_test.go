@@ -25,6 +25,7 @@ import (
 // applies nothing of it; a moved head updates the preview, a closed one
 // removes it. run --dry-run writes nothing to the cluster.
 func TestPullRequestPreviewsAndDryRun(t *testing.T) {
+	t.Parallel()
 	cs, err := kubernetes.NewForConfig(testcluster.Require(t, cluster).Config)
 	if err != nil {
 		t.Fatal(err)
@@ -118,13 +119,13 @@ func TestPullRequestPreviewsAndDryRun(t *testing.T) {
 		if _, err := repo.Commit("main", "worker 5.0", map[string]string{"apps/web/worker.yaml": strings.Replace(string(worker), "worker:1.0", "worker:5.0", 1)}); err != nil {
 			t.Fatal(err)
 		}
-		before := roleoutWrites(t)
+		before := roleoutWrites(t, "webpr")
 		statusBefore, _ := repo.Rev("refs/heads/roleout/status")
 		code, _, logs := cli("run", "--once", "--dry-run", "--config", config)
 		if code != exitOK || !strings.Contains(logs, "dry run: would update") {
 			t.Fatalf("run --once --dry-run exit %d:\n%s", code, logs)
 		}
-		if got := diffCounts(before, roleoutWrites(t)); len(got) != 0 {
+		if got := diffCounts(before, roleoutWrites(t, "webpr")); len(got) != 0 {
 			t.Errorf("dry run wrote to the cluster: %v", got)
 		}
 		if after, _ := repo.Rev("refs/heads/roleout/status"); after != statusBefore {

@@ -17,6 +17,7 @@ import (
 // change that needs a restart (the source URL) is refused and said so,
 // and the agent goes on; a file change is seen without a signal.
 func TestConfigReload(t *testing.T) {
+	t.Parallel()
 	testcluster.Require(t, cluster)
 	const ns = "reload"
 	repo := testgit.New(t, testgit.Options{}).MustRepo(t, ns)

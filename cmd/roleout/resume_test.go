@@ -115,6 +115,7 @@ func waitForRoleWrite(t *testing.T, cs kubernetes.Interface, ns, role string, d 
 // the same revision (counted in the API server's audit log), and the
 // history has each record once.
 func TestResumeAfterKill(t *testing.T) {
+	t.Parallel()
 	cs, err := kubernetes.NewForConfig(cluster.Config)
 	if err != nil {
 		t.Fatal(err)
@@ -175,6 +176,7 @@ func TestResumeAfterKill(t *testing.T) {
 // from the new commit; the later waves go straight to it, in order, and
 // the cluster ends at the newest commit.
 func TestNewCommitDuringWave1(t *testing.T) {
+	t.Parallel()
 	cs, err := kubernetes.NewForConfig(cluster.Config)
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 )
 
 func TestRunOnceBadInput(t *testing.T) {
+	t.Parallel()
 	cs, err := kubernetes.NewForConfig(testcluster.Require(t, cluster).Config)
 	if err != nil {
 		t.Fatal(err)
@@ -75,6 +76,7 @@ func TestRunOnceBadInput(t *testing.T) {
 // through its own kubeconfig, one whose cluster cannot be reached. The
 // reachable one rolls out; only the other fails.
 func TestFleetOneClusterDown(t *testing.T) {
+	t.Parallel()
 	cs, err := kubernetes.NewForConfig(testcluster.Require(t, cluster).Config)
 	if err != nil {
 		t.Fatal(err)
@@ -125,6 +127,7 @@ func webRepo(t *testing.T, name, ns string) (*testgit.Repo, string) {
 }
 
 func TestForcePushIsRecorded(t *testing.T) {
+	t.Parallel()
 	testcluster.Require(t, cluster)
 	repo, first := webRepo(t, "forced", "forced")
 	if _, err := repo.Commit("main", "worker 2", map[string]string{"apps/web/README.md": "two\n"}); err != nil {
@@ -156,6 +159,7 @@ func TestForcePushIsRecorded(t *testing.T) {
 // reachable one and an unreachable one: no log line, error or status
 // shows the password.
 func TestCredentialsNeverLogged(t *testing.T) {
+	t.Parallel()
 	testcluster.Require(t, cluster)
 	srv := testgit.New(t, testgit.Options{Username: "git", Password: "Sup3r-Secret-pw"})
 	repo := srv.MustRepo(t, "creds")
@@ -216,6 +220,7 @@ func TestCredentialsNeverLogged(t *testing.T) {
 // one whose overlay does not build: the other rolls out, the broken one
 // records its error and applies nothing, and the run exits 2.
 func TestBrokenAppDoesNotBlockOthers(t *testing.T) {
+	t.Parallel()
 	cs, err := kubernetes.NewForConfig(testcluster.Require(t, cluster).Config)
 	if err != nil {
 		t.Fatal(err)

@@ -38,6 +38,21 @@ func cli(args ...string) (int, string, string) {
 	return code, out.String(), errOut.String()
 }
 
+// planJSON runs roleout plan with args and --output json, which must
+// succeed, and returns the plan it printed.
+func planJSON(t *testing.T, args ...string) render.Summary {
+	t.Helper()
+	code, out, errOut := cli(append(args, "--output", "json")...)
+	if code != exitOK {
+		t.Fatalf("roleout %s: exit %d: %s", strings.Join(args, " "), code, errOut)
+	}
+	var s render.Summary
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatalf("roleout %s --output json: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return s
+}
+
 // newSourceRepo serves a repository whose main branch holds
 // testdata/web at apps/web.
 func newSourceRepo(t *testing.T) (*testgit.Server, *testgit.Repo, string) {
@@ -91,10 +106,12 @@ func roleSummary(st *status.App) string {
 	return strings.Join(parts, " ")
 }
 
-// roleoutWrites counts the write requests roleout made to the apps'
-// objects, by resource/name; dry runs write nothing and do not count, nor
-// do the Events it records or the role revisions it keeps in the cluster.
-func roleoutWrites(t *testing.T) map[string]int {
+// roleoutWrites counts the write requests roleout made to the objects
+// in namespace ns and to ns itself, by resource/name (so tests running
+// side by side do not count each other's); dry runs write nothing and do
+// not count, nor do the Events it records or the role revisions it keeps
+// in the cluster.
+func roleoutWrites(t *testing.T, ns string) map[string]int {
 	t.Helper()
 	writes, err := cluster.Writes("roleout/")
 	if err != nil {
@@ -102,7 +119,8 @@ func roleoutWrites(t *testing.T) map[string]int {
 	}
 	out := map[string]int{}
 	for _, w := range writes {
-		if !w.DryRun && w.Resource != "events" && w.Resource != "controllerrevisions" {
+		inNS := w.Namespace == ns || (w.Resource == "namespaces" && w.Name == ns)
+		if inNS && !w.DryRun && w.Resource != "events" && w.Resource != "controllerrevisions" {
 			out[w.Resource+"/"+w.Name]++
 		}
 	}
@@ -120,6 +138,7 @@ func diffCounts(before, after map[string]int) map[string]int {
 }
 
 func TestRunOnceRollsOutInUpgradeOrder(t *testing.T) {
+	t.Parallel()
 	testcluster.Require(t, cluster)
 	cs, err := kubernetes.NewForConfig(cluster.Config)
 	if err != nil {
@@ -214,14 +233,7 @@ func TestRunOnceRollsOutInUpgradeOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 		// roleout plan, offline, says what the run is about to do.
-		code, out, errOut := cli("plan", "--config", config, "--app", "web", "--output", "json")
-		if code != exitOK {
-			t.Fatalf("plan exit %d: %s", code, errOut)
-		}
-		var s render.Summary
-		if err := json.Unmarshal([]byte(out), &s); err != nil {
-			t.Fatalf("plan --output json: %v\n%s", err, out)
-		}
+		s := planJSON(t, "plan", "--config", config, "--app", "web")
 		var planned []string
 		for _, w := range s.Waves {
 			for _, r := range w.Roles {
@@ -236,11 +248,11 @@ func TestRunOnceRollsOutInUpgradeOrder(t *testing.T) {
 		if got := strings.Join(planned, " "); got != "db:false:1 api:false:1 worker:true:2" {
 			t.Errorf("plan = %s, want only worker changed, at rev 2", got)
 		}
-		before := roleoutWrites(t)
+		before := roleoutWrites(t, "web")
 		if code, _, logs := cli("run", "--once", "--config", config); code != exitOK {
 			t.Fatalf("run --once exit %d:\n%s", code, logs)
 		}
-		if got := diffCounts(before, roleoutWrites(t)); fmt.Sprint(got) != "map[deployments/worker:1]" {
+		if got := diffCounts(before, roleoutWrites(t, "web")); fmt.Sprint(got) != "map[deployments/worker:1]" {
 			t.Errorf("writes of the second rollout = %v, want one patch of deployments/worker", got)
 		}
 		for name, want := range rv {
@@ -302,11 +314,11 @@ func TestRunOnceRollsOutInUpgradeOrder(t *testing.T) {
 	})
 
 	t.Run("no new commit: no write, no status commit", func(t *testing.T) {
-		before := roleoutWrites(t)
+		before := roleoutWrites(t, "web")
 		if code, _, logs := cli("run", "--once", "--config", config); code != exitOK {
 			t.Fatalf("run --once exit %d:\n%s", code, logs)
 		}
-		if got := diffCounts(before, roleoutWrites(t)); len(got) != 0 {
+		if got := diffCounts(before, roleoutWrites(t, "web")); len(got) != 0 {
 			t.Errorf("writes = %v, want none", got)
 		}
 		if log, _ := statusLog(repo); len(log) != 2 {

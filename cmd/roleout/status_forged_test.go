@@ -121,6 +121,7 @@ func victimExists(t *testing.T, cs kubernetes.Interface, ns string) bool {
 // test guards against: a status saying Succeeded skips a signed source
 // commit, and a forged inventory deletes an object with the next one.
 func TestForgedStatusUnverified(t *testing.T) {
+	t.Parallel()
 	const ns = "forged-unverified"
 	cs, repo, config, release := forgedStatusSetup(t, ns, nil)
 	v2, err := repo.CommitSigned("main", "v2", threeWaves(ns, "v2"), release)
@@ -153,6 +154,7 @@ func TestForgedStatusUnverified(t *testing.T) {
 // log and the app's status, applies the signed source commit, prunes
 // nothing, and commits its own records on top of the forged ones.
 func TestForgedStatusRefused(t *testing.T) {
+	t.Parallel()
 	const ns = "forged-refused"
 	statusKey := testgit.NewSSHKey(t, "roleout@example.com")
 	stranger := testgit.NewSSHKey(t, "mallory@example.com")

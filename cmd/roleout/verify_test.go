@@ -20,6 +20,7 @@ import (
 // are refused, apply nothing, and the status names the commit and the
 // reason; the next trusted commit rolls out again.
 func TestSignedCommitsOnly(t *testing.T) {
+	t.Parallel()
 	cs, err := kubernetes.NewForConfig(cluster.Config)
 	if err != nil {
 		t.Fatal(err)

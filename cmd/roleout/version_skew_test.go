@@ -49,6 +49,7 @@ spec:
 // the rollout logs the skew in one line, and the Kubernetes version
 // (v1.37.2, the one modelled) is no skew.
 func TestRunMarksLWSVersionSkew(t *testing.T) {
+	t.Parallel()
 	testcluster.Require(t, cluster)
 	ctx := context.Background()
 	cs, err := kubernetes.NewForConfig(cluster.Config)

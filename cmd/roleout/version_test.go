@@ -9,6 +9,7 @@ import (
 )
 
 func TestKubernetesVersion(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		deps []*debug.Module
@@ -35,6 +36,7 @@ func TestKubernetesVersion(t *testing.T) {
 }
 
 func TestVersionCommand(t *testing.T) {
+	t.Parallel()
 	var out, errOut bytes.Buffer
 	if code := run([]string{"version", "--output", "json"}, &out, &errOut); code != exitOK {
 		t.Fatalf("exit %d, stderr %q", code, errOut.String())
@@ -53,6 +55,7 @@ func TestVersionCommand(t *testing.T) {
 }
 
 func TestBadOutputFlag(t *testing.T) {
+	t.Parallel()
 	var out, errOut bytes.Buffer
 	code := run([]string{"version", "--output", "yaml"}, &out, &errOut)
 	if code != exitError {
@@ -64,6 +67,7 @@ func TestBadOutputFlag(t *testing.T) {
 }
 
 func TestRunFlags(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		args    []string

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -31,11 +30,9 @@ func TestDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(t.TempDir(), "roleout")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/roleout")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build roleout: %v\n%s", err, out)
+	bin, err := testcluster.RoleoutBinary()
+	if err != nil {
+		t.Fatal(err)
 	}
 	log, err := os.Create(filepath.Join(t.TempDir(), "demo.log"))
 	if err != nil {

@@ -210,8 +210,8 @@ func printNextSteps(w *os.File, o options, kubeconfig, config string) {
 The cluster and the git server keep running. Look around:
 
   export KUBECONFIG=%s
-  bin/kubectl get deployments,replicasets,pods -n llm-dev -L roleout.dev/role
-  bin/kubectl get controllerrevisions -A
+  kubectl get deployments,replicasets,pods -n llm-dev -L roleout.dev/role   # any kubectl; make cluster-bins builds bin/kubectl
+  kubectl get controllerrevisions -A
   bin/roleout history --config %s --app llm-serving
   bin/roleout diff    --config %s --app llm-serving
   bin/roleout run     --config %s          # keep polling; commit to %s/git/llm-serving.git

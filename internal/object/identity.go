@@ -7,8 +7,8 @@ import (
 )
 
 // Identity is the identity a workload's controller gives its template:
-// what roleout predicts offline (render/revision.Prediction) and what it
-// observes in the cluster after a wave (apply.Observed) are this one type,
+// what roleout predicts offline (render/predict) and what it observes in
+// the cluster after a wave (apply.ObserveResult) are this one type,
 // so the two compare with Equal and print the same way with String.
 type Identity struct {
 	// PodTemplateHash and ReplicaSetName: Deployment.

@@ -1,7 +1,7 @@
 package object
 
-// The roleout.dev labels and annotations, declared here once; agent,
-// render, render/revision and apply name them under their own names.
+// The roleout.dev labels and annotations, declared here once: every
+// package names them object.AppLabel, object.RoleAnnotation, ….
 const (
 	// AppLabel is set on every object an app applies and on its role
 	// revisions: the app's name.

@@ -62,6 +62,7 @@ func (c *Cluster) Writes(userAgent string) ([]Write, error) {
 	defer f.Close()
 	var out []Write
 	sc := bufio.NewScanner(f)
+	var pending []byte
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
 		var ev struct {
@@ -84,7 +85,16 @@ func (c *Cluster) Writes(userAgent string) ([]Write, error) {
 			StageTimestamp time.Time `json:"stageTimestamp"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			return nil, fmt.Errorf("parse audit log: %w", err)
+			if len(pending) > 0 {
+				return nil, fmt.Errorf("parse audit log: %w", err)
+			}
+			// The API server may be writing the last line: skip it
+			// unless another line follows.
+			pending = append(pending[:0], sc.Bytes()...)
+			continue
+		}
+		if len(pending) > 0 {
+			return nil, fmt.Errorf("parse audit log: a line in the middle does not parse: %.200s", pending)
 		}
 		if ev.Stage != "ResponseComplete" || !strings.HasPrefix(ev.UserAgent, userAgent) {
 			continue

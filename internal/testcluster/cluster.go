@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,11 +65,28 @@ type Cluster struct {
 	// every node Ready.
 	StartDuration time.Duration
 
-	opts       Options
-	ownDir     bool
-	launcher   *launcher
+	opts     Options
+	ownDir   bool
+	launcher *launcher
+	stopOnce sync.Once
+	// mu guards components: tests running in parallel start
+	// controllers while others print the log tails.
+	mu         sync.Mutex
 	components []*component
-	stopOnce   sync.Once
+}
+
+// comps returns the components, in start order.
+func (c *Cluster) comps() []*component {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.components)
+}
+
+// addComponent records a started component.
+func (c *Cluster) addComponent(comp *component) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.components = append(c.components, comp)
 }
 
 // Start starts etcd, kube-apiserver, kube-controller-manager,
@@ -168,7 +186,7 @@ func (c *Cluster) run(name string, args []string) error {
 	if err != nil {
 		return err
 	}
-	c.components = append(c.components, comp)
+	c.addComponent(comp)
 	return nil
 }
 
@@ -180,7 +198,7 @@ func (c *Cluster) RunController(name string, args []string, env ...string) error
 	if err != nil {
 		return err
 	}
-	c.components = append(c.components, comp)
+	c.addComponent(comp)
 	return nil
 }
 
@@ -209,6 +227,8 @@ func (c *Cluster) StartComponent(name string) error {
 	if err != nil {
 		return err
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	for i := range c.components {
 		if c.components[i] == comp {
 			c.components[i] = next
@@ -218,7 +238,7 @@ func (c *Cluster) StartComponent(name string) error {
 }
 
 func (c *Cluster) component(name string) *component {
-	for _, comp := range c.components {
+	for _, comp := range c.comps() {
 		if comp.name == name {
 			return comp
 		}
@@ -233,7 +253,7 @@ func (c *Cluster) BinDir() string { return c.opts.BinDir }
 // exitedComponent returns an error naming the first component that has
 // exited, so waits fail fast instead of running into their timeout.
 func (c *Cluster) exitedComponent() error {
-	for _, comp := range c.components {
+	for _, comp := range c.comps() {
 		if !comp.running() {
 			return fmt.Errorf("%s exited early (%v); see %s", comp.name, comp.waitErr, comp.logPath)
 		}
@@ -244,8 +264,9 @@ func (c *Cluster) exitedComponent() error {
 // PIDs returns the process IDs of the running components by name. Each is
 // also the ID of the component's process group.
 func (c *Cluster) PIDs() map[string]int {
-	out := make(map[string]int, len(c.components))
-	for _, comp := range c.components {
+	comps := c.comps()
+	out := make(map[string]int, len(comps))
+	for _, comp := range comps {
 		out[comp.name] = comp.pid()
 	}
 	return out
@@ -256,8 +277,9 @@ func (c *Cluster) PIDs() map[string]int {
 // created it. It is safe to call more than once.
 func (c *Cluster) Stop() {
 	c.stopOnce.Do(func() {
-		for i := len(c.components) - 1; i >= 0; i-- {
-			c.components[i].stop(10 * time.Second)
+		comps := c.comps()
+		for i := len(comps) - 1; i >= 0; i-- {
+			comps[i].stop(10 * time.Second)
 		}
 		c.launcher.close()
 		if c.ownDir {
@@ -270,7 +292,7 @@ func (c *Cluster) Stop() {
 // a header naming the component and its log file.
 func (c *Cluster) LogTails(n int) string {
 	var b strings.Builder
-	for _, comp := range c.components {
+	for _, comp := range c.comps() {
 		fmt.Fprintf(&b, "----- %s (%s) -----\n%s\n", comp.name, comp.logPath, tailFile(comp.logPath, n))
 	}
 	return b.String()

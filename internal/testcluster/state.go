@@ -26,7 +26,7 @@ type ComponentState struct {
 // State returns the cluster's state record.
 func (c *Cluster) State() State {
 	s := State{Dir: c.Dir, Kubeconfig: c.Kubeconfig, Host: c.Config.Host}
-	for _, comp := range c.components {
+	for _, comp := range c.comps() {
 		s.Components = append(s.Components, ComponentState{Name: comp.name, PID: comp.pid(), Log: comp.logPath})
 	}
 	return s

@@ -1,11 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -20,38 +20,15 @@ import (
 	"github.com/roleout/roleout/status"
 )
 
-var (
-	binaryOnce sync.Once
-	binaryPath string
-	binaryErr  error
-)
-
-// roleoutBinary builds the roleout command once per test binary: fault
-// tests kill and restart it as a process.
+// roleoutBinary returns the roleout command (testcluster.RoleoutBinary):
+// process tests kill and restart it.
 func roleoutBinary(t *testing.T) string {
 	t.Helper()
-	binaryOnce.Do(func() {
-		root, err := testcluster.ModuleRoot()
-		if err != nil {
-			binaryErr = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "roleout-bin-")
-		if err != nil {
-			binaryErr = err
-			return
-		}
-		binaryPath = filepath.Join(dir, "roleout")
-		cmd := exec.Command("go", "build", "-o", binaryPath, "./cmd/roleout")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binaryErr = fmt.Errorf("build roleout: %v\n%s", err, out)
-		}
-	})
-	if binaryErr != nil {
-		t.Fatal(binaryErr)
+	bin, err := testcluster.RoleoutBinary()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return binaryPath
+	return bin
 }
 
 // threeWaves returns an app of three roles, a (1) → b (2) → c (3), each a
@@ -191,4 +168,73 @@ func succeededAt(head string) func(*status.App) bool {
 	return func(st *status.App) bool {
 		return st.SourceRevision == "main@sha1:"+head && st.Phase == status.PhaseSucceeded
 	}
+}
+
+// faultSetup serves the three-wave app in namespace ns and writes an
+// agent config for it (prune on, a short wave timeout, a 1s interval).
+func faultSetup(t *testing.T, name string) (*testgit.Server, *testgit.Repo, string) {
+	t.Helper()
+	testcluster.Require(t, cluster)
+	srv := testgit.New(t, testgit.Options{})
+	repo := srv.MustRepo(t, name)
+	if _, err := repo.Commit("main", "v1", threeWaves(name, "v1")); err != nil {
+		t.Fatal(err)
+	}
+	config := writeConfig(t, repo.URL(), "- {name: "+name+", path: apps/three, prune: true, timeout: 15s}\n")
+	f, err := os.OpenFile(config, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprint(f, "schedule: {interval: 1s}\nhttp: {address: \"-\"}\n")
+	f.Close()
+	return srv, repo, config
+}
+
+// startRoleout starts the roleout binary with args; its output is kept
+// for the test log.
+func startRoleout(t *testing.T, out *syncBuffer, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(roleoutBinary(t), args...)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd
+}
+
+// converge runs roleout run --once until it succeeds (up to n times).
+func converge(t *testing.T, config string, n int) {
+	t.Helper()
+	var logs syncBuffer
+	for range n {
+		logs.Reset()
+		if err := startRoleout(t, &logs, "run", "--once", "--config", config).Wait(); err == nil {
+			return
+		}
+	}
+	t.Fatalf("roleout did not converge in %d runs; last:\n%s", n, logs.String())
+}
+
+// syncBuffer is a buffer a process writes to while the test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func (b *syncBuffer) Reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Reset()
 }
