@@ -376,7 +376,7 @@ func (a *Agent) Results() []*status.App {
 // (healthz.maxPollAge) is stopped, so a hung fetch or render cannot hold
 // the loop; /healthz fails while no poll has completed within it.
 func (a *Agent) Run(ctx context.Context) error {
-	sched, err := newSchedule(a.cfg.Schedule)
+	sched, err := a.cfg.Schedule.Cadence()
 	if err != nil {
 		return err
 	}
@@ -439,9 +439,9 @@ func (a *Agent) poll(ctx context.Context) error {
 // schedule's next time, plus up to 10% jitter on an interval (drawn with
 // rnd, rand.Int64N's shape), and at most the backoff after failures
 // failed polls in a row.
-func nextWait(sched schedule, now time.Time, failures int, poll Backoff, rnd func(int64) int64) time.Duration {
+func nextWait(sched config.Cadence, now time.Time, failures int, poll Backoff, rnd func(int64) int64) time.Duration {
 	wait := sched.Next(now).Sub(now)
-	if _, ok := sched.(every); ok {
+	if _, ok := sched.(config.Every); ok {
 		wait += time.Duration(rnd(int64(wait)/10 + 1))
 	}
 	if failures > 0 {

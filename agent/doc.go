@@ -9,7 +9,8 @@
 //     (one app's run as a value: its cluster, status writer, report, fail,
 //     checkpoint), planning.go (the one planning pipeline), rollout.go,
 //     records.go (what a run writes to the status branch);
-//   - what holds an app back: hold.go (paused, suspended), windows.go;
+//   - what holds an app back: hold.go (paused, suspended), and windows
+//     (config.Windows, checked in reconcile.go);
 //   - drift: drift.go (watches), drift_heal.go;
 //   - previews: previews.go, preview_identity.go;
 //   - what the CLI calls: oneshot.go (PlanDir, PlanFromGit, Diff, DiffDir,

@@ -25,7 +25,7 @@ func maxPollAge(c *config.Config, now time.Time) time.Duration {
 	}
 	wait := c.Schedule.Interval.Duration
 	if c.Schedule.Cron != "" {
-		sched, err := newSchedule(c.Schedule)
+		sched, err := c.Schedule.Cadence()
 		if err != nil {
 			return minMaxPollAge // Run refuses the schedule anyway
 		}
@@ -44,7 +44,7 @@ func maxPollAge(c *config.Config, now time.Time) time.Duration {
 // longestGap returns the longest wait between the next 128 runs of sched
 // after now: enough to cover a week of a schedule that runs more often
 // on some days than others.
-func longestGap(sched schedule, now time.Time) time.Duration {
+func longestGap(sched config.Cadence, now time.Time) time.Duration {
 	var gap time.Duration
 	t := now
 	for range 128 {

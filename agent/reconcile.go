@@ -217,15 +217,15 @@ func (a *Agent) windowOpen(app config.App) (bool, time.Time, error) {
 	if len(app.Windows) == 0 {
 		return true, time.Time{}, nil
 	}
-	ws, err := parseWindows(app.Windows)
+	ws, err := config.ParseWindows(app.Windows)
 	if err != nil {
 		return false, time.Time{}, err
 	}
 	now := a.deps.now()
-	if ws.openAt(now) {
+	if ws.OpenAt(now) {
 		return true, time.Time{}, nil
 	}
-	return false, ws.nextOpen(now), nil
+	return false, ws.NextOpen(now), nil
 }
 
 // isDone reports whether this agent already reconciled app at rev with

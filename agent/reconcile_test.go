@@ -246,36 +246,10 @@ func TestReconcileFetchError(t *testing.T) {
 	}
 }
 
-func TestSchedule(t *testing.T) {
-	now := time.Date(2026, 11, 29, 10, 7, 30, 0, time.UTC)
-	cases := []struct {
-		name string
-		cfg  config.Schedule
-		want time.Time
-	}{
-		{"interval", config.Schedule{Interval: metav1.Duration{Duration: time.Minute}}, now.Add(time.Minute)},
-		{"cron", config.Schedule{Cron: "*/10 * * * *"}, time.Date(2026, 11, 29, 10, 10, 0, 0, time.UTC)},
-		{"cron in a time zone", config.Schedule{Cron: "0 2 * * *", TimeZone: "Europe/Berlin"}, time.Date(2026, 11, 30, 1, 0, 0, 0, time.UTC)},
-		{"cron with a seconds field", config.Schedule{Cron: "*/20 * * * * *"}, time.Date(2026, 11, 29, 10, 7, 40, 0, time.UTC)},
-		{"cron descriptor", config.Schedule{Cron: "@hourly"}, time.Date(2026, 11, 29, 11, 0, 0, 0, time.UTC)},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			s, err := newSchedule(tc.cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := s.Next(now); !got.Equal(tc.want) {
-				t.Errorf("Next = %s, want %s", got.UTC(), tc.want)
-			}
-		})
-	}
-}
-
 func TestNextWait(t *testing.T) {
 	now := time.Date(2026, 11, 29, 10, 7, 30, 0, time.UTC)
-	minute := every(time.Minute)
-	cron, err := newSchedule(config.Schedule{Cron: "*/10 * * * *"})
+	minute := config.Every(time.Minute)
+	cron, err := config.Schedule{Cron: "*/10 * * * *"}.Cadence()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +257,7 @@ func TestNextWait(t *testing.T) {
 	most := func(n int64) int64 { return n - 1 }
 	cases := []struct {
 		name     string
-		sched    schedule
+		sched    config.Cadence
 		failures int
 		rnd      func(int64) int64
 		want     time.Duration
@@ -294,7 +268,7 @@ func TestNextWait(t *testing.T) {
 		{"first failure backs off to 10s", minute, 1, most, 10 * time.Second},
 		{"third failure backs off to 40s", minute, 3, none, 40 * time.Second},
 		{"backoff never waits past the schedule", minute, 10, none, time.Minute},
-		{"long interval: backoff caps at 5m", every(time.Hour), 20, none, 5 * time.Minute},
+		{"long interval: backoff caps at 5m", config.Every(time.Hour), 20, none, 5 * time.Minute},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -12,64 +12,8 @@ import (
 	"github.com/roleout/roleout/status"
 )
 
-func mustWindows(t *testing.T, cfg ...config.Window) windows {
-	t.Helper()
-	ws, err := parseWindows(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ws
-}
-
 func hours(h float64) metav1.Duration {
 	return metav1.Duration{Duration: time.Duration(h * float64(time.Hour))}
-}
-
-func TestWindows(t *testing.T) {
-	nightly := config.Window{Kind: "allow", Cron: "0 2 * * *", Duration: hours(2), TimeZone: "UTC"}
-	friday := config.Window{Kind: "deny", Cron: "0 0 * * 5", Duration: hours(24), TimeZone: "UTC"}
-	berlin := config.Window{Kind: "allow", Cron: "0 9 * * *", Duration: hours(1), TimeZone: "Europe/Berlin"}
-	at := func(s string) time.Time {
-		t.Helper()
-		tm, err := time.Parse(time.RFC3339, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tm
-	}
-	cases := []struct {
-		name     string
-		windows  []config.Window
-		now      string
-		open     bool
-		nextOpen string
-	}{
-		{"no windows: always open", nil, "2026-11-26T12:00:00Z", true, ""},
-		{"inside the nightly window", []config.Window{nightly}, "2026-11-26T03:00:00Z", true, ""},
-		{"at the window's start", []config.Window{nightly}, "2026-11-26T02:00:00Z", true, ""},
-		{"at the window's end", []config.Window{nightly}, "2026-11-26T04:00:00Z", false, "2026-11-27T02:00:00Z"},
-		{"outside: next opens at 02:00", []config.Window{nightly}, "2026-11-26T12:00:00Z", false, "2026-11-27T02:00:00Z"},
-		{"deny wins over allow", []config.Window{nightly, friday}, "2026-11-27T03:00:00Z", false, "2026-11-28T02:00:00Z"},
-		{"only deny: open outside it", []config.Window{friday}, "2026-11-26T12:00:00Z", true, ""},
-		{"only deny: opens when it ends", []config.Window{friday}, "2026-11-27T12:00:00Z", false, "2026-11-28T00:00:00Z"},
-		{"time zone", []config.Window{berlin}, "2026-11-26T08:30:00Z", true, ""},
-		{"time zone, before", []config.Window{berlin}, "2026-11-26T07:30:00Z", false, "2026-11-26T08:00:00Z"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			ws := mustWindows(t, tc.windows...)
-			now := at(tc.now)
-			if got := ws.openAt(now); got != tc.open {
-				t.Fatalf("open at %s = %v, want %v", tc.now, got, tc.open)
-			}
-			if tc.open {
-				return
-			}
-			if got := ws.nextOpen(now); !got.Equal(at(tc.nextOpen)) {
-				t.Errorf("next open after %s = %s, want %s", tc.now, got.UTC().Format(time.RFC3339), tc.nextOpen)
-			}
-		})
-	}
 }
 
 func TestReconcileWaitsForWindow(t *testing.T) {

@@ -10,7 +10,8 @@
 // (Compare, RestartFields), static shards (Shard), the settings of
 // masks, cluster revisions and leader election, and the conversions of
 // an app's settings into the rules and options the parts take
-// (Destinations, App.RoleSpecs, Render.Options).
+// (Destinations, App.RoleSpecs, Render.Options), and what the schedule
+// and an app's windows mean in time (Schedule.Cadence, Windows).
 //
 // It reads the file and the pod's namespace, nothing else. It imports
 // render for the rules it produces and internal/secrets for the mask

@@ -1,4 +1,4 @@
-package agent
+package config
 
 import (
 	"fmt"
@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/robfig/cron/v3"
-
-	"github.com/roleout/roleout/config"
 )
 
 // window is one rollout window: from each time its cron fires, for its
@@ -19,19 +17,19 @@ type window struct {
 	loc   *time.Location
 }
 
-// windows gate an app's rollouts. Deny wins over allow; with no allow
-// windows, everything not denied is allowed.
-type windows []window
+// Windows gate an app's rollouts (apps[].windows). Deny wins over allow;
+// with no allow windows, everything not denied is allowed.
+type Windows []window
 
-// parseWindows turns an app's window config into windows.
-func parseWindows(cfg []config.Window) (windows, error) {
-	var out windows
+// ParseWindows turns an app's window config into Windows.
+func ParseWindows(cfg []Window) (Windows, error) {
+	var out Windows
 	for i, w := range cfg {
 		loc, err := time.LoadLocation(w.TimeZone)
 		if err != nil {
 			return nil, fmt.Errorf("windows[%d].timeZone: %w", i, err)
 		}
-		s, err := config.ParseCron(w.Cron)
+		s, err := ParseCron(w.Cron)
 		if err != nil {
 			return nil, fmt.Errorf("windows[%d].cron: %w", i, err)
 		}
@@ -47,8 +45,8 @@ func (w window) activeAt(t time.Time) bool {
 	return !start.After(t) && t.Before(start.Add(w.dur))
 }
 
-// openAt reports whether rollouts are allowed at t.
-func (ws windows) openAt(t time.Time) bool {
+// OpenAt reports whether rollouts are allowed at t.
+func (ws Windows) OpenAt(t time.Time) bool {
 	anyAllow, allowed := false, false
 	for _, w := range ws {
 		if !w.activeAt(t) {
@@ -63,9 +61,9 @@ func (ws windows) openAt(t time.Time) bool {
 	return allowed || !anyAllow
 }
 
-// nextOpen returns the first time after now at which rollouts are
+// NextOpen returns the first time after now at which rollouts are
 // allowed, looking a year ahead; zero when there is none.
-func (ws windows) nextOpen(now time.Time) time.Time {
+func (ws Windows) NextOpen(now time.Time) time.Time {
 	var candidates []time.Time
 	for _, w := range ws {
 		t := now
@@ -86,7 +84,7 @@ func (ws windows) nextOpen(now time.Time) time.Time {
 	}
 	sort.Slice(candidates, func(i, j int) bool { return candidates[i].Before(candidates[j]) })
 	for _, c := range candidates {
-		if c.After(now) && ws.openAt(c) {
+		if c.After(now) && ws.OpenAt(c) {
 			return c
 		}
 	}

@@ -1,35 +1,34 @@
-package agent
+package config
 
 import (
 	"fmt"
 	"time"
 
 	"github.com/robfig/cron/v3"
-
-	"github.com/roleout/roleout/config"
 )
 
-// schedule says when the next poll is due.
-type schedule interface {
+// Cadence says when the next poll is due.
+type Cadence interface {
 	Next(now time.Time) time.Time
 }
 
-// every polls at a fixed interval.
-type every time.Duration
+// Every polls at a fixed interval.
+type Every time.Duration
 
-func (e every) Next(now time.Time) time.Time { return now.Add(time.Duration(e)) }
+// Next is now plus the interval.
+func (e Every) Next(now time.Time) time.Time { return now.Add(time.Duration(e)) }
 
-// newSchedule returns the schedule of c: its cron expression in its time
-// zone, else its interval.
-func newSchedule(c config.Schedule) (schedule, error) {
+// Cadence returns the cadence of c: its cron expression in its time zone,
+// else its interval.
+func (c Schedule) Cadence() (Cadence, error) {
 	if c.Cron == "" {
-		return every(c.Interval.Duration), nil
+		return Every(c.Interval.Duration), nil
 	}
 	loc, err := time.LoadLocation(c.TimeZone)
 	if err != nil {
 		return nil, fmt.Errorf("schedule.timeZone: %w", err)
 	}
-	s, err := config.ParseCron(c.Cron)
+	s, err := ParseCron(c.Cron)
 	if err != nil {
 		return nil, fmt.Errorf("schedule.cron: %w", err)
 	}
