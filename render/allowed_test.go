@@ -18,6 +18,7 @@ import (
 // clones it with the git program). None of them is cached: what they
 // read is not in the repository's tree.
 func TestBuildAllowed(t *testing.T) {
+	t.Parallel()
 	const remoteCM = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: remote-file}\n"
 	files := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/cm.yaml" {

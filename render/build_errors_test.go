@@ -10,6 +10,7 @@ import (
 )
 
 func TestBuildRefusesAndExplains(t *testing.T) {
+	t.Parallel()
 	const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"
 	cases := []struct {
 		name    string
@@ -135,6 +136,7 @@ func writeFile(t testing.TB, path, content string) {
 }
 
 func TestRemoteHost(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"https://github.com/org/repo//base?ref=v1": "github.com",
 		"git::https://GitLab.com/org/repo":         "gitlab.com",

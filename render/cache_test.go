@@ -78,6 +78,7 @@ func cacheFixture(t testing.TB) string {
 }
 
 func TestBuildCacheByInputs(t *testing.T) {
+	t.Parallel()
 	root := cacheFixture(t)
 	r := &Renderer{}
 	ctx := context.Background()
@@ -153,6 +154,7 @@ func widgetApp(t testing.TB, root, dir string, withSchema bool) {
 // state is guarded, and each app's result proves the schema of one app
 // never leaks into another's render.
 func TestBuildConcurrentApps(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	want := make([]string, 20)
 	for i := range 20 {
@@ -205,6 +207,7 @@ func widgetItems(objs []*unstructured.Unstructured) string {
 // broken custom OpenAPI schema: each is an error naming the overlay, and
 // the next render, with or without a schema, is unaffected.
 func TestBuildPanicBecomesError(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, schema, wantErr string
 	}{

@@ -12,6 +12,7 @@ import (
 // object is named, with the rule it breaks and the field to change; an
 // allowed render gives no error.
 func TestCheckDestinations(t *testing.T) {
+	t.Parallel()
 	objects := map[string]string{
 		"cm web":          "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: web}\n",
 		"cm kube-system":  "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: kube-system}\n",

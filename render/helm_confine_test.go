@@ -14,6 +14,7 @@ import (
 // a values file outside. Each is refused, naming the path, and the
 // outside file's content appears nowhere.
 func TestHelmConfined(t *testing.T) {
+	t.Parallel()
 	outside := t.TempDir()
 	writeFile(t, filepath.Join(outside, "secret.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: leaked}\ndata: {token: s3cr3t}\n")
 	copyTree(t, fixtureChart, filepath.Join(outside, "chart", "web"))
@@ -74,6 +75,7 @@ func TestHelmConfined(t *testing.T) {
 // TestHelmOff: with helm off (every preview) helmCharts are an error that
 // says which setting allows them.
 func TestHelmOff(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	copyTree(t, fixtureChart, filepath.Join(root, "charts", "web"))
 	writeFile(t, filepath.Join(root, "kustomization.yaml"), "helmCharts:\n- name: web\n")

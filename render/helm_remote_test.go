@@ -81,6 +81,7 @@ func shopFromRepository(t *testing.T, repoURL string) string {
 // host the app does not allow, nothing is fetched and the error names
 // render.remoteHosts.
 func TestHelmChartRepository(t *testing.T) {
+	t.Parallel()
 	srv, requests := chartRepository(t)
 	root := shopFromRepository(t, srv.URL)
 	opts := helmOptions()
@@ -138,6 +139,7 @@ func TestHelmChartRepository(t *testing.T) {
 // TestHelmOCIRefused: an OCI registry on a host the app does not allow
 // is never contacted.
 func TestHelmOCIRefused(t *testing.T) {
+	t.Parallel()
 	srv, requests := countingServer(t)
 	host := strings.TrimPrefix(srv.URL, "http://")
 	root := writeTree(t, map[string]string{
@@ -162,6 +164,7 @@ func TestHelmOCIRefused(t *testing.T) {
 // Helm's own action.Install renders for `helm template` (DryRun,
 // ClientOnly, Replace) with the same chart and values.
 func TestHelmMatchesInstall(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	copyTree(t, fixtureChart, filepath.Join(root, "charts", "web"))
 	writeFile(t, filepath.Join(root, "kustomization.yaml"), "helmCharts:\n- name: web\n  releaseName: r1\n  namespace: ns1\n"+

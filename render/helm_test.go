@@ -53,6 +53,9 @@ func asYAML(t *testing.T, objs []*unstructured.Unstructured) string {
 // namespace (and helm's defaults without them), CRDs, API versions, the
 // Kubernetes version, test hooks kept and skipped.
 func TestHelmChartsInRepository(t *testing.T) {
+	if !*updateHelm { // -update-helm rewrites the golden files other tests read
+		t.Parallel()
+	}
 	root := filepath.Join("testdata", "helm")
 	for _, overlay := range []string{"shop", "plain", "prod"} {
 		t.Run(overlay, func(t *testing.T) {
@@ -129,6 +132,7 @@ func writeHelmGolden(t *testing.T, root, overlay, golden string) {
 // TestHelmVersions: the versions helm mode reports are those of the
 // modules go.mod requires.
 func TestHelmVersions(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join("..", "go.mod"))
 	if err != nil {
 		t.Fatal(err)

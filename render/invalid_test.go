@@ -55,6 +55,7 @@ spec:
 // reason, so nothing of the app is predicted or applied; the same app
 // with the object fixed plans.
 func TestNewPlanRefusesInvalidObjects(t *testing.T) {
+	t.Parallel()
 	if _, err := NewPlan(invalidPlanObjects(t, ""), PlanOptions{App: "llm"}); err != nil {
 		t.Fatalf("the valid app: %v", err)
 	}
@@ -113,6 +114,7 @@ spec:
 // TestInvalidObjectsErrorIsBounded: an error for many invalid objects
 // prints the first reasons and counts the rest.
 func TestInvalidObjectsErrorIsBounded(t *testing.T) {
+	t.Parallel()
 	var objs []*unstructured.Unstructured
 	for i := range 15 {
 		objs = append(objs, obj(t, fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c%d, namespace: app}\ndata: {a b: x, c d: z}\n", i)))
@@ -133,6 +135,7 @@ func TestInvalidObjectsErrorIsBounded(t *testing.T) {
 // that declares it; an object of a kind with no CRD at hand is listed as
 // unchecked.
 func TestNewPlanCRDInTheRenderWins(t *testing.T) {
+	t.Parallel()
 	objs := invalidPlanObjects(t, `apiVersion: leaderworkerset.x-k8s.io/v1
 kind: LeaderWorkerSet
 metadata: {name: decode, namespace: app, annotations: {roleout.dev/role: decode}}
@@ -176,6 +179,7 @@ spec: {replicas: 2, leaderWorkerTemplate: {workerTemplate: {spec: {containers: [
 // every object in it checked (none unchecked). Helm charts are the Helm
 // tests' business.
 func TestFixturesAreValid(t *testing.T) {
+	t.Parallel()
 	type overlay struct{ root, dir string }
 	var overlays []overlay
 	for _, root := range []string{"testdata", "../cmd/roleout/testdata", "../examples"} {

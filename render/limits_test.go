@@ -56,6 +56,7 @@ func execOptions() Options {
 // function that never ends on its own) is still bounded by the time
 // limit; once it ends, the next render runs.
 func TestBuildTimeLimit(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), "repo")
 	_, release := stuckGenerator(t, root, "slow")
 	plainOverlay(t, root, "fast")

@@ -12,6 +12,7 @@ import (
 // refuses, becomes a valid value naming the linked library; a value the
 // repository wrote, and objects without the label, are left alone.
 func TestFixManagedBy(t *testing.T) {
+	t.Parallel()
 	mk := func(v string) *unstructured.Unstructured {
 		o := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "x"}}}
 		if v != "" {

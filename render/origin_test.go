@@ -46,6 +46,7 @@ func multibaseRoles() []RoleSpec {
 // repository path of the file it came from (the kustomization, for a
 // generated ConfigMap), and no kustomize origin annotation.
 func TestBuildOrigins(t *testing.T) {
+	t.Parallel()
 	got := map[string]string{}
 	for _, o := range buildMultibase(t, true) {
 		got[Describe(o)] = o.GetAnnotations()[SourcePathAnnotation]
@@ -85,6 +86,7 @@ func TestBuildOrigins(t *testing.T) {
 // it is into four waves, and the plan's objects and hashes are those of a
 // render without origins planned with equivalent label selectors.
 func TestPathRolesMultibase(t *testing.T) {
+	t.Parallel()
 	byPath, err := NewPlan(buildMultibase(t, true), PlanOptions{App: "shop", Roles: multibaseRoles()})
 	if err != nil {
 		t.Fatal(err)
@@ -140,6 +142,7 @@ func TestPathRolesMultibase(t *testing.T) {
 // kept: originAnnotations asked for by the user stay on the objects (as
 // kustomize build gives them), and other options still apply.
 func TestBuildOriginsUserBuildMetadata(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	if err := os.CopyFS(root, os.DirFS(multibase)); err != nil {
 		t.Fatal(err)
@@ -192,6 +195,7 @@ func TestBuildOriginsUserBuildMetadata(t *testing.T) {
 }
 
 func TestWithOriginAnnotations(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"resources: [a.yaml]\n", "resources: [a.yaml]\nbuildMetadata:\n- originAnnotations\n"},
 		{"resources: [a.yaml]\nbuildMetadata: [managedByLabel]\n", "resources: [a.yaml]\nbuildMetadata: [managedByLabel, originAnnotations]\n"},
@@ -215,6 +219,7 @@ func TestWithOriginAnnotations(t *testing.T) {
 // directory, and one whose kustomization file is a symlink, record the
 // same source paths.
 func TestBuildOriginsSymlinks(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	if err := os.CopyFS(root, os.DirFS(multibase)); err != nil {
 		t.Fatal(err)

@@ -93,6 +93,7 @@ func shapeOf(p *Plan) planShape {
 // with before plans it first and hands its inventory and role histories
 // to the plan of objs, as the previous status would.
 func TestNewPlanRules(t *testing.T) {
+	t.Parallel()
 	type objs = []*unstructured.Unstructured
 	crd := "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: widgets.example.com, annotations: {roleout.dev/role: b}}\n"
 	widget := "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: app, annotations: {roleout.dev/role: b, roleout.dev/upgrade-order: '1'}}\n"
@@ -226,6 +227,7 @@ func TestNewPlanRules(t *testing.T) {
 // TestPlanInventory: the inventory lists what a plan applies, in apply
 // order, with each object's role and wave.
 func TestPlanInventory(t *testing.T) {
+	t.Parallel()
 	ns := obj(t, "apiVersion: v1\nkind: Namespace\nmetadata: {name: app}\n")
 	p, err := NewPlan([]*unstructured.Unstructured{deploy(t, "api", "api", "2"), ns, deploy(t, "db", "db", "1")}, PlanOptions{App: "web"})
 	if err != nil {
@@ -242,6 +244,7 @@ func TestPlanInventory(t *testing.T) {
 }
 
 func TestNewPlanDecisions(t *testing.T) {
+	t.Parallel()
 	objs := func(image string) []*unstructured.Unstructured {
 		d := deploy(t, "api", "api", "1")
 		setImage(t, d, image)
@@ -272,6 +275,7 @@ func TestNewPlanDecisions(t *testing.T) {
 }
 
 func TestNewPlanRestartsPods(t *testing.T) {
+	t.Parallel()
 	dep := func(replicas int, image string) []*unstructured.Unstructured {
 		return []*unstructured.Unstructured{obj(t, `apiVersion: apps/v1
 kind: Deployment

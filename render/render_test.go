@@ -41,6 +41,7 @@ spec:
 `
 
 func TestBuildOverlay(t *testing.T) {
+	t.Parallel()
 	root := writeTree(t, map[string]string{
 		"base/kustomization.yaml":          "resources: [deployment.yaml]\n",
 		"base/deployment.yaml":             baseDeployment,
@@ -66,6 +67,7 @@ func TestBuildOverlay(t *testing.T) {
 }
 
 func TestDefaultNamespace(t *testing.T) {
+	t.Parallel()
 	dep := obj(t, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\n")
 	own := obj(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: other}\n")
 	ns := obj(t, "apiVersion: v1\nkind: Namespace\nmetadata: {name: app}\n")

@@ -10,6 +10,7 @@ import (
 )
 
 func TestCheckRoleName(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, app, role string
 		// wantErr is a part of the error; "" accepts.
@@ -46,6 +47,7 @@ func TestCheckRoleName(t *testing.T) {
 // annotation or from the config that is not a DNS label fails the plan,
 // naming the object and the value.
 func TestNewPlanRefusesBadRoleNames(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		objs    func(t *testing.T) []*unstructured.Unstructured

@@ -19,6 +19,7 @@ func from(o *unstructured.Unstructured, src string) *unstructured.Unstructured {
 // (every criterion set must match), with the precedence of annotations
 // and the errors for two claiming roles and a role that claims nothing.
 func TestRoleCriteria(t *testing.T) {
+	t.Parallel()
 	type objs = []*unstructured.Unstructured
 	cm := func(t *testing.T, name, ns string) *unstructured.Unstructured {
 		o := obj(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: "+name+"}\n")
@@ -129,6 +130,7 @@ func TestRoleCriteria(t *testing.T) {
 // annotation was internal has no annotations at all, as kustomize renders
 // it.
 func TestTakeMarks(t *testing.T) {
+	t.Parallel()
 	bare := from(deploy(t, "a", "", ""), "bases/a/d.yaml")
 	annotated := from(deploy(t, "b", "", ""), "bases/b/d.yaml")
 	annotated.SetAnnotations(map[string]string{"team": "x", SourcePathAnnotation: "bases/b/d.yaml"})
@@ -153,6 +155,7 @@ func TestTakeMarks(t *testing.T) {
 }
 
 func TestCheckRepoPath(t *testing.T) {
+	t.Parallel()
 	for p, want := range map[string]string{
 		"bases/database":   "",
 		"bases/database/":  "",

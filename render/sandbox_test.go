@@ -38,6 +38,7 @@ func countingServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
 // 0 requests and the error names the URL and the setting. An allowed
 // host is fetched, bounded in bytes, and such a render is not cached.
 func TestSandboxFetchGate(t *testing.T) {
+	t.Parallel()
 	srv, requests := countingServer(t)
 	u := srv.URL + "/creds"
 	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: base}\n"
@@ -120,6 +121,7 @@ func unstructuredString(res Result, fields ...string) (string, bool, error) {
 // (or, on a slow machine, the time limit) with an error naming it, and
 // this process's heap does not grow with it. The next render runs.
 func TestSandboxMemoryLimit(t *testing.T) {
+	t.Parallel()
 	root := writeTree(t, map[string]string{
 		"bomb/kustomization.yaml": "resources: [bomb.yaml]\n",
 		"bomb/bomb.yaml":          hostile.AliasBomb("bomb"),
@@ -146,6 +148,7 @@ func TestSandboxMemoryLimit(t *testing.T) {
 // app's: no lock is shared, and the hanging one is killed, with the
 // program it ran, at its time limit.
 func TestSandboxParallel(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), "repo")
 	started, _ := stuckGenerator(t, root, "slow")
 	plainOverlay(t, root, "fast")
@@ -216,6 +219,7 @@ func TestSandboxRelativeRoot(t *testing.T) {
 // loopback: the server on this machine gets no request. With an allowed
 // host it does.
 func TestSandboxNetworkNamespace(t *testing.T) {
+	t.Parallel()
 	srv, requests := countingServer(t)
 	root := filepath.Join(t.TempDir(), "repo")
 	addr := strings.TrimPrefix(srv.URL, "http://")

@@ -14,6 +14,7 @@ import (
 // while the decision and the history keep KEP-238's update; then
 // unchanged, update and rollback.
 func TestSummaryActions(t *testing.T) {
+	t.Parallel()
 	web := func(image string) []*unstructured.Unstructured {
 		d := deploy(t, "web", "web", "1")
 		setImage(t, d, image)

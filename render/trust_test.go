@@ -30,6 +30,7 @@ func link(t *testing.T, target, name string) {
 // through, so a commit that only retargets a symlink renders again, and
 // an entry made through a symlink is never served for a real directory.
 func TestCacheSymlinks(t *testing.T) {
+	t.Parallel()
 	root := overlays(t)
 	prod := filepath.Join(root, "overlays", "prod")
 	r := &Renderer{}
@@ -70,6 +71,7 @@ func TestCacheSymlinks(t *testing.T) {
 // request) never fills what a trusted one reads, even when every input
 // has the same hash.
 func TestCacheTrustDomains(t *testing.T) {
+	t.Parallel()
 	root := overlays(t)
 	r := &Renderer{}
 	src := Source{Root: root, Index: indexTree(t, root), Domain: "untrusted"}

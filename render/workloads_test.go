@@ -85,6 +85,7 @@ func predictions(t *testing.T, objs []*unstructured.Unstructured, opts PlanOptio
 // same folder with the projects' CRDs in the cluster or in the render,
 // and say which schema they came from.
 func TestPlanWithoutCRDsIsThePlanWithThem(t *testing.T) {
+	t.Parallel()
 	objs := customWorkloads(t)
 	crds := projectCRDs(t)
 	withSchema := func(plan map[string]string, schema schema.Schema) map[string]string {
@@ -117,6 +118,7 @@ func TestPlanWithoutCRDsIsThePlanWithThem(t *testing.T) {
 // group size to 4 (the project's: 1) predicts decode, which leaves its
 // size to the default, as a decode of size 4, whatever the cluster has.
 func TestPlanRenderCRDWins(t *testing.T) {
+	t.Parallel()
 	objs := customWorkloads(t)
 	crds := projectCRDs(t)
 	lws := crds[0].DeepCopy()
@@ -156,6 +158,7 @@ func TestPlanRenderCRDWins(t *testing.T) {
 // webhook rewrites is listed without a prediction, with the reason, and
 // restarts pods when its object changes.
 func TestPlanUnverifiedWorkload(t *testing.T) {
+	t.Parallel()
 	storm := func(image string) *unstructured.Unstructured {
 		return obj(t, `apiVersion: orchestration.aibrix.ai/v1alpha1
 kind: StormService
@@ -207,6 +210,7 @@ spec:
 // its pods restart when the object changes. Objects without a pod
 // template are not workloads.
 func TestPlanUnpredictedKinds(t *testing.T) {
+	t.Parallel()
 	job := func(image string) *unstructured.Unstructured {
 		return obj(t, `apiVersion: batch/v1
 kind: Job
