@@ -31,7 +31,7 @@ cluster-bins-core:
 ## test: every test, unit and end to end, against the local control plane and git server, then short fuzz runs
 ## (1,000 inputs per target: a count, because Go 1.26's fuzzing coordinator can fail a run that races its own -fuzztime deadline).
 ## The race-detector suite, the fault suite (each against a control plane of its own) and the fuzz runs go side by side.
-test: build cluster-bins
+test:
 	@hack/ensure-test-tools.sh
 	@$(MAKE) --no-print-directory -j3 test-race test-faults test-fuzz
 

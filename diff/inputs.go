@@ -81,13 +81,8 @@ func (r *Recorded) objects(role string) map[string]map[string]any {
 	return out
 }
 
-// key identifies the object m across API versions: group, kind,
-// namespace, name.
+// key identifies the object m across API versions (object.Ref.Key:
+// group, kind, namespace, name).
 func key(m map[string]any) string {
-	u := unstructured.Unstructured{Object: m}
-	return u.GroupVersionKind().GroupKind().String() + "/" + u.GetNamespace() + "/" + u.GetName()
+	return object.RefOf(&unstructured.Unstructured{Object: m}).Key()
 }
-
-// refKey is the key (group, kind, namespace, name) of the object ref
-// names, as key gives it for an object.
-func refKey(ref object.Ref) string { return key(ref.Empty().Object) }

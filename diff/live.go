@@ -130,9 +130,13 @@ func (d live) offlineStep(role string) func(*unstructured.Unstructured) apply.Ob
 // scope as the last status in git records them.
 func (d live) prunes(ctx context.Context) ([]Object, error) {
 	var deletes []Object
+	recorded := map[string]map[string]map[string]any{} // by role
 	for _, e := range d.plan.Prune {
 		if !d.scope.Reads(e.Namespace) {
-			del := deleteDiff(e.Ref, d.rec.objects(e.Role)[refKey(e.Ref)])
+			if recorded[e.Role] == nil {
+				recorded[e.Role] = d.rec.objects(e.Role)
+			}
+			del := deleteDiff(e.Ref, recorded[e.Role][e.Ref.Key()])
 			deletes = append(deletes, Object{ObjectDiff: del, NotCompared: OutsideAppNamespaces})
 			continue
 		}

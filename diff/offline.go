@@ -81,7 +81,7 @@ func (d offline) prerequisites() Step {
 	}
 	for _, e := range d.plan.Prune {
 		if e.Prerequisite {
-			d.listed[refKey(e.Ref)] = true
+			d.listed[e.Ref.Key()] = true
 			s.Objects = append(s.Objects, Object{ObjectDiff: deleteDiff(e.Ref, nil)})
 		}
 	}
@@ -112,7 +112,7 @@ func (d offline) role(role *render.Role) Step {
 func (d offline) deletes(role string, recorded map[string]map[string]any) []Object {
 	var out []Object
 	for _, e := range d.plan.Prune {
-		k := refKey(e.Ref)
+		k := e.Ref.Key()
 		if e.Prerequisite || d.listed[k] || (role != "" && e.Role != role) {
 			continue
 		}
@@ -174,7 +174,7 @@ func prerequisiteDiff(plan *render.Plan, rec *Recorded) (diff func(*unstructured
 	applied := map[string]bool{}
 	if rec != nil {
 		for _, e := range rec.Inventory {
-			applied[refKey(e.Ref)] = true
+			applied[e.Ref.Key()] = true
 		}
 	}
 	return func(o *unstructured.Unstructured) apply.ObjectDiff {
@@ -182,7 +182,7 @@ func prerequisiteDiff(plan *render.Plan, rec *Recorded) (diff func(*unstructured
 		switch {
 		case unchanged:
 			return apply.ObjectDiff{Object: ref, Change: apply.NoChange}
-		case applied[refKey(ref)]:
+		case applied[ref.Key()]:
 			return apply.ObjectDiff{Object: ref, Change: apply.Update, Diff: apply.UnifiedDiff(ref, nil, revision.Record(o, plan.Masker))}
 		default:
 			return apply.ObjectDiff{Object: ref, Change: apply.Create, Diff: apply.UnifiedDiff(ref, nil, revision.Record(o, plan.Masker))}

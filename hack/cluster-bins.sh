@@ -137,12 +137,10 @@ if [ ${#builds[@]} -gt 0 ]; then
 		mkdir -p "$tmp"
 		trap 'rm -rf "$tmp"' EXIT
 		build "$b" "$tmp"
-		# Move the build into the cache, files first, then the binaries,
-		# so that has() never sees a binary without its files.
-		(cd "$tmp" && find . -type d -exec mkdir -p "$cache/{}" \; && find . -type f -name '*.yaml' -exec mv -f {} "$cache/{}" \;)
-		for f in "$tmp"/*; do
-			[ -d "$f" ] || mv -f "$f" "$cache/"
-		done
+		# Into the cache: the files first, then the binaries, so that
+		# has() never sees a binary without its files.
+		for f in "$tmp"/*; do [ ! -d "$f" ] || cp -R "$f" "$cache/"; done
+		for f in "$tmp"/*; do [ -d "$f" ] || mv -f "$f" "$cache/"; done
 		rm -rf "$tmp"
 		trap - EXIT
 		echo "cluster-bins: built $b in $(($(date +%s) - start))s"

@@ -62,9 +62,14 @@ func (c *Cluster) Writes(userAgent string) ([]Write, error) {
 	defer f.Close()
 	var out []Write
 	sc := bufio.NewScanner(f)
-	var pending []byte
+	// A line that does not parse is an error unless it is the last: the
+	// API server may be writing it.
+	var partial error
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
+		if partial != nil {
+			return nil, partial
+		}
 		var ev struct {
 			Stage      string `json:"stage"`
 			Verb       string `json:"verb"`
@@ -85,16 +90,8 @@ func (c *Cluster) Writes(userAgent string) ([]Write, error) {
 			StageTimestamp time.Time `json:"stageTimestamp"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			if len(pending) > 0 {
-				return nil, fmt.Errorf("parse audit log: %w", err)
-			}
-			// The API server may be writing the last line: skip it
-			// unless another line follows.
-			pending = append(pending[:0], sc.Bytes()...)
+			partial = fmt.Errorf("parse audit log: %w", err)
 			continue
-		}
-		if len(pending) > 0 {
-			return nil, fmt.Errorf("parse audit log: a line in the middle does not parse: %.200s", pending)
 		}
 		if ev.Stage != "ResponseComplete" || !strings.HasPrefix(ev.UserAgent, userAgent) {
 			continue
