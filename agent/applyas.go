@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -20,7 +21,8 @@ func fieldManager(app config.App) string { return apply.FieldManager + "/" + app
 // ownership is what app may write among existing objects (docs/design.md,
 // "Safety and trust", Ownership): its own, and others only with adopt.
 func (a *Agent) ownership(app config.App) apply.Ownership {
-	return apply.Ownership{Label: object.AppLabel, Value: app.Name, Adopt: app.Adopt, AdoptField: a.cfg.AppField(app, "adopt")}
+	return apply.Ownership{Label: object.AppLabel, Value: app.Name, Adopt: app.Adopt, AdoptField: a.cfg.AppField(app, "adopt"),
+		AdoptAnnotated: app.Honours(object.AdoptAnnotation), AnnotationsField: a.cfg.AppField(app, "allowedAnnotations")}
 }
 
 // applyOptions are the options of every apply of app's rollout.
@@ -51,6 +53,7 @@ func pruneOptions(app config.App, field string) apply.PruneOptions {
 	return apply.PruneOptions{
 		OwnerLabel: object.AppLabel, OwnerValue: app.Name, Timeout: app.Timeout.Duration,
 		Persistent: app.PrunePersistent, PersistentField: field,
+		PruneAnnotated: app.Honours(object.PruneAnnotation), AnnotationsField: strings.TrimSuffix(field, "prunePersistent") + "allowedAnnotations",
 	}
 }
 

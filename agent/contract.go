@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 
 	"github.com/roleout/roleout/apply"
@@ -59,6 +60,10 @@ type ClusterReader interface {
 	// and of the controllers given, cached per cluster; a version it
 	// cannot read is empty, and predictions then say they assume one.
 	ClusterVersions(ctx context.Context, controllers []object.ControllerDeployment) object.ClusterVersions
+	// Scopes reads from discovery whether each kind is namespaced (true)
+	// or cluster-scoped (false); a kind the cluster does not serve is
+	// absent.
+	Scopes(ctx context.Context, kinds []schema.GroupKind) (map[schema.GroupKind]bool, error)
 }
 
 // Cluster is an app's cluster as a rollout drives it: it reads, writes

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/config"
@@ -119,6 +120,9 @@ type fakeApplier struct {
 	// liveFromApplied makes Live answer, with its labels, an object that
 	// was applied (by name); otherwise Live finds nothing.
 	liveFromApplied bool
+	// scopes are the custom kinds the fake cluster serves, namespaced
+	// (true) or not.
+	scopes map[schema.GroupKind]bool
 }
 
 // Watch streams nothing: the fake's objects never change behind the
@@ -269,6 +273,18 @@ func (f *fakeApplier) CRDFor(_ context.Context, o *unstructured.Unstructured) (*
 }
 
 func (f *fakeApplier) Event(context.Context, object.Ref, string, string) error { return nil }
+
+// Scopes answers from f.scopes: kinds beyond Kubernetes' own that the fake
+// cluster serves.
+func (f *fakeApplier) Scopes(_ context.Context, kinds []schema.GroupKind) (map[schema.GroupKind]bool, error) {
+	out := map[schema.GroupKind]bool{}
+	for _, gk := range kinds {
+		if ns, ok := f.scopes[gk]; ok {
+			out[gk] = ns
+		}
+	}
+	return out, nil
+}
 
 // fakeStatus is a status branch in memory.
 type fakeStatus struct {

@@ -78,13 +78,21 @@ func (p planning) plan(ctx context.Context, req planRequest) (*render.Plan, erro
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", at, err)
 	}
+	scopes, err := kindScopes(ctx, req.cluster, objs)
+	if err != nil {
+		return nil, fmt.Errorf("render %s: %w", at, err)
+	}
+	render.DefaultNamespace(objs, app.NamespaceOrDefault(), scopes)
 	source := snap.Revision.String()
 	if r := req.restore; r != nil {
 		objs = replaceRole(objs, r.role, r.revision.UnstructuredObjects())
 		source = r.revision.Source
+		if scopes, err = kindScopes(ctx, req.cluster, objs); err != nil {
+			return nil, fmt.Errorf("render %s: %w", at, err)
+		}
 	}
 	if !req.unconfined {
-		if err := checkDestinations(p.cfg, app, objs); err != nil {
+		if err := p.checkDestinations(ctx, req, objs, scopes); err != nil {
 			return nil, fmt.Errorf("render %s refused: %w", at, err)
 		}
 	}
@@ -172,10 +180,14 @@ func clusterVersions(ctx context.Context, c ClusterReader) object.ClusterVersion
 }
 
 // checkDestinations refuses, as a whole, a render of app with any object
-// outside its destinations (cfg.Destinations): nothing of it is applied,
+// outside its destinations (destinations): nothing of it is applied,
 // nothing pruned.
-func checkDestinations(cfg *config.Config, app config.App, objs []*unstructured.Unstructured) error {
-	if err := render.CheckDestinations(objs, cfg.Destinations(app)); err != nil {
+func (p planning) checkDestinations(ctx context.Context, req planRequest, objs []*unstructured.Unstructured, scopes render.Scopes) error {
+	d, err := destinations(ctx, p.cfg, req.app, req.snap, req.cluster, objs)
+	if err != nil {
+		return err
+	}
+	if err := render.CheckDestinations(objs, d, scopes); err != nil {
 		return fmt.Errorf("objects outside the app's allowed namespaces and kinds, nothing of it applied:\n%w", err)
 	}
 	return nil

@@ -47,11 +47,7 @@ func (k *kustomizeRenderer) Render(ctx context.Context, snap sources.Snapshot, a
 		}
 		return nil, err
 	}
-	ns := app.Namespace
-	if ns == "" {
-		ns = "default"
-	}
-	return res.Objects, render.DefaultNamespace(res.Objects, ns)
+	return res.Objects, nil
 }
 
 // renderRequest returns what to render snap's overlay of app from and

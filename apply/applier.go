@@ -184,6 +184,13 @@ func (a *Applier) applyOne(ctx context.Context, in *unstructured.Unstructured, o
 	if err := stamp(o, a.opts.Masker); err != nil {
 		return res.fail(fmt.Errorf("hash: %w", err))
 	}
+	m, err := a.mapping(o)
+	if err != nil {
+		return res.fail(err)
+	}
+	if err := checkScope(o, m); err != nil {
+		return res.fail(err)
+	}
 	ri, err := a.resource(o)
 	if err != nil {
 		return res.fail(err)
@@ -196,6 +203,7 @@ func (a *Applier) applyOne(ctx context.Context, in *unstructured.Unstructured, o
 		res.Action, res.Err = Failed, err
 		return res
 	}
+	markCreator(o, before, opts.Owner.Value)
 	heal := opts.Heal[res.Object]
 	if opts.SkipUnchanged && !opts.DryRun && !heal && alreadyApplied(before, o) {
 		res.Action = Unchanged

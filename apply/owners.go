@@ -21,9 +21,19 @@ type Ownership struct {
 	// Adopt lets the app take over objects that carry another value of
 	// Label, or none at all.
 	Adopt bool
-	// AdoptField names the user's setting of Adopt (apps[1].adopt), so
-	// that a refusal says what to change.
-	AdoptField string
+	// AdoptAnnotated lets the app take over the objects whose content is
+	// annotated roleout.dev/adopt: "true". Off, the annotation grants
+	// nothing: content does not choose its own privileges.
+	AdoptAnnotated bool
+	// AdoptField names the user's setting of Adopt (apps[1].adopt), and
+	// AnnotationsField the one of AdoptAnnotated
+	// (apps[1].allowedAnnotations), so that a refusal says what to change.
+	AdoptField, AnnotationsField string
+}
+
+// adopts reports whether own takes over o whoever owns it.
+func (own Ownership) adopts(o *unstructured.Unstructured) bool {
+	return own.Adopt || own.AdoptAnnotated && o.GetAnnotations()[object.AdoptAnnotation] == "true"
 }
 
 // OwnershipError refuses an object that exists and is not the app's: it
@@ -32,12 +42,18 @@ type OwnershipError struct {
 	Object object.Ref
 	// Label is the ownership label; Owner its live value, "" when absent.
 	Label, Owner string
-	// AdoptField is the setting that would allow the take-over.
-	AdoptField string
+	// AdoptField is the setting that would allow the take-over, and
+	// AnnotationsField the one that would honour the adopt annotation;
+	// Annotated says whether it is honoured already.
+	AdoptField, AnnotationsField string
+	Annotated                    bool
 }
 
 func (e *OwnershipError) Error() string {
 	fix := fmt.Sprintf("annotation %s: \"true\" on the object takes it over", object.AdoptAnnotation)
+	if !e.Annotated {
+		fix = fmt.Sprintf("annotation %s: \"true\" on the object takes it over where %s lists it", object.AdoptAnnotation, fieldOr(e.AnnotationsField, "allowedAnnotations"))
+	}
 	if e.AdoptField != "" {
 		fix = fmt.Sprintf("%s: true or %s", e.AdoptField, fix)
 	}
@@ -51,14 +67,15 @@ func (e *OwnershipError) Error() string {
 // from replacing live, or nil when it may: live does not exist, is the
 // app's, or is adopted.
 func (own Ownership) refusal(live, o *unstructured.Unstructured) error {
-	if live == nil || own.Label == "" || own.Adopt || o.GetAnnotations()[object.AdoptAnnotation] == "true" {
+	if live == nil || own.Label == "" || own.adopts(o) {
 		return nil
 	}
 	owner := live.GetLabels()[own.Label]
 	if owner == own.Value {
 		return nil
 	}
-	return &OwnershipError{Object: object.RefOf(o), Label: own.Label, Owner: owner, AdoptField: own.AdoptField}
+	return &OwnershipError{Object: object.RefOf(o), Label: own.Label, Owner: owner,
+		AdoptField: own.AdoptField, AnnotationsField: own.AnnotationsField, Annotated: own.AdoptAnnotated}
 }
 
 // CheckOwners reads the live metadata of objs (one paged LIST per
@@ -77,7 +94,7 @@ func (a *Applier) CheckOwners(ctx context.Context, objs []*unstructured.Unstruct
 	served := map[schema.GroupVersionKind]bool{}
 	var check []*unstructured.Unstructured
 	for _, o := range objs {
-		if o.GetAnnotations()[object.AdoptAnnotation] == "true" {
+		if own.adopts(o) {
 			continue
 		}
 		gvk := o.GroupVersionKind()
@@ -117,4 +134,12 @@ func (a *Applier) CheckOwners(ctx context.Context, objs []*unstructured.Unstruct
 	}
 	_ = g.Wait()
 	return errors.Join(errs...)
+}
+
+// fieldOr returns field, or def when it is empty.
+func fieldOr(field, def string) string {
+	if field == "" {
+		return def
+	}
+	return field
 }

@@ -56,7 +56,7 @@ func TestCheckOwners(t *testing.T) {
 	// A kind no CRD serves yet: it cannot exist, so it is no refusal.
 	pending := obj(t, "apiVersion: example.com/v1\nkind: Pending\nmetadata: {name: p, namespace: default}\n")
 	objs := []*unstructured.Unstructured{ns, cm("owners-web", "shop"), cm("owners-shop", "shop2"), cm("owners-new", "shop"), pending}
-	own := Ownership{Label: "roleout.dev/app", Value: "shop", AdoptField: "apps[1].adopt"}
+	own := Ownership{Label: "roleout.dev/app", Value: "shop", AdoptField: "apps[1].adopt", AnnotationsField: "apps[1].allowedAnnotations"}
 
 	err := a.CheckOwners(ctx, objs, own)
 	var got []string
@@ -64,8 +64,8 @@ func TestCheckOwners(t *testing.T) {
 		got = append(got, e.Error())
 	}
 	want := []string{
-		`Namespace/owners-foreign: exists without roleout's ownership (no label roleout.dev/app); apps[1].adopt: true or annotation roleout.dev/adopt: "true" on the object takes it over`,
-		`ConfigMap/default/owners-web: owned by app web (label roleout.dev/app=web); apps[1].adopt: true or annotation roleout.dev/adopt: "true" on the object takes it over`,
+		`Namespace/owners-foreign: exists without roleout's ownership (no label roleout.dev/app); apps[1].adopt: true or annotation roleout.dev/adopt: "true" on the object takes it over where apps[1].allowedAnnotations lists it`,
+		`ConfigMap/default/owners-web: owned by app web (label roleout.dev/app=web); apps[1].adopt: true or annotation roleout.dev/adopt: "true" on the object takes it over where apps[1].allowedAnnotations lists it`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("refusals (-want +got):\n%s", diff)
@@ -85,9 +85,20 @@ func TestCheckOwners(t *testing.T) {
 
 	adopted := ns.DeepCopy()
 	adopted.SetAnnotations(map[string]string{object.AdoptAnnotation: "true"})
+	// Content cannot grant itself adoption: the annotation counts only
+	// where the app's config honours it.
 	err = a.CheckOwners(ctx, []*unstructured.Unstructured{adopted, cm("owners-web", "shop")}, own)
+	if got := unjoin(err); len(got) != 2 {
+		t.Errorf("with the Namespace annotated %s and the annotation not honoured, refusals %v; want both", object.AdoptAnnotation, got)
+	}
+	if res, err := a.Apply(ctx, []*unstructured.Unstructured{adopted}, ApplyOptions{Labels: map[string]string{"roleout.dev/app": "shop"}, Owner: own}); err == nil || res[0].Action != Failed {
+		t.Errorf("apply of the annotated Namespace, not honoured: %v %v, want refused", err, actions(res))
+	}
+	honoured := own
+	honoured.AdoptAnnotated = true
+	err = a.CheckOwners(ctx, []*unstructured.Unstructured{adopted, cm("owners-web", "shop")}, honoured)
 	if got := unjoin(err); len(got) != 1 || !strings.HasPrefix(got[0].Error(), "ConfigMap/default/owners-web:") {
-		t.Errorf("with the Namespace annotated %s, refusals %v; want only web's ConfigMap", object.AdoptAnnotation, got)
+		t.Errorf("with the Namespace annotated %s, honoured, refusals %v; want only web's ConfigMap", object.AdoptAnnotation, got)
 	}
 	own.Adopt = true
 	if err := a.CheckOwners(ctx, objs, own); err != nil {
@@ -115,7 +126,9 @@ func unjoin(err error) []error {
 
 // TestPrunePersistentKinds applies a Namespace, a CRD and a PVC as app
 // shop and prunes them: kept with a reason unless the app opts in
-// (Persistent) or the object does (roleout.dev/prune: "true").
+// (Persistent) or the object does (roleout.dev/prune: "true") where the
+// app honours that annotation (PruneAnnotated). A Namespace the app did
+// not create is kept whatever the options.
 func TestPrunePersistentKinds(t *testing.T) {
 	a := newApplier(t)
 	ctx := context.Background()
@@ -140,25 +153,28 @@ func TestPrunePersistentKinds(t *testing.T) {
 	}
 	cases := []struct {
 		name, suffix, annotation string
-		persistent               bool
+		persistent, honoured     bool
 		want                     Action
 	}{
 		{name: "kept by default", suffix: "a", want: Skipped},
 		{name: "app opts in", suffix: "b", persistent: true, want: Deleted},
-		{name: "object opts in", suffix: "c", annotation: "true", want: Deleted},
+		{name: "object opts in where the app honours it", suffix: "c", annotation: "true", honoured: true, want: Deleted},
 		{name: "object protected although the app opts in", suffix: "d", annotation: "false", persistent: true, want: Skipped},
+		{name: "object opts in, the app does not honour it", suffix: "e", annotation: "true", want: Skipped},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			objs := objects(tc.suffix, tc.annotation)
-			if _, err := a.Apply(ctx, objs, ApplyOptions{Labels: map[string]string{"roleout.dev/app": "shop"}}); err != nil {
+			own := Ownership{Label: "roleout.dev/app", Value: "shop"}
+			if _, err := a.Apply(ctx, objs, ApplyOptions{Labels: map[string]string{"roleout.dev/app": "shop"}, Owner: own}); err != nil {
 				t.Fatal(err)
 			}
 			refs := make([]object.Ref, len(objs))
 			for i, o := range objs {
 				refs[len(objs)-1-i] = object.RefOf(o)
 			}
-			opts := PruneOptions{OwnerLabel: "roleout.dev/app", OwnerValue: "shop", Persistent: tc.persistent, PersistentField: "apps[0].prunePersistent", Timeout: time.Minute}
+			opts := PruneOptions{OwnerLabel: "roleout.dev/app", OwnerValue: "shop", Persistent: tc.persistent, PruneAnnotated: tc.honoured,
+				PersistentField: "apps[0].prunePersistent", AnnotationsField: "apps[0].allowedAnnotations", Timeout: time.Minute}
 			res, err := a.Prune(ctx, refs, opts)
 			if err != nil {
 				t.Fatal(err)
@@ -168,7 +184,8 @@ func TestPrunePersistentKinds(t *testing.T) {
 					t.Errorf("%s: %s (%s), want %s", r.Object, r.Action, r.Reason, tc.want)
 				}
 				if tc.want == Skipped && tc.annotation == "" {
-					want := fmt.Sprintf(`a %s is not pruned unless the app opts in (set apps[0].prunePersistent: true or annotate it roleout.dev/prune: "true"); left in the cluster`, r.Object.Kind)
+					want := fmt.Sprintf(`a %s is not pruned unless the app opts in (set apps[0].prunePersistent: true or annotate it roleout.dev/prune: "true" `+
+						`and list that annotation in apps[0].allowedAnnotations); left in the cluster`, r.Object.Kind)
 					if r.Reason != want {
 						t.Errorf("%s: reason %q, want %q", r.Object, r.Reason, want)
 					}
@@ -179,5 +196,40 @@ func TestPrunePersistentKinds(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPruneKeepsNamespacesTheAppDidNotCreate: a Namespace made by hand
+// and labelled as the app's (as an adopting app leaves it), and one whose
+// content names the app as its creator, are never pruned, even with
+// prunePersistent; the one the app created is.
+func TestPruneKeepsNamespacesTheAppDidNotCreate(t *testing.T) {
+	a := newApplier(t)
+	ctx := context.Background()
+	cs := clientset(t)
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "made-by-hand"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	own := Ownership{Label: "roleout.dev/app", Value: "shop", Adopt: true}
+	objs := []*unstructured.Unstructured{
+		obj(t, "apiVersion: v1\nkind: Namespace\nmetadata: {name: made-by-hand, annotations: {roleout.dev/created-by: shop}}\n"),
+		obj(t, "apiVersion: v1\nkind: Namespace\nmetadata: {name: made-by-shop}\n"),
+	}
+	if _, err := a.Apply(ctx, objs, ApplyOptions{Labels: map[string]string{"roleout.dev/app": "shop"}, Owner: own}); err != nil {
+		t.Fatal(err)
+	}
+	opts := PruneOptions{OwnerLabel: "roleout.dev/app", OwnerValue: "shop", Persistent: true, Timeout: time.Minute}
+	res, err := a.Prune(ctx, []object.Ref{object.RefOf(objs[0]), object.RefOf(objs[1])}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Action != Skipped || !strings.Contains(res[0].Reason, "did not create") {
+		t.Errorf("the hand-made Namespace: %s (%s), want skipped as not created by the app", res[0].Action, res[0].Reason)
+	}
+	if res[1].Action != Deleted {
+		t.Errorf("the app's Namespace: %s (%s), want deleted", res[1].Action, res[1].Reason)
+	}
+	if _, err := cs.CoreV1().Namespaces().Get(ctx, "made-by-hand", metav1.GetOptions{}); err != nil {
+		t.Errorf("the hand-made Namespace: %v", err)
 	}
 }

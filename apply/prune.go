@@ -30,34 +30,66 @@ type PruneOptions struct {
 	OwnerLabel, OwnerValue string
 	// Persistent lets prune delete Namespaces, CustomResourceDefinitions
 	// and PersistentVolumeClaims; without it only those annotated
-	// roleout.dev/prune: "true" are.
+	// roleout.dev/prune: "true" are, and only with PruneAnnotated.
 	Persistent bool
+	// PruneAnnotated honours the annotation roleout.dev/prune: "true" on
+	// a persistent object. Off, it grants nothing.
+	PruneAnnotated bool
 	// PersistentField names the user's setting of Persistent
-	// (apps[1].prunePersistent), so that a skip says what to change.
-	PersistentField string
+	// (apps[1].prunePersistent), and AnnotationsField the one of
+	// PruneAnnotated, so that a skip says what to change.
+	PersistentField, AnnotationsField string
 	// Timeout bounds the wait for each object to be gone (finalizers).
 	Timeout time.Duration
 }
 
 // Keep returns why prune must leave live alone, or "" when it may delete
 // it: live is not the owner's, is annotated roleout.dev/prune: "false",
-// or is of a persistent kind (Namespace, CRD, PVC) nobody opted in to
-// pruning.
+// is of a persistent kind (Namespace, CRD, PVC) nobody opted in to
+// pruning, or is a Namespace its app did not create.
 func (opts PruneOptions) Keep(live *unstructured.Unstructured) string {
 	prune := live.GetAnnotations()[object.PruneAnnotation]
+	gk := live.GroupVersionKind().GroupKind()
 	switch {
 	case live.GetLabels()[opts.OwnerLabel] != opts.OwnerValue:
 		return fmt.Sprintf("not labelled %s=%s", opts.OwnerLabel, opts.OwnerValue)
 	case prune == "false":
 		return object.PruneAnnotation + ": \"false\""
-	case persistentKinds[live.GroupVersionKind().GroupKind()] && !opts.Persistent && prune != "true":
-		fix := fmt.Sprintf("annotate it %s: \"true\"", object.PruneAnnotation)
+	case persistentKinds[gk] && !opts.Persistent && !(opts.PruneAnnotated && prune == "true"):
+		fix := fmt.Sprintf("annotate it %s: \"true\" and list that annotation in %s", object.PruneAnnotation, fieldOr(opts.AnnotationsField, "allowedAnnotations"))
+		if opts.PruneAnnotated {
+			fix = fmt.Sprintf("annotate it %s: \"true\"", object.PruneAnnotation)
+		}
 		if opts.PersistentField != "" {
 			fix = fmt.Sprintf("set %s: true or %s", opts.PersistentField, fix)
 		}
 		return fmt.Sprintf("a %s is not pruned unless the app opts in (%s); left in the cluster", live.GetKind(), fix)
+	case gk == namespaceKind && live.GetAnnotations()[object.CreatedByAnnotation] != opts.OwnerValue:
+		return fmt.Sprintf("a Namespace the app did not create (annotation %s is not %s) is never pruned; left in the cluster",
+			object.CreatedByAnnotation, opts.OwnerValue)
 	}
 	return ""
+}
+
+// namespaceKind is the Namespace's group and kind.
+var namespaceKind = schema.GroupKind{Kind: "Namespace"}
+
+// markCreator keeps content from naming a Namespace's creator and names
+// app as the creator of a Namespace it creates (before is nil) or created
+// before (before names it): the record prune reads (Keep).
+func markCreator(o, before *unstructured.Unstructured, app string) {
+	if app == "" || o.GroupVersionKind().GroupKind() != namespaceKind {
+		return
+	}
+	ann := o.GetAnnotations()
+	delete(ann, object.CreatedByAnnotation)
+	if before == nil || before.GetAnnotations()[object.CreatedByAnnotation] == app {
+		if ann == nil {
+			ann = map[string]string{}
+		}
+		ann[object.CreatedByAnnotation] = app
+	}
+	o.SetAnnotations(ann)
 }
 
 // Prune deletes refs in the given order (callers pass reverse apply

@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
+
+	"github.com/roleout/roleout/internal/object"
 )
 
 // APIVersion and Kind identify an agent configuration file.
@@ -234,18 +237,33 @@ type App struct {
 	// own: another app's (label roleout.dev/app) or created outside
 	// roleout. Default false: such an object makes the whole rollout fail
 	// before anything is written, unless the object is annotated
-	// roleout.dev/adopt: "true".
+	// roleout.dev/adopt: "true" and AllowedAnnotations lists it.
 	Adopt bool `json:"adopt,omitempty"`
 	// PrunePersistent lets prune delete the Namespaces,
-	// CustomResourceDefinitions and PersistentVolumeClaims that left git.
-	// Default false: they stay in the cluster (and leave the inventory)
-	// unless annotated roleout.dev/prune: "true".
+	// CustomResourceDefinitions and PersistentVolumeClaims that left git
+	// (a Namespace only when the app created it). Default false: they
+	// stay in the cluster (and leave the inventory) unless annotated
+	// roleout.dev/prune: "true" and AllowedAnnotations lists it.
 	PrunePersistent bool `json:"prunePersistent,omitempty"`
+	// AllowedAnnotations are the annotations that grant privileges which
+	// the app's objects may use: roleout.dev/adopt (take over the object)
+	// and roleout.dev/prune (delete it although persistent). Default
+	// none: content in git cannot grant itself what the config did not.
+	AllowedAnnotations []string `json:"allowedAnnotations,omitempty"`
 	// SelfHeal re-applies, in wave order through the health gates, the
 	// objects of the app that someone else changed or deleted (drift),
 	// while roleout run watches them. Default true; false records and
 	// reports drift without writing.
 	SelfHeal *bool `json:"selfHeal,omitempty"`
+}
+
+// GrantingAnnotations are the annotations AllowedAnnotations may list.
+var GrantingAnnotations = []string{object.AdoptAnnotation, object.PruneAnnotation}
+
+// Honours reports whether app's objects may use annotation (one of
+// GrantingAnnotations) to grant themselves its privilege.
+func (app App) Honours(annotation string) bool {
+	return slices.Contains(app.AllowedAnnotations, annotation)
 }
 
 // HealsDrift reports whether app heals drift (selfHeal, default true).

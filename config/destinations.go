@@ -12,12 +12,8 @@ import (
 // Errors name the field the rule came from and the app's own field to
 // change.
 func (c *Config) Destinations(app App) render.Destinations {
-	ns := app.Namespace
-	if ns == "" {
-		ns = "default" // where the agent puts objects that name none
-	}
 	d := render.Destinations{
-		App: app.Name, Namespace: ns,
+		App: app.Name, Namespace: app.NamespaceOrDefault(),
 		NamespacesField: c.AppField(app, "allowedNamespaces"), KindsField: c.AppField(app, "allowedKinds"),
 	}
 	d.NamespacesFix, d.KindsFix = d.NamespacesField, d.KindsField
@@ -47,4 +43,13 @@ func (c *Config) AppField(app App, field string) string {
 		}
 	}
 	return field
+}
+
+// NamespaceOrDefault is the namespace of app's namespaced objects that
+// name none: its namespace, else default.
+func (app App) NamespaceOrDefault() string {
+	if app.Namespace == "" {
+		return "default"
+	}
+	return app.Namespace
 }

@@ -98,14 +98,9 @@ func TestExampleDestinations(t *testing.T) {
 		if err != nil {
 			t.Fatalf("render %s: %v", app.Name, err)
 		}
-		ns := app.Namespace
-		if ns == "" {
-			ns = "default"
-		}
-		if err := render.DefaultNamespace(res.Objects, ns); err != nil {
-			t.Fatal(err)
-		}
-		if err := render.CheckDestinations(res.Objects, cfg.Destinations(app)); err != nil {
+		scopes := render.KindScopes(res.Objects, nil)
+		render.DefaultNamespace(res.Objects, app.NamespaceOrDefault(), scopes)
+		if err := render.CheckDestinations(res.Objects, cfg.Destinations(app), scopes); err != nil {
 			t.Errorf("app %s: %v", app.Name, err)
 		}
 	}

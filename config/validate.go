@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -197,6 +198,15 @@ func (a *App) validate(field string, add func(field, format string, args ...any)
 		add(field+".render.maxMemoryBytes", "must be at least 268435456 (256 MiB: the sandbox process needs about 100 MiB to start), got %d", m)
 	}
 	validateDestinations(field, a.AllowedNamespaces, a.AllowedKinds, add)
+	for i, ann := range a.AllowedAnnotations {
+		if !slices.Contains(GrantingAnnotations, ann) {
+			hint := ""
+			if best := closestName(ann, GrantingAnnotations); best != "" {
+				hint = fmt.Sprintf(" (did you mean %s?)", best)
+			}
+			add(fmt.Sprintf("%s.allowedAnnotations[%d]", field, i), "%q is not an annotation roleout honours%s: write %s", ann, hint, strings.Join(GrantingAnnotations, " or "))
+		}
+	}
 	a.validateRoles(field, add)
 	a.validateWindows(field, add)
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	rschema "github.com/roleout/roleout/render/schema"
 )
 
 // KindRule allows the objects of one kind of an API group, or of every
@@ -38,15 +40,15 @@ type Destinations struct {
 	// Namespaces are the allowed namespaces: exact names, or a prefix
 	// followed by "*" ("team-*"; "*" alone is every namespace). Nil: the
 	// app's Namespace and every Namespace object among the rendered
-	// objects.
+	// objects that does not exist or is the app's (NamespaceOwners).
 	Namespaces []string
 	// NamespacesField is the config field Namespaces came from
 	// (apps[1].allowedNamespaces, defaults.allowedNamespaces), or the one
 	// that would set them when Namespaces is nil.
 	NamespacesField string
 	// Kinds are the allowed kinds, namespaced and cluster-scoped alike.
-	// Nil: every namespaced kind (and every kind of unknown scope) and,
-	// of the cluster-scoped kinds, Namespace only.
+	// Nil: every namespaced kind and, of the cluster-scoped kinds,
+	// Namespace only.
 	Kinds []KindRule
 	// KindsField is the config field Kinds came from, or the one that
 	// would set them when Kinds is nil.
@@ -54,46 +56,126 @@ type Destinations struct {
 	// Fix is the config field a user changes to allow more: the app's
 	// own field, named in every error.
 	NamespacesFix, KindsFix string
+	// Agent is where the agent keeps its own objects; none of them is
+	// ever a destination, and its namespace only when the config names
+	// it as the app's namespace or in Namespaces, exactly.
+	Agent AgentObjects
+	// Offline says no cluster was asked for scopes: errors then say so.
+	Offline bool
+	// NamespaceOwners holds, for each Namespace the render declares that
+	// exists in the cluster, the value of its ownership label ("" for
+	// none). With Namespaces nil, a declared Namespace that exists and is
+	// not the app's (owner other than App) is not a destination: a
+	// render cannot declare its way into another's namespace.
+	NamespaceOwners map[string]string
+}
+
+// AgentObjects are the agent's own objects: its namespace, and the kinds
+// and names in it an app may never write (the control ConfigMap, the
+// mask key Secret, the leader Lease, the role revisions).
+type AgentObjects struct {
+	Namespace string
+	// Objects are the reserved objects of Namespace; an empty Name
+	// reserves every object of the kind there.
+	Objects []ReservedObject
+}
+
+// ReservedObject is one agent object, or every object of a kind when
+// Name is empty.
+type ReservedObject struct{ Group, Kind, Name string }
+
+// reserved reports whether o is one of the agent's objects.
+func (a AgentObjects) reserved(o *unstructured.Unstructured) bool {
+	if a.Namespace == "" || o.GetNamespace() != a.Namespace {
+		return false
+	}
+	gvk := o.GroupVersionKind()
+	for _, r := range a.Objects {
+		if r.Group == gvk.Group && r.Kind == gvk.Kind && (r.Name == "" || r.Name == o.GetName()) {
+			return true
+		}
+	}
+	return false
 }
 
 // CheckDestinations refuses objects that d does not allow, as a whole:
 // the error joins one error per offending object, each naming the object,
 // the rule it breaks and the config field to change. Run it after
-// DefaultNamespace, on every object that is to be applied.
+// DefaultNamespace, with the same scopes (KindScopes), on every object
+// that is to be applied.
 //
-// Scope comes from the lookup DefaultNamespace uses (kustomize's built-in
-// OpenAPI schema and the CustomResourceDefinitions among objs); a kind of
-// unknown scope counts as namespaced, as kubectl takes it. A namespaced
+// An object of a kind of unknown scope is refused: neither the cluster
+// nor Kubernetes nor a CRD of the render defines the kind. A namespaced
 // object must be in an allowed namespace; a Namespace object must name
-// one; any other cluster-scoped object has no namespace to check.
-func CheckDestinations(objs []*unstructured.Unstructured, d Destinations) error {
+// one; any other cluster-scoped object has no namespace to check, and its
+// kind must be listed. The agent's own objects are never allowed.
+func CheckDestinations(objs []*unstructured.Unstructured, d Destinations, scopes Scopes) error {
 	namespaces := d.Namespaces
 	declared := d.Namespaces == nil
 	if declared {
-		namespaces = declaredNamespaces(objs, d.Namespace)
+		namespaces = d.declaredNamespaces(objs)
 	}
 	var errs []error
-	eachScope(objs, func(o *unstructured.Unstructured, namespaced, found bool) {
+	for _, o := range objs {
 		gvk := o.GroupVersionKind()
-		clusterScoped := found && !namespaced
-		if err := d.checkKind(gvk.Group, gvk.Kind, clusterScoped); err != nil {
+		namespaced, known := scopes[gvk.GroupKind()]
+		if !known {
+			errs = append(errs, d.unknownScope(o))
+			continue
+		}
+		if err := d.checkKind(gvk.Group, gvk.Kind, !namespaced); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", Describe(o), err))
-			return
+			continue
+		}
+		if d.Agent.reserved(o) {
+			errs = append(errs, fmt.Errorf("%s: is one of the agent's own objects in its namespace %s, which no app may write", Describe(o), d.Agent.Namespace))
+			continue
 		}
 		ns := o.GetNamespace()
-		isNamespace := clusterScoped && gvk.Group == "" && gvk.Kind == "Namespace"
 		switch {
-		case isNamespace:
+		case !namespaced && gvk.Group == "" && gvk.Kind == "Namespace":
 			ns = o.GetName()
-		case clusterScoped:
-			return
+		case !namespaced:
+			continue
 		}
-		if ns == d.Namespace && ns != "" || matchNamespace(namespaces, ns) {
-			return
+		if err := d.namespaceAllowed(ns, namespaces, declared); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", Describe(o), err))
 		}
-		errs = append(errs, fmt.Errorf("%s: %s", Describe(o), d.namespaceRule(ns, namespaces, declared)))
-	})
+	}
 	return errors.Join(errs...)
+}
+
+// unknownScope is the error of an object whose kind's scope nothing knows.
+func (d Destinations) unknownScope(o *unstructured.Unstructured) error {
+	gvk := o.GroupVersionKind()
+	if d.Offline {
+		return fmt.Errorf("%s: kind %s is of unknown scope for app %s offline: neither Kubernetes %s nor a CustomResourceDefinition "+
+			"in the render defines it, and no cluster was asked; roleout diff asks the app's cluster, or add the CustomResourceDefinition to the app",
+			Describe(o), groupKind(gvk.Group, gvk.Kind), d.App, rschema.KubernetesVersion)
+	}
+	return fmt.Errorf("%s: kind %s is of unknown scope for app %s: neither the cluster, nor Kubernetes %s, nor a "+
+		"CustomResourceDefinition in the render defines it, so roleout cannot tell where the object would go; install its "+
+		"CustomResourceDefinition (or add it to the app), or check the apiVersion and kind", Describe(o), groupKind(gvk.Group, gvk.Kind), d.App, rschema.KubernetesVersion)
+}
+
+// namespaceAllowed returns why ns is not a destination, or nil.
+func (d Destinations) namespaceAllowed(ns string, namespaces []string, declared bool) error {
+	if ns != "" && ns == d.Agent.Namespace && ns != d.Namespace && !slices.Contains(d.Namespaces, ns) {
+		return fmt.Errorf("namespace %s is the agent's own and not allowed for app %s unless the config names it: "+
+			"set it as the app's namespace or list it, by name, in %s", ns, d.App, d.NamespacesFix)
+	}
+	if ns == d.Namespace && ns != "" || matchNamespace(namespaces, ns) {
+		return nil
+	}
+	if owner, exists := d.NamespaceOwners[ns]; declared && exists && owner != d.App {
+		who := "exists without roleout's ownership"
+		if owner != "" {
+			who = "is owned by app " + owner
+		}
+		return fmt.Errorf("namespace %s %s: declaring it does not make it a destination of app %s; list it in %s to allow it",
+			ns, who, d.App, d.NamespacesFix)
+	}
+	return errors.New(d.namespaceRule(ns, namespaces, declared))
 }
 
 // checkKind returns why the kind is not allowed, or nil.
@@ -143,14 +225,19 @@ func (d Destinations) namespaceRule(ns string, allowed []string, declared bool) 
 }
 
 // declaredNamespaces returns the app's namespace and the names of the
-// Namespace objects among objs, sorted.
-func declaredNamespaces(objs []*unstructured.Unstructured, own string) []string {
+// Namespace objects among objs, sorted, but for those that exist and are
+// not the app's (NamespaceOwners).
+func (d Destinations) declaredNamespaces(objs []*unstructured.Unstructured) []string {
 	set := map[string]bool{}
-	if own != "" {
-		set[own] = true
+	if d.Namespace != "" {
+		set[d.Namespace] = true
 	}
 	for _, o := range objs {
-		if gvk := o.GroupVersionKind(); gvk.Group == "" && gvk.Kind == "Namespace" {
+		gvk := o.GroupVersionKind()
+		if gvk.Group != "" || gvk.Kind != "Namespace" {
+			continue
+		}
+		if owner, exists := d.NamespaceOwners[o.GetName()]; !exists || owner == d.App {
 			set[o.GetName()] = true
 		}
 	}

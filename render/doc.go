@@ -68,7 +68,9 @@
 // CheckDestinations confines an app (docs/design.md, "Safety and trust",
 // Destinations): every object must be in an allowed namespace and of an
 // allowed kind, else the render is refused as a whole. Scope (namespaced
-// or cluster-scoped) comes from the one lookup DefaultNamespace uses.
+// or cluster-scoped) comes from KindScopes, which DefaultNamespace uses too:
+// the cluster's discovery, then Kubernetes' own kinds, then the render's
+// CRDs; a kind of unknown scope is refused.
 //
 // Planning does no I/O. render must not import agent, sources or apply;
 // its subpackages hold the hashing and history (render/revision), the

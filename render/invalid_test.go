@@ -210,9 +210,7 @@ func TestFixturesAreValid(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := DefaultNamespace(res.Objects, "default"); err != nil {
-				t.Fatal(err)
-			}
+			DefaultNamespace(res.Objects, "default", KindScopes(res.Objects, nil))
 			p, err := NewPlan(res.Objects, PlanOptions{App: "fixture"})
 			if err != nil {
 				t.Fatal(err)

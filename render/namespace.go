@@ -1,63 +1,83 @@
 package render
 
 import (
-	"errors"
-	"fmt"
 	"strings"
-	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/kustomize/kyaml/openapi"
-	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	rschema "github.com/roleout/roleout/render/schema"
 )
 
-// schemaMu serialises lookups in kustomize's process-global OpenAPI
-// schema. Builds never touch it in this process: they run in sandbox
-// children.
-var schemaMu sync.Mutex
+// Scopes say which kinds are namespaced (true) and which cluster-scoped
+// (false). A kind that is absent is of unknown scope.
+type Scopes map[schema.GroupKind]bool
 
-// DefaultNamespace sets namespace on every namespaced object that names
-// none. Scope comes from Kubernetes' built-in OpenAPI schema, and for
-// custom resources from a CustomResourceDefinition among objs; an object of
-// an unknown kind is taken as namespaced, as kubectl does. It returns an
-// error naming an object that sets a namespace on a cluster-scoped kind.
-func DefaultNamespace(objs []*unstructured.Unstructured, namespace string) error {
-	var errs []error
-	eachScope(objs, func(o *unstructured.Unstructured, namespaced, found bool) {
-		switch {
-		case found && !namespaced && o.GetNamespace() != "":
-			errs = append(errs, fmt.Errorf("%s: a %s is cluster-scoped and cannot name namespace %q", Describe(o), o.GetKind(), o.GetNamespace()))
-		case (namespaced || !found) && o.GetNamespace() == "":
-			o.SetNamespace(namespace)
-		}
-	})
-	return errors.Join(errs...)
-}
-
-// eachScope calls fn for every object of objs, in order, with its scope:
-// namespaced or not, and whether the scope is known at all. Scope comes
-// from Kubernetes' built-in OpenAPI schema, and for custom resources from
-// a CustomResourceDefinition among objs. This is the one scope lookup of
-// roleout: DefaultNamespace and CheckDestinations both use it.
-func eachScope(objs []*unstructured.Unstructured, fn func(o *unstructured.Unstructured, namespaced, found bool)) {
-	crdScope := map[string]bool{} // group/kind → namespaced
+// KindScopes returns the scope of every kind among objs (docs/design.md,
+// "Safety and trust": facts come from the cluster). The first source that
+// knows a kind decides: live, what the cluster the app applies to serves
+// (nil offline); then the kinds of the Kubernetes version roleout links
+// (render/schema.BuiltinScope); then the CustomResourceDefinitions among
+// objs, for kinds nothing else serves yet. A render's CRD cannot change
+// the scope of a kind the cluster or Kubernetes already defines. A kind
+// none of them knows is left out: CheckDestinations refuses its objects.
+func KindScopes(objs []*unstructured.Unstructured, live Scopes) Scopes {
+	crds := Scopes{}
 	for _, o := range objs {
 		if o.GetKind() == "CustomResourceDefinition" && strings.HasPrefix(o.GetAPIVersion(), "apiextensions.k8s.io/") {
 			group, _, _ := unstructured.NestedString(o.Object, "spec", "group")
 			kind, _, _ := unstructured.NestedString(o.Object, "spec", "names", "kind")
 			scope, _, _ := unstructured.NestedString(o.Object, "spec", "scope")
-			crdScope[group+"/"+kind] = scope != "Cluster"
+			if scope == "Cluster" || scope == "Namespaced" {
+				crds[schema.GroupKind{Group: group, Kind: kind}] = scope == "Namespaced"
+			}
 		}
 	}
-	schemaMu.Lock() // the schema lookup initialises kustomize's global state
-	defer schemaMu.Unlock()
+	out := Scopes{}
 	for _, o := range objs {
-		gvk := o.GroupVersionKind()
-		namespaced, found := crdScope[gvk.Group+"/"+gvk.Kind]
-		if !found {
-			namespaced, found = openapi.IsNamespaceScoped(kyaml.TypeMeta{APIVersion: o.GetAPIVersion(), Kind: o.GetKind()})
+		gk := o.GroupVersionKind().GroupKind()
+		if _, done := out[gk]; done {
+			continue
 		}
-		fn(o, namespaced, found)
+		if ns, ok := live[gk]; ok {
+			out[gk] = ns
+		} else if ns, ok := rschema.BuiltinScope(gk); ok {
+			out[gk] = ns
+		} else if ns, ok := crds[gk]; ok {
+			out[gk] = ns
+		}
+	}
+	return out
+}
+
+// Kinds returns the distinct kinds of objs, in order of first appearance:
+// what to ask a cluster the scope of.
+func Kinds(objs []*unstructured.Unstructured) []schema.GroupKind {
+	seen := map[schema.GroupKind]bool{}
+	var out []schema.GroupKind
+	for _, o := range objs {
+		if gk := o.GroupVersionKind().GroupKind(); !seen[gk] {
+			seen[gk] = true
+			out = append(out, gk)
+		}
+	}
+	return out
+}
+
+// DefaultNamespace sets namespace on every namespaced object that names
+// none, and clears the namespace of every cluster-scoped one (kustomize's
+// namespace field sets it on kinds kustomize does not know; the API server
+// ignores it), as scopes say. An object of unknown scope is taken as
+// namespaced, as kubectl does, for display: CheckDestinations refuses it.
+func DefaultNamespace(objs []*unstructured.Unstructured, namespace string, scopes Scopes) {
+	for _, o := range objs {
+		namespaced, known := scopes[o.GroupVersionKind().GroupKind()]
+		switch {
+		case known && !namespaced:
+			o.SetNamespace("")
+		case o.GetNamespace() == "":
+			o.SetNamespace(namespace)
+		}
 	}
 }
 

@@ -33,7 +33,9 @@ func namespacedApp(dir, ns string) map[string]string {
 // acts as the agent's service account of examples/deploy-namespaced.
 func namespacedConfig(t *testing.T, repo *testgit.Repo, app, kubeconfig string) string {
 	t.Helper()
-	config := writeConfig(t, repo.URL(), "- {name: "+app+", path: apps/"+app+", prune: true, timeout: 30s}\n")
+	// The app's Namespace exists (an administrator made it): the config
+	// names it as the app's and honours the adopt annotation on it.
+	config := writeConfig(t, repo.URL(), "- {name: "+app+", path: apps/"+app+", namespace: "+app+", prune: true, timeout: 30s, allowedAnnotations: [roleout.dev/adopt]}\n")
 	data, _ := os.ReadFile(config)
 	if err := os.WriteFile(config, []byte(strings.Replace(string(data), cluster.Kubeconfig, kubeconfig, 1)+
 		"status:\n  clusterRevisions: {namespace: roleout-system}\n"), 0o644); err != nil {

@@ -38,9 +38,7 @@ func applyManifests(t *testing.T, c *testcluster.Cluster, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := render.DefaultNamespace(res.Objects, "roleout-system"); err != nil {
-		t.Fatal(err)
-	}
+	render.DefaultNamespace(res.Objects, "roleout-system", render.KindScopes(res.Objects, nil))
 	plan, err := render.NewPlan(res.Objects, render.PlanOptions{App: "roleout"})
 	if err != nil {
 		t.Fatal(err)

@@ -181,7 +181,7 @@ func TestRunOwnership(t *testing.T) {
 		commitOverlay(t, repo, "thief", "thief lets go again", map[string]string{"cm.yaml": thiefFiles["cm.yaml"]})
 		logs := runApp(t, adopting, exitOK)
 		for _, want := range []string{
-			`prune skipped: a Namespace is not pruned unless the app opts in (set apps[1].prunePersistent: true or annotate it roleout.dev/prune: \"true\")`,
+			`prune skipped: a Namespace is not pruned unless the app opts in (set apps[1].prunePersistent: true or annotate it roleout.dev/prune: \"true\" and list that annotation in apps[1].allowedAnnotations)`,
 			`prune skipped: a CustomResourceDefinition is not pruned`,
 		} {
 			if !strings.Contains(logs, want) {

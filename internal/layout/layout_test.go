@@ -36,7 +36,7 @@ var allowed = map[string][]string{
 	"sources":         {"internal/secrets"},
 	"apply":           {"internal/object", "internal/secrets"},
 	// The user contract: what roleout.yaml says, parsed and explained.
-	"config": {"internal/secrets", "render"},
+	"config": {"internal/object", "internal/secrets", "render"},
 	// What a change would do, live or offline; pure of git and of the loop.
 	"diff": {"apply", "internal/object", "render", "render/predict", "render/revision"},
 	// The status branch's files; read by the agent, the CLI and the web view.

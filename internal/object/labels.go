@@ -17,10 +17,16 @@ const (
 	// role and order it (roles from annotations).
 	RoleAnnotation         = "roleout.dev/role"
 	UpgradeOrderAnnotation = "roleout.dev/upgrade-order"
-	// PruneAnnotation "true" lets prune delete a persistent object.
+	// PruneAnnotation "true" lets prune delete a persistent object, where
+	// the app's config honours it (allowedAnnotations); "false" keeps any.
 	PruneAnnotation = "roleout.dev/prune"
-	// AdoptAnnotation "true" lets an app take over the object.
+	// AdoptAnnotation "true" lets an app take over the object, where the
+	// app's config honours it (allowedAnnotations).
 	AdoptAnnotation = "roleout.dev/adopt"
+	// CreatedByAnnotation names the app that created a Namespace. Only
+	// the applier writes it (content's own is dropped), and prune deletes
+	// only the Namespaces their app created.
+	CreatedByAnnotation = "roleout.dev/created-by"
 	// RecreateAnnotation "true" lets roleout delete and recreate the
 	// object when a change touches an immutable field.
 	RecreateAnnotation = "roleout.dev/recreate"

@@ -89,9 +89,11 @@ func roleoutApplyPath(ctx context.Context, applier *apply.Applier, counter *requ
 	if err != nil {
 		return toolRun{}, err
 	}
-	if err := render.DefaultNamespace(res.Objects, app); err != nil {
+	scopes, err := applier.Scopes(ctx, render.Kinds(res.Objects))
+	if err != nil {
 		return toolRun{}, err
 	}
+	render.DefaultNamespace(res.Objects, app, render.KindScopes(res.Objects, scopes))
 	var workloads []*unstructured.Unstructured
 	for _, o := range res.Objects {
 		if predict.IsWorkload(o) {

@@ -1,0 +1,93 @@
+package schema
+
+import (
+	_ "embed"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// scopesFile is the scope of every kind Kubernetes KubernetesVersion
+// serves, one "group kind Namespaced|Cluster" line each ("" is written
+// "core"): read from the discovery documents of the k8s.io/kubernetes
+// module roleout links (api/discovery/api__v1.json and
+// apis__<group>__<version>.json). TestBuiltinScopesAreTheModule compares
+// it with them; to refresh it after an upgrade:
+//
+//	go test ./render/schema -run TestBuiltinScopesAreTheModule -update-scopes
+//
+//go:embed scopes.txt
+var scopesFile string
+
+// builtinScopes is scopesFile parsed, once.
+var builtinScopes = sync.OnceValue(func() map[runtimeschema.GroupKind]bool {
+	out, err := ParseScopes(scopesFile)
+	if err != nil {
+		panic("render/schema: scopes.txt: " + err.Error()) // TestBuiltinScopesAreTheModule reads it
+	}
+	return out
+})
+
+// crdScopes are the scopes of the kinds of the CRDs built in
+// (BuiltinCRDs), read when a kind is not Kubernetes' own.
+var crdScopes = sync.OnceValue(func() map[runtimeschema.GroupKind]bool {
+	out := map[runtimeschema.GroupKind]bool{}
+	crds, _ := BuiltinCRDs() // TestBuiltinCRDsAreTheModules decodes them
+	for _, crd := range crds {
+		group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+		kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+		scope, _, _ := unstructured.NestedString(crd.Object, "spec", "scope")
+		out[runtimeschema.GroupKind{Group: group, Kind: kind}] = scope == "Namespaced"
+	}
+	return out
+})
+
+// BuiltinScope reports whether kind gk is namespaced, and whether roleout
+// knows it offline, without a cluster to ask: a kind Kubernetes
+// KubernetesVersion serves, or the kind of a CRD built in (BuiltinCRDs:
+// the custom workloads whose controllers roleout links).
+func BuiltinScope(gk runtimeschema.GroupKind) (namespaced, known bool) {
+	if namespaced, known = builtinScopes()[gk]; known {
+		return namespaced, known
+	}
+	namespaced, known = crdScopes()[gk]
+	return namespaced, known
+}
+
+// ParseScopes reads a scope table in scopes.txt's format.
+func ParseScopes(text string) (map[runtimeschema.GroupKind]bool, error) {
+	out := map[runtimeschema.GroupKind]bool{}
+	for i, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 || f[2] != "Namespaced" && f[2] != "Cluster" {
+			return nil, fmt.Errorf("line %d: %q is not \"group kind Namespaced|Cluster\"", i+1, line)
+		}
+		group := f[0]
+		if group == "core" {
+			group = ""
+		}
+		out[runtimeschema.GroupKind{Group: group, Kind: f[1]}] = f[2] == "Namespaced"
+	}
+	return out, nil
+}
+
+// FormatScopes writes scopes in scopes.txt's format, sorted.
+func FormatScopes(scopes map[runtimeschema.GroupKind]bool) string {
+	lines := make([]string, 0, len(scopes))
+	for gk, namespaced := range scopes {
+		group, scope := gk.Group, "Cluster"
+		if group == "" {
+			group = "core"
+		}
+		if namespaced {
+			scope = "Namespaced"
+		}
+		lines = append(lines, group+" "+gk.Kind+" "+scope)
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n") + "\n"
+}
