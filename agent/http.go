@@ -16,7 +16,8 @@ import (
 
 // Hook signature headers. roleout's own signs a timestamp with the body
 // (stale and replayed deliveries are refused); the forge form (GitHub,
-// Gitea, Forgejo) signs the body, and a delivery ID may be used once.
+// Gitea, Forgejo) signs the body, and a body may be delivered once (a
+// day): replays are keyed on the MAC, never on an unsigned delivery ID.
 const (
 	SignatureHeader      = "X-Roleout-Signature" // t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">
 	ForgeSignatureHeader = "X-Hub-Signature-256" // sha256=<hex HMAC-SHA256 of body>
@@ -83,7 +84,7 @@ type hook struct {
 	trigger func()
 	now     func() time.Time
 	mu      sync.Mutex
-	seen    map[string]time.Time // signature or delivery ID → when first seen
+	seen    map[string]time.Time // MAC (canonical hex) → when first seen
 }
 
 func (h *hook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -107,7 +108,7 @@ func (h *hook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // verify checks either signature form and returns the key that must not
-// be used twice.
+// be used twice: the MAC, canonical.
 func (h *hook) verify(header http.Header, body []byte) (string, bool) {
 	if sig := header.Get(SignatureHeader); sig != "" {
 		var ts, v1 string
@@ -127,17 +128,16 @@ func (h *hook) verify(header http.Header, body []byte) (string, bool) {
 		if age := h.now().Sub(time.Unix(sec, 0)); age > hookMaxAge || age < -hookMaxAge {
 			return "", false
 		}
-		return v1, validMAC(h.secret, []byte(ts+"."+string(body)), v1)
+		return validMAC(h.secret, []byte(ts+"."+string(body)), v1)
 	}
 	sig, ok := strings.CutPrefix(header.Get(ForgeSignatureHeader), "sha256=")
 	if !ok {
 		return "", false
 	}
-	delivery := header.Get("X-GitHub-Delivery") + header.Get("X-Gitea-Delivery")
-	if delivery == "" {
-		delivery = sig
-	}
-	return delivery, validMAC(h.secret, body, sig)
+	// The replay key is the MAC, which covers the body: a delivery ID
+	// is not signed, so a replay could name a new one, and a MAC's hex
+	// text has two cases for one value.
+	return validMAC(h.secret, body, sig)
 }
 
 // firstTime records key and reports whether it was not seen within the
@@ -158,14 +158,17 @@ func (h *hook) firstTime(key string) bool {
 	return true
 }
 
-func validMAC(secret, msg []byte, hexSig string) bool {
+// validMAC reports whether hexSig is the HMAC-SHA256 of msg, and returns
+// it in one canonical form (lower-case hex): the key replays are refused
+// by, whatever case the sender wrote it in.
+func validMAC(secret, msg []byte, hexSig string) (string, bool) {
 	want, err := hex.DecodeString(hexSig)
 	if err != nil {
-		return false
+		return "", false
 	}
 	m := hmac.New(sha256.New, secret)
 	m.Write(msg)
-	return hmac.Equal(m.Sum(nil), want)
+	return hex.EncodeToString(want), hmac.Equal(m.Sum(nil), want)
 }
 
 // SignHook returns the X-Roleout-Signature value for body at time t.

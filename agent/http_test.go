@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -57,12 +58,15 @@ func TestHookSignatures(t *testing.T) {
 	triggered := 0
 	hk := &hook{secret: secret, trigger: func() { triggered++ }, seen: map[string]time.Time{}, now: func() time.Time { return now }}
 	body := []byte(`{"ref":"refs/heads/main"}`)
+	delivery := 0
 	post := func(header, value string) int {
 		r := httptest.NewRequest(http.MethodPost, "/hook", strings.NewReader(string(body)))
 		if header != "" {
 			r.Header.Set(header, value)
 		}
-		r.Header.Set("X-GitHub-Delivery", "")
+		// Every delivery names a new ID: the signature does not cover it.
+		delivery++
+		r.Header.Set("X-GitHub-Delivery", fmt.Sprintf("delivery-%d", delivery))
 		w := httptest.NewRecorder()
 		hk.ServeHTTP(w, r)
 		return w.Code
@@ -76,11 +80,13 @@ func TestHookSignatures(t *testing.T) {
 	}{
 		{"good signature", SignatureHeader, good, http.StatusAccepted, 1},
 		{"replayed", SignatureHeader, good, http.StatusUnauthorized, 1},
+		{"replayed, the MAC upper-cased", SignatureHeader, good[:strings.Index(good, "v1=")+3] + strings.ToUpper(good[strings.Index(good, "v1=")+3:]), http.StatusUnauthorized, 1},
 		{"stale", SignatureHeader, SignHook(secret, body, now.Add(-10*time.Minute)), http.StatusUnauthorized, 1},
 		{"wrong secret", SignatureHeader, SignHook([]byte("other"), body, now.Add(time.Second)), http.StatusUnauthorized, 1},
 		{"no signature", "", "", http.StatusUnauthorized, 1},
 		{"forge form", ForgeSignatureHeader, "sha256=" + mac(secret, body), http.StatusAccepted, 2},
-		{"forge form replayed", ForgeSignatureHeader, "sha256=" + mac(secret, body), http.StatusUnauthorized, 2},
+		{"forge form replayed with a new delivery ID", ForgeSignatureHeader, "sha256=" + mac(secret, body), http.StatusUnauthorized, 2},
+		{"forge form replayed, the MAC upper-cased", ForgeSignatureHeader, "sha256=" + strings.ToUpper(mac(secret, body)), http.StatusUnauthorized, 2},
 	}
 	for _, tc := range cases {
 		if got := post(tc.header, tc.value); got != tc.want || triggered != tc.wantTriggered {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -62,6 +63,12 @@ func checkKubeconfig(raw *clientcmdapi.Config) error {
 		}
 		if c.InsecureSkipTLSVerify {
 			refuse("cluster", name, clusters, "sets insecure-skip-tls-verify: kubeconfigs from Secrets must verify the server's certificate (add certificate-authority-data)")
+		}
+		if u, err := url.Parse(c.Server); err != nil || u.Scheme != "https" {
+			refuse("cluster", name, clusters, "has server %q: kubeconfigs from Secrets must name an https:// server, whose certificate is verified", c.Server)
+		}
+		if c.ProxyURL != "" {
+			refuse("cluster", name, clusters, "sets proxy-url: kubeconfigs from Secrets may not send the agent's requests through a proxy they choose")
 		}
 	}
 	return errors.Join(errs...)

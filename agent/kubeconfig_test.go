@@ -36,6 +36,7 @@ func TestSecretKubeconfigRefusals(t *testing.T) {
 	cases := []struct {
 		name          string
 		user, cluster string
+		server        string // replaces the https:// server when set
 		// want are the parts of the error; none: accepted.
 		want []string
 	}{
@@ -56,12 +57,19 @@ func TestSecretKubeconfigRefusals(t *testing.T) {
 			want: []string{`cluster "eu" (context "prod") reads certificate-authority "/etc/agent/ca.crt"`, "clusters.allowUnsafeKubeconfigs"}},
 		{name: "insecure TLS", user: "    token: abc", cluster: "    insecure-skip-tls-verify: true",
 			want: []string{`cluster "eu" (context "prod") sets insecure-skip-tls-verify: kubeconfigs from Secrets must verify the server's certificate`, "clusters.allowUnsafeKubeconfigs"}},
+		{name: "plain http server", user: "    token: abc", server: "http://eu.example:8080",
+			want: []string{`cluster "eu" (context "prod") has server "http://eu.example:8080": kubeconfigs from Secrets must name an https:// server`, "clusters.allowUnsafeKubeconfigs"}},
+		{name: "proxy", user: "    token: abc", cluster: "    proxy-url: http://proxy.example:3128",
+			want: []string{`cluster "eu" (context "prod") sets proxy-url: kubeconfigs from Secrets may not send the agent's requests through a proxy they choose`}},
 		{name: "every refusal is reported", user: "    tokenFile: /t\n    exec: {apiVersion: client.authentication.k8s.io/v1, command: sh}",
 			want: []string{`uses exec plugin "sh"`, `reads tokenFile "/t"`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			data := secretKubeconfig(tc.user, tc.cluster)
+			if tc.server != "" {
+				data = []byte(strings.Replace(string(data), "https://eu.example:6443", tc.server, 1))
+			}
 			cfg, err := (&clusters{}).secretConfig(data, where)
 			if len(tc.want) == 0 {
 				if err != nil || cfg.Host != "https://eu.example:6443" {

@@ -203,7 +203,7 @@ func (a *Applier) applyOne(ctx context.Context, in *unstructured.Unstructured, o
 		res.Action, res.Err = Failed, err
 		return res
 	}
-	markCreator(o, before, opts.Owner.Value)
+	markCreator(o, before, opts.Labels[object.AppLabel])
 	heal := opts.Heal[res.Object]
 	if opts.SkipUnchanged && !opts.DryRun && !heal && alreadyApplied(before, o) {
 		res.Action = Unchanged

@@ -75,8 +75,10 @@ func (opts PruneOptions) Keep(live *unstructured.Unstructured) string {
 var namespaceKind = schema.GroupKind{Kind: "Namespace"}
 
 // markCreator keeps content from naming a Namespace's creator and names
-// app as the creator of a Namespace it creates (before is nil) or created
-// before (before names it): the record prune reads (Keep).
+// app (the app label's value, "" for none) as the creator of a Namespace
+// it creates (before is nil) or created before (before names it): the
+// record prune reads (Keep). Dry runs mark alike, so a diff shows no
+// change where a rollout would make none.
 func markCreator(o, before *unstructured.Unstructured, app string) {
 	if app == "" || o.GroupVersionKind().GroupKind() != namespaceKind {
 		return

@@ -101,12 +101,13 @@ func (d live) diff(ctx context.Context, objs []*unstructured.Unstructured, role 
 	offline := d.offlineStep(role)
 	out := make([]Object, 0, len(objs))
 	for _, o := range objs {
-		if d.scope.Reads(o.GetNamespace()) && len(diffs) > 0 {
+		ref := object.RefOf(o)
+		if d.scope.ReadsObject(ref) && len(diffs) > 0 {
 			out = append(out, Object{ObjectDiff: diffs[0]})
 			diffs = diffs[1:]
 			continue
 		}
-		out = append(out, Object{ObjectDiff: offline(o), NotCompared: OutsideAppNamespaces})
+		out = append(out, Object{ObjectDiff: offline(o), NotCompared: notRead(ref)})
 	}
 	return out, nil
 }
@@ -132,12 +133,12 @@ func (d live) prunes(ctx context.Context) ([]Object, error) {
 	var deletes []Object
 	recorded := map[string]map[string]map[string]any{} // by role
 	for _, e := range d.plan.Prune {
-		if !d.scope.Reads(e.Namespace) {
+		if !d.scope.ReadsObject(e.Ref) {
 			if recorded[e.Role] == nil {
 				recorded[e.Role] = d.rec.objects(e.Role)
 			}
 			del := deleteDiff(e.Ref, recorded[e.Role][e.Ref.Key()])
-			deletes = append(deletes, Object{ObjectDiff: del, NotCompared: OutsideAppNamespaces})
+			deletes = append(deletes, Object{ObjectDiff: del, NotCompared: notRead(e.Ref)})
 			continue
 		}
 		live, err := d.cluster.Live(ctx, e.Ref)
@@ -207,7 +208,7 @@ func firstObject(plan *render.Plan, scope Scope) *unstructured.Unstructured {
 	}
 	for _, objs := range steps {
 		for _, o := range objs {
-			if scope.Reads(o.GetNamespace()) {
+			if scope.ReadsObject(object.RefOf(o)) {
 				return o
 			}
 		}
@@ -227,4 +228,13 @@ func crdKinds(objs []*unstructured.Unstructured) map[runtimeschema.GroupKind]boo
 		out[runtimeschema.GroupKind{Group: group, Kind: kind}] = true
 	}
 	return out
+}
+
+// notRead is why a preview compared ref offline: a Secret is never read,
+// anything else was outside the app's namespaces.
+func notRead(ref object.Ref) string {
+	if ref.Kind == "Secret" && ref.Group() == "" {
+		return SecretsNotRead
+	}
+	return OutsideAppNamespaces
 }

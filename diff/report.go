@@ -129,6 +129,10 @@ const (
 // namespace that is not the app's.
 const OutsideAppNamespaces = "outside the app's namespaces"
 
+// SecretsNotRead is the Object.NotCompared of a Secret in a preview:
+// previews never read live Secrets (Scope.ReadsObject).
+const SecretsNotRead = "a Secret, which previews never read"
+
 // addStep counts s's changes into s and r and appends s to r.
 func (r *Report) addStep(s Step) {
 	for _, o := range s.Objects {

@@ -3,6 +3,7 @@ package diff
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 )
 
@@ -34,6 +35,18 @@ func (s Scope) Reads(namespace string) bool {
 	return s == nil || (namespace != "" && s[namespace])
 }
 
+// ReadsObject reports whether the scope reads ref: in a namespace it
+// reads, and not a Secret unless the scope reads everything. A preview
+// never compares a Secret with the live one: a pull request that names a
+// live Secret would learn from "changed" or "unchanged" whether it
+// guessed its value, and the live value's mask would be written to git.
+func (s Scope) ReadsObject(ref object.Ref) bool {
+	if s != nil && ref.Kind == "Secret" && ref.Group() == "" {
+		return false
+	}
+	return s.Reads(ref.Namespace)
+}
+
 // Filter returns the objects of objs the scope reads.
 func (s Scope) Filter(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
 	if s == nil {
@@ -41,7 +54,7 @@ func (s Scope) Filter(objs []*unstructured.Unstructured) []*unstructured.Unstruc
 	}
 	var out []*unstructured.Unstructured
 	for _, o := range objs {
-		if s.Reads(o.GetNamespace()) {
+		if s.ReadsObject(object.RefOf(o)) {
 			out = append(out, o)
 		}
 	}

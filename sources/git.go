@@ -60,6 +60,10 @@ type Snapshot struct {
 	// operator's choice), Untrusted for pull-request heads. Nothing made
 	// for an untrusted snapshot is ever reused for a trusted one.
 	Trust Trust
+	// Refused names the higher tags of a semver range that were passed
+	// over because their signatures did not verify, each with why: the
+	// snapshot is the highest tag in range that verifies.
+	Refused []string
 }
 
 // Trust is a trust domain: who may have written a snapshot's content.
@@ -156,6 +160,27 @@ func (s *GitSource) fetch(ctx context.Context) (Snapshot, error) {
 	if err != nil {
 		return Snapshot{}, err
 	}
+	// In a semver range, a tag that does not verify is passed over for
+	// the next highest: one unsigned tag pushed in range cannot freeze
+	// the source.
+	var refused []string
+	for _, t := range append([]target{tgt}, tgt.lower...) {
+		snap, err := s.fetchTarget(ctx, repo, auth, t)
+		var ve *VerificationError
+		if err == nil {
+			snap.Refused = refused
+			return snap, nil
+		}
+		if !errors.As(err, &ve) || len(refused) == len(tgt.lower) {
+			return Snapshot{}, err
+		}
+		refused = append(refused, err.Error())
+	}
+	return Snapshot{}, errors.New("no tag to fetch") // not reached: the last candidate returns
+}
+
+// fetchTarget fetches, verifies and checks out one resolved target.
+func (s *GitSource) fetchTarget(ctx context.Context, repo *git.Repository, auth transport.AuthMethod, tgt target) (Snapshot, error) {
 	rev := tgt.rev
 	// One hash names the checkout, is verified, checked out, indexed and
 	// handed on: a revision whose text is not exactly that hash (a short

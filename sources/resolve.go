@@ -3,6 +3,7 @@ package sources
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
@@ -23,7 +24,15 @@ type target struct {
 	// tag: an annotated tag's object, or a lightweight tag's commit. Zero
 	// for other refs. Tag verification binds this object to rev.Commit.
 	tag plumbing.Hash
+	// lower are, in a semver range, the next highest tags in range
+	// (at most maxSemverFallbacks), tried in order when this one's
+	// signature does not verify.
+	lower []target
 }
+
+// maxSemverFallbacks bounds the tags tried below the highest in a semver
+// range: each costs a fetch.
+const maxSemverFallbacks = 10
 
 // resolve lists the remote's refs (one request, no object transfer) and
 // returns the revision the followed ref points at and the refspec that
@@ -60,11 +69,17 @@ func (s *GitSource) resolve(ctx context.Context, repo *git.Repository, auth tran
 	case ref.Name != "":
 		return namedRevision(byName, ref.Name)
 	case ref.Semver != "":
-		tag, err := highestTag(byName, ref.Semver)
+		tags, err := tagsInRange(byName, ref.Semver)
 		if err != nil {
 			return target{}, err
 		}
-		return tagRevision(byName, tag)
+		tgt, err := tagRevision(byName, tags[0])
+		for _, tag := range tags[1:min(len(tags), maxSemverFallbacks+1)] {
+			if t, err := tagRevision(byName, tag); err == nil && s.opts.Verify != nil {
+				tgt.lower = append(tgt.lower, t)
+			}
+		}
+		return tgt, err
 	}
 	return target{}, fmt.Errorf("no ref to follow: set a branch, tag, semver range or commit")
 }
@@ -102,15 +117,18 @@ func tagRevision(byName map[string]plumbing.Hash, tag string) (target, error) {
 	return target{rev: SourceRevision{Ref: tag, Commit: commit.String()}, refspec: gitconfig.RefSpec("+" + name + ":" + name), tag: obj}, nil
 }
 
-// highestTag returns the highest tag that is a semantic version within
-// rangeExpr.
-func highestTag(byName map[string]plumbing.Hash, rangeExpr string) (string, error) {
+// tagsInRange returns the tags that are semantic versions within
+// rangeExpr, highest first.
+func tagsInRange(byName map[string]plumbing.Hash, rangeExpr string) ([]string, error) {
 	c, err := semver.NewConstraint(rangeExpr)
 	if err != nil {
-		return "", fmt.Errorf("invalid semver range %q: %w", rangeExpr, err)
+		return nil, fmt.Errorf("invalid semver range %q: %w", rangeExpr, err)
 	}
-	var best *semver.Version
-	bestTag := ""
+	type version struct {
+		v   *semver.Version
+		tag string
+	}
+	var in []version
 	for name := range byName {
 		tag, ok := strings.CutPrefix(name, "refs/tags/")
 		if !ok || strings.HasSuffix(tag, "^{}") {
@@ -120,12 +138,20 @@ func highestTag(byName map[string]plumbing.Hash, rangeExpr string) (string, erro
 		if err != nil || !c.Check(v) {
 			continue
 		}
-		if best == nil || v.GreaterThan(best) {
-			best, bestTag = v, tag
+		in = append(in, version{v, tag})
+	}
+	if len(in) == 0 {
+		return nil, fmt.Errorf("no tag on the remote matches semver range %q", rangeExpr)
+	}
+	sort.Slice(in, func(i, j int) bool {
+		if !in[i].v.Equal(in[j].v) {
+			return in[i].v.GreaterThan(in[j].v)
 		}
+		return in[i].tag < in[j].tag
+	})
+	out := make([]string, len(in))
+	for i, v := range in {
+		out[i] = v.tag
 	}
-	if best == nil {
-		return "", fmt.Errorf("no tag on the remote matches semver range %q", rangeExpr)
-	}
-	return bestTag, nil
+	return out, nil
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
-	"github.com/ProtonMail/go-crypto/openpgp/armor"
 	"github.com/go-git/go-git/v5"
 	"github.com/hiddeco/sshsig"
 	"golang.org/x/crypto/ssh"
@@ -84,17 +83,6 @@ func statusKeys(path string) (trustedKeys, error) {
 		keys.ssh = []allowedSigner{{key: signer.PublicKey(), where: "status.signingKeyFile"}}
 		return keys, nil
 	}
-	var ring bytes.Buffer
-	w, err := armor.Encode(&ring, openpgp.PublicKeyType, nil)
-	if err != nil {
-		return trustedKeys{}, err
-	}
-	if err := pgp.Serialize(w); err != nil {
-		return trustedKeys{}, fmt.Errorf("status.signingKeyFile: export the public key: %w", err)
-	}
-	if err := w.Close(); err != nil {
-		return trustedKeys{}, err
-	}
-	keys.pgpRing = ring.String()
+	keys.pgp = openpgp.EntityList{pgp}
 	return keys, nil
 }

@@ -64,8 +64,8 @@ func verifyObject(what, signature string, payload []byte, when time.Time, keys t
 // trustedKeys are the keys of source.verify, read from their files, or
 // the public half of status.signingKeyFile (statusKeys).
 type trustedKeys struct {
-	pgpRing string // armored public keys, concatenated
-	ssh     []allowedSigner
+	pgp openpgp.EntityList // every key of every armored block of every file
+	ssh []allowedSigner
 	// names words the refusals that depend on where the keys come from.
 	names keyNames
 }
@@ -87,16 +87,17 @@ var sourceKeyNames = keyNames{
 // is an error whatever the revision's signature.
 func readTrustedKeys(v *VerifyOptions) (trustedKeys, error) {
 	keys := trustedKeys{names: sourceKeyNames}
-	var ring strings.Builder
 	for _, f := range v.PGPKeyFiles {
 		data, err := readConfigFile("source.verify.pgpKeys", f)
 		if err != nil {
 			return trustedKeys{}, err
 		}
-		ring.Write(data)
-		ring.WriteByte('\n')
+		ring, err := readArmoredKeys(data)
+		if err != nil {
+			return trustedKeys{}, fmt.Errorf("source.verify.pgpKeys: %s: %w", f, err)
+		}
+		keys.pgp = append(keys.pgp, ring...)
 	}
-	keys.pgpRing = ring.String()
 	for _, f := range v.SSHKeyFiles {
 		data, err := readConfigFile("source.verify.sshKeys", f)
 		if err != nil {
@@ -157,10 +158,10 @@ func verifySSH(what, signature string, payload []byte, when time.Time, keys trus
 
 func verifyPGP(what, signature string, payload []byte, keys trustedKeys) error {
 	signer := pgpIssuer(signature)
-	if keys.pgpRing == "" {
+	if len(keys.pgp) == 0 {
 		return &VerificationError{Object: what, Signer: signer, Reason: keys.names.noPGP}
 	}
-	if err := verifyPGPPayload(keys.pgpRing, signature, payload); err != nil {
+	if err := verifyPGPPayload(keys.pgp, signature, payload); err != nil {
 		return &VerificationError{Object: what, Signer: signer, Reason: "the PGP signature is not from a trusted key: " + err.Error()}
 	}
 	return nil
@@ -246,12 +247,42 @@ func encodeWithoutSignature(o signedObject) ([]byte, error) {
 }
 
 // verifyPGPPayload checks an armored detached signature over payload
-// against an armored key ring.
-func verifyPGPPayload(keyring, signature string, payload []byte) error {
-	ring, err := openpgp.ReadArmoredKeyRing(strings.NewReader(keyring))
-	if err != nil {
-		return fmt.Errorf("read the PGP keys: %w", err)
-	}
-	_, err = openpgp.CheckArmoredDetachedSignature(ring, bytes.NewReader(payload), strings.NewReader(signature), nil)
+// against a key ring.
+func verifyPGPPayload(ring openpgp.EntityList, signature string, payload []byte) error {
+	_, err := openpgp.CheckArmoredDetachedSignature(ring, bytes.NewReader(payload), strings.NewReader(signature), nil)
 	return err
+}
+
+// pgpBlockStart opens an armored block.
+const pgpBlockStart = "-----BEGIN PGP PUBLIC KEY BLOCK-----"
+
+// readArmoredKeys reads every armored public key block of data, not only
+// the first one (openpgp.ReadArmoredKeyRing stops after it): a file of
+// several exported keys, or several files, trust every key they hold.
+func readArmoredKeys(data []byte) (openpgp.EntityList, error) {
+	text := string(data)
+	var out openpgp.EntityList
+	for n := 1; ; n++ {
+		start := strings.Index(text, pgpBlockStart)
+		if start < 0 {
+			break
+		}
+		text = text[start:]
+		next := strings.Index(text[len(pgpBlockStart):], pgpBlockStart)
+		block := text
+		if next >= 0 {
+			block, text = text[:len(pgpBlockStart)+next], text[len(pgpBlockStart)+next:]
+		} else {
+			text = ""
+		}
+		ring, err := openpgp.ReadArmoredKeyRing(strings.NewReader(block))
+		if err != nil {
+			return nil, fmt.Errorf("armored block %d: %w", n, err)
+		}
+		out = append(out, ring...)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("holds no armored PGP public key (" + pgpBlockStart + ")")
+	}
+	return out, nil
 }

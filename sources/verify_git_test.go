@@ -48,6 +48,9 @@ func TestVerifyGitSignedCommits(t *testing.T) {
 		wantErr []string
 	}{
 		{"PGP, trusted", &k.pgp, VerifyOptions{PGPKeyFiles: pgpKeys}, nil},
+		// Every key file counts, and every armored block in one.
+		{"PGP, the second key file's key", &k.pgp, VerifyOptions{PGPKeyFiles: []string{writeTestFile(t, dir, "other.asc", k.otherPGP.Public), pgpKeys[0]}}, nil},
+		{"PGP, the second block of one file", &k.pgp, VerifyOptions{PGPKeyFiles: []string{writeTestFile(t, dir, "both.asc", k.otherPGP.Public+"\n"+k.pgp.Public)}}, nil},
 		{"PGP, unknown key", &k.otherPGP, VerifyOptions{PGPKeyFiles: pgpKeys},
 			[]string{"the PGP signature is not from a trusted key", "signed by " + pgpKeyID(k.otherPGP)}},
 		{"PGP, only SSH keys configured", &k.pgp, VerifyOptions{SSHKeyFiles: signers("ssh-only", k.ssh.Public)},
@@ -121,6 +124,9 @@ func TestVerifyGitSignedTags(t *testing.T) {
 		{"PGP-signed tag", Ref{Tag: "v1.0.0"}, nil},
 		{"SSH-signed tag", Ref{Tag: "v1.1.0"}, nil},
 		{"semver range, SSH-signed highest match", Ref{Semver: ">=1.0.0 <1.2.0"}, nil},
+		// Higher tags in range that do not verify are passed over: one
+		// unsigned tag pushed in range does not freeze the source.
+		{"semver range, the highest tag that verifies", Ref{Semver: ">=1.0.0"}, nil},
 		{"tag signed by an unknown PGP key", Ref{Tag: "v1.2.0"}, []string{"not from a trusted key", "signed by " + pgpKeyID(k.otherPGP)}},
 		{"tag signed by an unknown SSH key", Ref{Tag: "v1.3.0"}, []string{"the SSH key is not one of source.verify.sshKeys"}},
 		{"unsigned annotated tag", Ref{Tag: "v1.4.0"}, []string{"it is not signed"}},
@@ -150,6 +156,12 @@ func checkVerified(t *testing.T, url string, ref Ref, verify *VerifyOptions, com
 	if wantErr == nil {
 		if err != nil || snap.Revision.Commit != commit {
 			t.Fatalf("a revision signed by a trusted key: %v %v", snap.Revision, err)
+		}
+		if ref.Semver == ">=1.0.0" {
+			// v1.5.0 down to v1.2.0 do not verify; v1.1.0 does.
+			if snap.Revision.Ref != "v1.1.0" || len(snap.Refused) != 4 || !strings.Contains(snap.Refused[0], "tag v1.5.0 is not trusted") {
+				t.Errorf("semver >=1.0.0: revision %s, refused %q; want v1.1.0 after four refusals, v1.5.0 first", snap.Revision.Ref, snap.Refused)
+			}
 		}
 		return
 	}

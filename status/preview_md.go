@@ -70,7 +70,7 @@ func (p Preview) Markdown() string {
 		fmt.Fprintf(&b, "\n## Diff against %s\n\n%d create, %d update, %d delete, %d unchanged. Secret values are masked.\n",
 			diffTarget(p.Diff), c.Create, c.Update, c.Delete, c.Unchanged)
 		if n := p.Diff.NotCompared(); n > 0 {
-			fmt.Fprintf(&b, "%d object(s) %s were not compared with the cluster but with the last status in git.\n", n, diff.OutsideAppNamespaces)
+			fmt.Fprintf(&b, "%d object(s) were not compared with the cluster but with the last status in git: those %s, and Secrets, which previews never read.\n", n, diff.OutsideAppNamespaces)
 		}
 		for _, s := range p.Diff.Steps {
 			for _, o := range s.Objects {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
 	"github.com/roleout/roleout/status"
@@ -165,6 +167,61 @@ func TestPullRequestPreviewsAndDryRun(t *testing.T) {
 			if strings.Contains(out+logs, v) {
 				t.Errorf("roleout's output shows the Secret value %q", v)
 			}
+		}
+	})
+
+	t.Run("a pull request cannot probe a live Secret", func(t *testing.T) {
+		// A Secret made outside git, whose value a pull request guesses:
+		// right and wrong guesses preview alike, and nothing of the live
+		// value reaches git.
+		if _, err := cs.CoreV1().Secrets("webpr").Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "live-token"},
+			StringData: map[string]string{"token": "guess-me"}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		kustPR := strings.Replace(string(kust), "namespace: web", "namespace: webpr", 1) + "- secret.yaml\n"
+		changes := map[string]string{}
+		for pr, guess := range map[int]string{9: "guess-me", 10: "wrong"} {
+			branch := fmt.Sprintf("pr/%d", pr)
+			if err := repo.SetRef("refs/heads/"+branch, base); err != nil {
+				t.Fatal(err)
+			}
+			sha, err := repo.Commit(branch, "guess", map[string]string{
+				"apps/web/kustomization.yaml": kustPR,
+				"apps/web/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: live-token, annotations: {roleout.dev/role: api}}\n" +
+					"stringData: {token: " + guess + "}\n",
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := repo.PullRequest(pr, sha); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if code, _, logs := cli("run", "--once", "--config", config); code != exitOK {
+			t.Fatalf("run --once exit %d:\n%s", code, logs)
+		}
+		for _, pr := range []int{9, 10} {
+			js, err := repo.Show("roleout/status", fmt.Sprintf("webpr/previews/pull-%d-head.json", pr))
+			if err != nil {
+				t.Fatalf("no preview of pull request %d: %v", pr, err)
+			}
+			var p status.Preview
+			if err := json.Unmarshal([]byte(js), &p); err != nil || p.Diff == nil {
+				t.Fatalf("preview of pull request %d: %v %+v", pr, err, p)
+			}
+			for _, step := range p.Diff.Steps {
+				for _, o := range step.Objects {
+					if o.Object.Kind == "Secret" && o.Object.Name == "live-token" {
+						changes[fmt.Sprint(pr)] = string(o.Change)
+						if o.NotCompared != diff.SecretsNotRead {
+							t.Errorf("pull request %d: the Secret was compared with the live one (%q, %s)", pr, o.NotCompared, o.Change)
+						}
+					}
+				}
+			}
+		}
+		if changes["9"] == "" || changes["9"] != changes["10"] {
+			t.Errorf("a right and a wrong guess preview as %q and %q; want the same, and the Secret previewed", changes["9"], changes["10"])
 		}
 	})
 

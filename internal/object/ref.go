@@ -28,10 +28,15 @@ func (r Ref) String() string {
 	return r.Kind + "/" + r.Name
 }
 
+// Group is the API group of r's apiVersion ("" for the core group).
+func (r Ref) Group() string {
+	gv, _ := schema.ParseGroupVersion(r.APIVersion)
+	return gv.Group
+}
+
 // Key identifies the object across API versions: group/kind/namespace/name.
 func (r Ref) Key() string {
-	gv, _ := schema.ParseGroupVersion(r.APIVersion)
-	return gv.Group + "/" + r.Kind + "/" + r.Namespace + "/" + r.Name
+	return r.Group() + "/" + r.Kind + "/" + r.Namespace + "/" + r.Name
 }
 
 // Empty returns an empty object that r names, for looking it up.
