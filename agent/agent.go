@@ -17,6 +17,7 @@ import (
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/control"
 	"github.com/roleout/roleout/internal/secrets"
+	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
 )
@@ -384,6 +385,12 @@ func (a *Agent) Run(ctx context.Context) error {
 		return err
 	}
 	a.backoffRetries = true
+	if err := render.NetworkIsolation(""); err != nil {
+		a.log.WithError(err).Warn("renders that may reach no host run without a network namespace of their own, behind the fetch gate alone; " +
+			"previews, and apps with render.requireNetworkIsolation, refuse to render")
+	} else {
+		a.log.Info("renders that may reach no host run in a network namespace of their own")
+	}
 	dctx, stopWatches := context.WithCancel(ctx)
 	defer stopWatches()
 	a.drift.start(dctx)

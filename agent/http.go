@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/roleout/roleout/render"
 )
 
 // Hook signature headers. roleout's own signs a timestamp with the body
@@ -45,6 +47,9 @@ func (a *Agent) Handler(hookSecret []byte) http.Handler {
 		if !ok {
 			http.Error(w, msg, http.StatusServiceUnavailable)
 			return
+		}
+		if err := render.NetworkIsolation(""); err != nil {
+			msg += "; renders are not network-isolated (previews refuse to render unless render.requireNetworkIsolation is false): " + err.Error()
 		}
 		_, _ = io.WriteString(w, msg+"\n")
 	})

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/roleout/roleout/render"
 )
 
 // metrics are the agent's Prometheus metrics, in a registry of its own.
@@ -35,7 +37,16 @@ func newMetrics() *metrics {
 		lastApplied: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "roleout_last_applied_commit_timestamp_seconds", Help: "When the app's last commit finished rolling out (Unix time); its age is time() minus this."}, []string{"app"}),
 	}
-	m.registry.MustRegister(m.reconcile, m.rollouts, m.objects, m.poll, m.lastApplied)
+	isolated := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "roleout_render_network_isolated",
+		Help: "1 when renders that may reach no host run in a network namespace of their own, 0 when the kernel allows none (render.requireNetworkIsolation)."},
+		func() float64 {
+			if render.NetworkIsolated() {
+				return 1
+			}
+			return 0
+		})
+	m.registry.MustRegister(m.reconcile, m.rollouts, m.objects, m.poll, m.lastApplied, isolated)
 	return m
 }
 

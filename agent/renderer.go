@@ -64,6 +64,7 @@ func renderRequest(snap sources.Snapshot, app config.App) (render.Source, render
 		src.Domain = string(sources.Trusted)
 	} else {
 		opts = untrustedOptions(opts)
+		opts.RequireNetworkIsolation = app.Render.PreviewsRequireIsolation()
 	}
 	return src, opts
 }

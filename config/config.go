@@ -298,6 +298,12 @@ type Render struct {
 	// use (address space and resident memory). Default 2 GiB; at least
 	// 256 MiB.
 	MaxMemoryBytes int64 `json:"maxMemoryBytes,omitempty"`
+	// RequireNetworkIsolation refuses a render that may reach no host
+	// (remoteHosts empty) where the kernel gives it no network namespace
+	// of its own, rather than relying on the fetch gate alone. Default
+	// false for the app's own renders and true for its previews: no
+	// isolation, no preview.
+	RequireNetworkIsolation *bool `json:"requireNetworkIsolation,omitempty"`
 }
 
 // Role declares a role: its upgradeOrder and, optionally, the

@@ -10,6 +10,7 @@ import (
 func (c Render) Options() render.Options {
 	o := render.DefaultOptions()
 	o.RemoteHosts, o.EnableHelm, o.EnableExec = c.RemoteHosts, c.EnableHelm, c.EnableExec
+	o.RequireNetworkIsolation = c.RequireNetworkIsolation != nil && *c.RequireNetworkIsolation
 	if c.MaxObjects > 0 {
 		o.Limits.MaxObjects = c.MaxObjects
 	}
@@ -26,6 +27,13 @@ func (c Render) Options() render.Options {
 		o.Limits.Timeout = c.Timeout.Duration
 	}
 	return o
+}
+
+// PreviewsRequireIsolation reports whether the app's previews refuse to
+// render without a network namespace: requireNetworkIsolation, default
+// true.
+func (c Render) PreviewsRequireIsolation() bool {
+	return c.RequireNetworkIsolation == nil || *c.RequireNetworkIsolation
 }
 
 // RoleSpecs turns an app's roles into render role specs.

@@ -51,6 +51,20 @@ func TestBuildRefusesAndExplains(t *testing.T) {
 			[]string{"base/kustomization.yaml", `add host "git.example.com"`}},
 		{"remote base from another host", map[string]string{"app/kustomization.yaml": "resources: [https://evil.example/x.yaml]\n"}, nil,
 			func(o *Options) { o.RemoteHosts = []string{"github.com"} }, []string{`add host "evil.example"`}},
+		// kustomize fetches a generator, transformer or validator named by
+		// URL as it fetches a base: each goes through the same gate.
+		{"remote generator", map[string]string{"app/kustomization.yaml": "generators: [https://evil.example/org/gen.git]\n"}, nil, nil,
+			[]string{"app/kustomization.yaml", `remote generator "https://evil.example/org/gen.git" is not allowed`, `add host "evil.example"`}},
+		{"remote transformer in a component", map[string]string{
+			"app/kustomization.yaml":  "components: [../comp]\n",
+			"comp/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\ntransformers: [git::https://evil.example/org/t.git//x]\n"}, nil, nil,
+			[]string{"comp/kustomization.yaml", `remote transformer "git::https://evil.example/org/t.git//x" is not allowed`}},
+		{"remote validator", map[string]string{"app/kustomization.yaml": "validators: [git@evil.example:org/v.git]\n"}, nil, nil,
+			[]string{`remote validator "git@evil.example:org/v.git" is not allowed`}},
+		{"a local transformer directory's remote base", map[string]string{
+			"app/kustomization.yaml":  "transformers: [../tdir]\n",
+			"tdir/kustomization.yaml": "resources: [https://evil.example/t.yaml]\n"}, nil, nil,
+			[]string{"tdir/kustomization.yaml", `remote base "https://evil.example/t.yaml" is not allowed`}},
 		{"file url", map[string]string{"app/kustomization.yaml": "resources: [file:///etc/repo]\n"}, nil,
 			func(o *Options) { o.RemoteHosts = []string{"file"} }, []string{`remote base "file:///etc/repo" is not allowed`}},
 		{"exec plugin off", map[string]string{
@@ -92,6 +106,14 @@ func TestBuildRefusesAndExplains(t *testing.T) {
 			"app/a.yaml": cm + strings.Repeat("# padding\n", 40), "base/kustomization.yaml": "resources: [b.yaml]\n",
 			"base/b.yaml": strings.Replace(cm, "name: a", "name: b", 1) + strings.Repeat("# padding\n", 40)}, nil,
 			func(o *Options) { o.Limits.MaxBytes = 700 }, []string{"kustomize build app", "render read more than 700 bytes (limit maxBytes), at base/b.yaml"}},
+		// A 64 KiB patch applied to 220 ConfigMaps writes 14 MiB of
+		// objects from 80 KiB of files: the result is bounded by maxBytes
+		// (at least 8 MiB), not by a multiple of it.
+		{"a small patch multiplied into a large result", map[string]string{
+			"app/kustomization.yaml": "resources: [many.yaml]\npatches:\n- path: fat.yaml\n  target: {kind: ConfigMap}\n",
+			"app/many.yaml":          manyConfigMaps(220),
+			"app/fat.yaml":           "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: any}\ndata: {fat: " + strings.Repeat("x", 64<<10) + "}\n"}, nil,
+			func(o *Options) { o.Limits.MaxBytes = 1 << 20 }, []string{"render produced more than 8 MiB of objects (limit render.maxBytes, at least 8 MiB)"}},
 		{"too many objects", map[string]string{"app/kustomization.yaml": "resources: [a.yaml]\n",
 			"app/a.yaml": cm + "---\n" + strings.Replace(cm, "name: a", "name: b", 1)}, nil,
 			func(o *Options) { o.Limits.MaxObjects = 1 }, []string{"more than 1 YAML documents", "a.yaml", "limit maxObjects"}},
@@ -157,4 +179,13 @@ func TestRemoteHost(t *testing.T) {
 			t.Errorf("remoteHost(%q) says remote", local)
 		}
 	}
+}
+
+// manyConfigMaps returns n small ConfigMaps as one YAML stream.
+func manyConfigMaps(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c%d}\n", i)
+	}
+	return b.String()
 }

@@ -13,8 +13,14 @@ import (
 // kustomizationFiles are the names kustomize looks for in a directory.
 var kustomizationFiles = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
 
+// loadedFields are the kustomization fields whose entries kustomize loads
+// as paths or URLs: each may name a git repository or an http(s) file,
+// which kustomize fetches (a generator, transformer or validator as much
+// as a resource).
+var loadedFields = []string{"resources", "bases", "components", "generators", "transformers", "validators"}
+
 // checkRemotes walks the kustomization graph from dir, through every
-// local resource, base and component directory, and refuses a remote
+// local directory any of loadedFields names, and refuses a remote
 // reference (a git repository or an http(s) file) whose host is not in
 // allowed. kustomize would otherwise fetch it during the build. An allowed
 // one marks the render external, so that it is not cached.
@@ -30,12 +36,16 @@ func checkRemotes(fs *repoFS, dir string, allowed []string) error {
 		if err != nil || k == nil {
 			return err // kustomize reports a missing kustomization itself
 		}
-		for _, field := range []string{"resources", "bases", "components"} {
+		for _, field := range loadedFields {
 			for _, entry := range stringList(k[field]) {
 				if host, remote := remoteHost(entry); remote {
 					if !hostAllowed(host, allowed) {
-						return fmt.Errorf("%s: remote base %q is not allowed: add host %q to render.remoteHosts of the app to allow it",
-							fs.display(file), entry, host)
+						what := "remote base"
+						if field == "generators" || field == "transformers" || field == "validators" {
+							what = "remote " + strings.TrimSuffix(field, "s")
+						}
+						return fmt.Errorf("%s: %s %q is not allowed: add host %q to render.remoteHosts of the app to allow it",
+							fs.display(file), what, entry, host)
 					}
 					fs.external = true // fetched past the file system: never cached
 					continue

@@ -48,6 +48,11 @@ type Options struct {
 	EnableHelm bool
 	// EnableExec lets exec KRM functions run.
 	EnableExec bool
+	// RequireNetworkIsolation refuses to run a render that may reach no
+	// host (RemoteHosts empty) outside a network namespace of its own,
+	// where the kernel allows none (ErrNoIsolation), instead of relying
+	// on the fetch gate alone.
+	RequireNetworkIsolation bool
 	// Origins records each object's source path, the repository file it
 	// came from, in SourcePathAnnotation, for roles[].paths (origin.go).
 	// NewPlan removes the annotation; the objects are otherwise those of

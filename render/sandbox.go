@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -31,14 +30,17 @@ import (
 // watchEvery is how often the parent samples a child's resident memory.
 const watchEvery = 20 * time.Millisecond
 
-// resultLimit is the most bytes a child's result may take: four times
-// what the render may read, and at least 256 MiB.
+// resultLimit is the most bytes a child's result may take: what the
+// render may read (maxBytes), and at least minResultLimit. A small patch
+// applied to many objects multiplies its bytes; the result, decoded in
+// the agent's own memory, stays bounded by what the operator set.
 func resultLimit(l Limits) int64 {
-	if n := 4 * l.MaxBytes; n > 256<<20 {
-		return n
-	}
-	return 256 << 20
+	return max(l.MaxBytes, minResultLimit)
 }
+
+// minResultLimit is the result limit of a render whose maxBytes is
+// smaller: room for the JSON of a render of tiny files.
+const minResultLimit = 8 << 20
 
 // errMemory is the error of a render killed for its memory.
 type errMemory struct{ limit int64 }
@@ -52,7 +54,8 @@ func (e *errMemory) Error() string {
 type errResultSize struct{ limit int64 }
 
 func (e *errResultSize) Error() string {
-	return fmt.Sprintf("render produced more than %d MiB of objects (limit 4 × maxBytes)", e.limit>>20)
+	return fmt.Sprintf("render produced more than %d MiB of objects (limit render.maxBytes, at least 8 MiB): raise render.maxBytes of the app "+
+		"if it is meant to, or look for a patch applied to many objects", e.limit>>20)
 }
 
 // slot waits for one of the renderer's process slots, or ctx.
@@ -98,7 +101,7 @@ func (r *Renderer) sandboxed(ctx context.Context, root, overlay string, opts Opt
 	if err != nil {
 		return nil, childResult{}, err
 	}
-	child := &sandboxChild{limits: opts.Limits, maxResult: resultLimit(opts.Limits), offline: len(opts.RemoteHosts) == 0}
+	child := &sandboxChild{limits: opts.Limits, maxResult: resultLimit(opts.Limits), offline: len(opts.RemoteHosts) == 0, requireIsolation: opts.RequireNetworkIsolation}
 	data, err := child.run(ctx, exe, tmp, req)
 	if err != nil {
 		return nil, childResult{}, err
@@ -119,6 +122,7 @@ func (r *Renderer) sandboxed(ctx context.Context, root, overlay string, opts Opt
 		if err := objs[i].UnmarshalJSON(raw); err != nil {
 			return nil, childResult{}, fmt.Errorf("render sandbox: object %d: %w", i, err)
 		}
+		res.Objects[i] = nil
 	}
 	res.Objects = nil
 	return objs, res, nil
@@ -128,9 +132,10 @@ func (r *Renderer) sandboxed(ctx context.Context, root, overlay string, opts Opt
 type sandboxChild struct {
 	limits    Limits
 	maxResult int64
-	// offline runs the child in a network namespace of its own.
-	offline bool
-	stderr  tailBuffer
+	// offline runs the child in a network namespace of its own, where
+	// the kernel allows one; requireIsolation refuses to run it without.
+	offline, requireIsolation bool
+	stderr                    tailBuffer
 }
 
 // run starts exe as a sandbox child in tmp, sends it req and returns what
@@ -149,8 +154,11 @@ func (c *sandboxChild) run(ctx context.Context, exe, tmp string, req []byte) ([]
 		cmd.Stdout, cmd.Stderr = &c.stderr, &c.stderr
 		cmd.ExtraFiles = []*os.File{resultW}
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		// A program that left the process group (setsid) and kept the
+		// output open does not hold the render up past the child's exit.
+		cmd.WaitDelay = time.Second
 		return cmd
-	}, c.offline)
+	}, exe, c.offline, c.requireIsolation)
 	if err != nil {
 		resultW.Close()
 		return nil, fmt.Errorf("start the render sandbox: %w", err)
@@ -171,12 +179,15 @@ func (c *sandboxChild) run(ctx context.Context, exe, tmp string, req []byte) ([]
 		return nil, stop
 	}
 	r := <-got
+	if int64(len(r.data)) > c.maxResult {
+		// The child blocks on a result nobody reads any more.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-exited
+		return nil, &errResultSize{limit: c.maxResult}
+	}
 	waitErr := <-exited
 	// Programs the render ran (exec functions, helm) die with it.
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	if int64(len(r.data)) > c.maxResult {
-		return nil, &errResultSize{limit: c.maxResult}
-	}
 	if waitErr != nil || r.err != nil || len(r.data) == 0 {
 		return nil, c.crashed(waitErr)
 	}
@@ -202,6 +213,7 @@ func (c *sandboxChild) watch(ctx context.Context, pid int, got chan childOutput)
 	}
 	tick := time.NewTicker(watchEvery)
 	defer tick.Stop()
+	ticks := 0
 	for {
 		select {
 		case r := <-got:
@@ -212,7 +224,8 @@ func (c *sandboxChild) watch(ctx context.Context, pid int, got chan childOutput)
 		case <-deadline:
 			return &errStopped{limit: c.limits.Timeout, cause: context.DeadlineExceeded}
 		case <-tick.C:
-			if max := c.limits.MaxMemory; max > 0 && residentBytes(pid) > max {
+			ticks++
+			if max := c.limits.MaxMemory; max > 0 && (residentBytes(pid) > max || ticks%groupEvery == 0 && groupResidentBytes(pid) > max) {
 				return &errMemory{limit: max}
 			}
 		}
@@ -253,21 +266,6 @@ func sandboxEnviron(tmp string) []string {
 		}
 	}
 	return env
-}
-
-// residentBytes returns the resident memory of process pid, 0 when it
-// cannot be read.
-func residentBytes(pid int) int64 {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
-	if err != nil {
-		return 0
-	}
-	fields := strings.Fields(string(data))
-	if len(fields) < 2 {
-		return 0
-	}
-	pages, _ := strconv.ParseInt(fields[1], 10, 64)
-	return pages * int64(os.Getpagesize())
 }
 
 // tailBuffer keeps the last 64 KiB written to it.

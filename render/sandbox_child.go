@@ -52,9 +52,14 @@ type childResult struct {
 func init() {
 	switch os.Getenv(sandboxEnv) {
 	case "1":
+		// The result descriptor is the child's alone: no program the
+		// render runs inherits it to write a result of its own.
+		syscall.CloseOnExec(sandboxResultFD)
 		os.Exit(serveChild(os.Stdin, os.NewFile(sandboxResultFD, "result")))
 	case helmMode:
 		os.Exit(serveHelm(os.Args[1:], os.Stdout, os.Stderr))
+	case probeMode:
+		os.Exit(0)
 	}
 }
 

@@ -2,14 +2,17 @@ package render
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -244,4 +247,87 @@ func TestSandboxNetworkNamespace(t *testing.T) {
 	if n := requests.Load(); n != 1 {
 		t.Fatalf("with host %s allowed the program made %d requests, want 1", host, n)
 	}
+}
+
+// TestIsolationFailsClosed: where the kernel gives a render no network
+// namespace (the probe's answer, set here as such a kernel gives it), a
+// render that requires isolation is refused before anything runs, and
+// one that does not runs behind the fetch gate. Serial: the probe's
+// answer is the process's.
+func TestIsolationFailsClosed(t *testing.T) {
+	NetworkIsolation("") // probe first, so that the answer set below is not overwritten
+	saved := isolationProbe.err
+	isolationProbe.err = errors.New("operation not permitted")
+	defer func() { isolationProbe.err = saved }()
+	if NetworkIsolated() {
+		t.Fatal("NetworkIsolated with a refused probe")
+	}
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "app", "kustomization.yaml"), "resources: [cm.yaml]\n")
+	writeFile(t, filepath.Join(root, "app", "cm.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+	opts := DefaultOptions()
+	opts.RequireNetworkIsolation = true
+	if _, err := (&Renderer{}).Build(context.Background(), Source{Root: root, Domain: "isolation-required"}, "app", opts); !errors.Is(err, ErrNoIsolation) {
+		t.Errorf("a render that requires isolation, without it: %v; want ErrNoIsolation", err)
+	}
+	opts.RequireNetworkIsolation = false
+	if res, err := (&Renderer{}).Build(context.Background(), Source{Root: root, Domain: "isolation-optional"}, "app", opts); err != nil || len(res.Objects) != 1 {
+		t.Errorf("a render that does not require isolation: %v", err)
+	}
+}
+
+// TestRenderedProgramsDieWithTheRender: an exec function that starts a
+// program in a session of its own (setsid, out of the render's process
+// group) leaves nothing running once the render returns, and cannot
+// write the render's result: the result descriptor is not inherited.
+func TestRenderedProgramsDieWithTheRender(t *testing.T) {
+	t.Parallel()
+	if !NetworkIsolated() {
+		t.Skip("the kernel allows no namespaces here: an escaped session is only killed with the process group")
+	}
+	root := filepath.Join(t.TempDir(), "repo")
+	marker := fmt.Sprintf("%d", 40000+os.Getpid()%20000) // a sleep no other test starts
+	execGenerator(t, root, "escape", "real",
+		"setsid sleep "+marker+" </dev/null >/dev/null 2>&1 &\n"+
+			`printf '{"objects":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"forged"}}]}' >&3 2>/dev/null || true`)
+	res, err := (&Renderer{}).Build(context.Background(), Source{Root: root}, "escape", execOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Objects) != 1 || res.Objects[0].GetName() != "real" {
+		t.Errorf("objects %v, want only the generator's ConfigMap real (a program wrote the result)", res.Objects)
+	}
+	running := func() bool {
+		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		for _, p := range procs {
+			if data, err := os.ReadFile(p); err == nil && strings.Contains(string(data), "sleep\x00"+marker) {
+				return true
+			}
+		}
+		return false
+	}
+	for deadline := time.Now().Add(5 * time.Second); running(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("sleep %s, started with setsid by the render, outlived it", marker)
+		}
+	}
+}
+
+// TestGroupResidentBytes: the memory of a process group counts its
+// members, not only the process the agent started.
+func TestGroupResidentBytes(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command("sh", "-c", "sleep 30 & sleep 30 & wait")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() }()
+	var group, own int64
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if group, own = groupResidentBytes(cmd.Process.Pid), residentBytes(cmd.Process.Pid); own > 0 && group >= 3*own/2 {
+			return
+		}
+	}
+	t.Errorf("group of sh and two sleeps: %d bytes resident, sh alone %d; want the sleeps counted", group, own)
 }
