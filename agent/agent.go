@@ -203,6 +203,7 @@ func sourceOptions(cfg *config.Config) sources.Options {
 		Ref:      sources.Ref{Branch: s.Branch, Tag: s.Tag, Semver: s.Semver, Commit: s.Commit},
 		Auth:     credentials(cfg),
 		CacheDir: cfg.CacheDir,
+		Checkout: sources.CheckoutLimits{MaxBytes: s.MaxCheckoutBytes, MaxEntries: s.MaxCheckoutEntries},
 	}
 	if v := s.Verify; v != nil {
 		o.Verify = &sources.VerifyOptions{Mode: v.Mode, PGPKeyFiles: v.PGPKeys, SSHKeyFiles: v.SSHKeys}

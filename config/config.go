@@ -132,6 +132,12 @@ type Source struct {
 	Auth         Auth          `json:"auth,omitempty"`
 	Verify       *Verify       `json:"verify,omitempty"`
 	PullRequests *PullRequests `json:"pullRequests,omitempty"`
+	// MaxCheckoutBytes and MaxCheckoutEntries bound each checkout of
+	// the source and of pull-request heads: bytes written (one blob under
+	// many paths counts once) and files, links and directories. Default
+	// 512 MiB and 100,000.
+	MaxCheckoutBytes   int64 `json:"maxCheckoutBytes,omitempty"`
+	MaxCheckoutEntries int   `json:"maxCheckoutEntries,omitempty"`
 }
 
 // Auth names files holding git credentials.

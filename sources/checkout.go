@@ -22,7 +22,12 @@ import (
 // one blob. Snapshots are read-only, which makes the sharing safe.
 // Symlinks are written as symlinks; whether one may be followed is the
 // renderer's decision.
-func checkout(repo *git.Repository, commit plumbing.Hash, dir string, prev Snapshot) error {
+//
+// A checkout is bounded (docs/design.md, "Every untrusted input has a
+// size"): lim's entries and bytes written, each blob's size read from its
+// header before it is inflated. One blob under many paths is written
+// once and linked to the others, so it costs its size once.
+func checkout(repo *git.Repository, commit plumbing.Hash, dir string, prev Snapshot, lim CheckoutLimits) error {
 	c, err := repo.CommitObject(commit)
 	if err != nil {
 		return fmt.Errorf("read commit %s: %w", commit, err)
@@ -39,7 +44,7 @@ func checkout(repo *git.Repository, commit plumbing.Hash, dir string, prev Snaps
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	w := treeWriter{repo: repo, root: tmp, prev: prev}
+	w := treeWriter{repo: repo, root: tmp, prev: prev, lim: lim.withDefaults(), written: map[writtenKey]string{}}
 	if err := w.writeTree(tree, ""); err != nil {
 		return fmt.Errorf("check out %s: %w", commit, err)
 	}
@@ -51,11 +56,72 @@ func checkout(repo *git.Repository, commit plumbing.Hash, dir string, prev Snaps
 	return nil
 }
 
+// CheckoutLimits bound one checkout; zero takes the default.
+type CheckoutLimits struct {
+	// MaxBytes bounds the bytes written (default 512 MiB).
+	MaxBytes int64
+	// MaxEntries bounds the files, links and directories (default 100,000).
+	MaxEntries int
+}
+
+// withDefaults fills the zero limits.
+func (l CheckoutLimits) withDefaults() CheckoutLimits {
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = 512 << 20
+	}
+	if l.MaxEntries <= 0 {
+		l.MaxEntries = 100_000
+	}
+	return l
+}
+
+// CheckoutLimitError is a tree over its checkout's limits: nothing of it
+// is handed on.
+type CheckoutLimitError struct {
+	What  string // "bytes" or "entries"
+	Limit int64
+	At    string // the path where the limit was passed
+}
+
+func (e *CheckoutLimitError) Error() string {
+	field := "source.maxCheckoutBytes"
+	if e.What == "entries" {
+		field = "source.maxCheckoutEntries"
+	}
+	return fmt.Sprintf("the tree holds more than %d %s (at %s): refused, nothing checked out; raise %s if the repository is meant to be this large",
+		e.Limit, e.What, e.At, field)
+}
+
+// writtenKey names a written file's content: its blob and mode.
+type writtenKey struct {
+	hash plumbing.Hash
+	mode filemode.FileMode
+}
+
 // treeWriter writes a tree's files under root.
 type treeWriter struct {
 	repo *git.Repository
 	root string
 	prev Snapshot
+	lim  CheckoutLimits
+	// entries and bytes are what was written so far; written maps each
+	// blob written to the path of its copy.
+	entries int
+	bytes   int64
+	written map[writtenKey]string
+}
+
+// count adds one entry of n bytes at rel, or returns the limit it passes.
+func (w *treeWriter) count(rel string, n int64) error {
+	w.entries++
+	w.bytes += n
+	if w.entries > w.lim.MaxEntries {
+		return &CheckoutLimitError{What: "entries", Limit: int64(w.lim.MaxEntries), At: rel}
+	}
+	if w.bytes > w.lim.MaxBytes {
+		return &CheckoutLimitError{What: "bytes", Limit: w.lim.MaxBytes, At: rel}
+	}
+	return nil
 }
 
 // writeTree writes tree t, at rel (slash-separated; "" for the root).
@@ -65,6 +131,9 @@ func (w *treeWriter) writeTree(t *object.Tree, rel string) error {
 			return fmt.Errorf("tree %s holds the unsafe name %q", rel, e.Name)
 		}
 		p := path.Join(rel, e.Name)
+		if err := w.count(p, 0); err != nil {
+			return err
+		}
 		switch e.Mode {
 		case filemode.Dir:
 			sub, err := w.repo.TreeObject(e.Hash)
@@ -97,10 +166,19 @@ func (w *treeWriter) writeFile(rel string, e object.TreeEntry) error {
 	if src, ok := w.reusable(rel, e); ok && os.Link(src, dst) == nil {
 		return nil
 	}
+	key := writtenKey{e.Hash, e.Mode}
+	if src, ok := w.written[key]; ok && e.Mode != filemode.Symlink && os.Link(src, dst) == nil {
+		return nil
+	}
 	blob, err := w.repo.BlobObject(e.Hash)
 	if err != nil {
 		return err
 	}
+	if err := w.count(rel, blob.Size); err != nil {
+		return err
+	}
+	w.entries-- // counted by writeTree
+	w.written[key] = dst
 	r, err := blob.Reader()
 	if err != nil {
 		return err

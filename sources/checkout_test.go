@@ -2,8 +2,11 @@ package sources
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -94,5 +97,46 @@ func TestIncrementalCheckout(t *testing.T) {
 	}
 	if data, err := os.ReadFile(filepath.Join(first.Dir, "changed.yaml")); err != nil || string(data) != "old\n" {
 		t.Errorf("the first snapshot changed: changed.yaml = %q, %v", data, err)
+	}
+}
+
+// TestCheckoutLimits: one blob listed under 16 paths is written once
+// and linked to the others, within a bound it would pass 16 times over;
+// a tree over the bytes or the entries of its limits is refused whole,
+// with nothing checked out, naming the limit and the setting.
+func TestCheckoutLimits(t *testing.T) {
+	srv, repo := newFixture(t, testgit.Options{})
+	blob := strings.Repeat("0123456789abcdef", 1<<16) // 1 MiB
+	files := map[string]string{}
+	for i := range 16 {
+		files[fmt.Sprintf("copies/%02d.yaml", i)] = blob
+	}
+	mustCommit(t, repo, "main", "one blob, 16 paths", files)
+	fetch := func(lim CheckoutLimits) (Snapshot, error) {
+		src, err := NewGitSource(Options{URL: srv.RepoURL("config"), Ref: Ref{Branch: "main"}, CacheDir: t.TempDir(), Checkout: lim})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return src.Fetch(context.Background())
+	}
+	snap, err := fetch(CheckoutLimits{MaxBytes: 4 << 20})
+	if err != nil {
+		t.Fatalf("16 paths of one 1 MiB blob within 4 MiB: %v", err)
+	}
+	first, _ := os.Stat(filepath.Join(snap.Dir, "copies", "00.yaml"))
+	last, _ := os.Stat(filepath.Join(snap.Dir, "copies", "15.yaml"))
+	if !os.SameFile(first, last) {
+		t.Error("the copies of one blob are not one file")
+	}
+
+	distinct := map[string]string{"a.yaml": blob, "b.yaml": strings.ToUpper(blob), "c.yaml": blob + "x"}
+	mustCommit(t, repo, "main", "three blobs", distinct)
+	var le *CheckoutLimitError
+	if _, err := fetch(CheckoutLimits{MaxBytes: 2 << 20}); !errors.As(err, &le) || le.What != "bytes" ||
+		!strings.Contains(err.Error(), "more than 2097152 bytes") || !strings.Contains(err.Error(), "source.maxCheckoutBytes") {
+		t.Errorf("3 MiB of distinct blobs within 2 MiB: %v", err)
+	}
+	if _, err := fetch(CheckoutLimits{MaxEntries: 10}); !errors.As(err, &le) || le.What != "entries" || !strings.Contains(err.Error(), "source.maxCheckoutEntries") {
+		t.Errorf("20 entries within 10: %v", err)
 	}
 }

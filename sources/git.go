@@ -46,6 +46,8 @@ type Options struct {
 	// Verify, when set, refuses revisions whose signature is missing or
 	// not from a trusted key.
 	Verify *VerifyOptions
+	// Checkout bounds each checkout.
+	Checkout CheckoutLimits
 }
 
 // Snapshot is one fetched commit, its tree checked out in Dir.
@@ -214,7 +216,7 @@ func (s *GitSource) fetchTarget(ctx context.Context, repo *git.Repository, auth 
 		return Snapshot{}, err
 	}
 	if statErr != nil {
-		if err := checkout(repo, commit, dir, s.last); err != nil {
+		if err := checkout(repo, commit, dir, s.last, s.opts.Checkout); err != nil {
 			return Snapshot{}, err
 		}
 		s.pruneSnapshots(rev.Commit)

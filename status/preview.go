@@ -2,6 +2,9 @@ package status
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/render"
@@ -35,8 +38,56 @@ func ReadPreview(files map[string][]byte, app, name string) (Preview, bool) {
 	return p, json.Unmarshal(data, &p) == nil
 }
 
-// Files returns the files of p, named name: its JSON and its Markdown.
+// The bounds of a preview's diffs (docs/design.md, "Every untrusted input
+// has a size"): a pull request of a few bytes can change many objects, and
+// its preview is committed to the status branch.
+const (
+	// PreviewObjectDiffBytes bounds one object's diff.
+	PreviewObjectDiffBytes = 64 << 10
+	// PreviewDiffBytes bounds the diffs of one preview, all objects.
+	PreviewDiffBytes = 1 << 20
+)
+
+// bound truncates each object's diff to PreviewObjectDiffBytes and drops
+// the diffs past PreviewDiffBytes in all, each with a marker that says
+// what was left out and where to see it whole: roleout diff.
+func (p *Preview) bound() {
+	if p.Diff == nil {
+		return
+	}
+	total := 0
+	for i := range p.Diff.Steps {
+		objs := p.Diff.Steps[i].Objects
+		for j := range objs {
+			d := objs[j].Diff
+			if d == "" {
+				continue
+			}
+			room := min(PreviewObjectDiffBytes, PreviewDiffBytes-total)
+			if len(d) > room {
+				cut := strings.LastIndexByte(d[:max(room, 0)], '\n') + 1
+				d = d[:cut] + fmt.Sprintf("... %d more bytes of this diff left out (a preview holds %d KiB per object, %d KiB in all): run roleout diff to see all of it\n",
+					len(d)-cut, PreviewObjectDiffBytes>>10, PreviewDiffBytes>>10)
+				objs[j].Diff = d
+			}
+			total += len(d)
+		}
+	}
+}
+
+// Files returns the files of p, named name: its JSON and its Markdown,
+// its diffs bounded (PreviewObjectDiffBytes, PreviewDiffBytes).
 func (p Preview) Files(name string) (map[string][]byte, error) {
+	if p.Diff != nil {
+		d := *p.Diff // the caller's report stays whole
+		d.Steps = make([]diff.Step, len(p.Diff.Steps))
+		for i, s := range p.Diff.Steps {
+			s.Objects = slices.Clone(s.Objects)
+			d.Steps[i] = s
+		}
+		p.Diff = &d
+		p.bound()
+	}
 	js, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
 		return nil, err

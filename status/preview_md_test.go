@@ -1,6 +1,7 @@
 package status
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -192,5 +193,40 @@ func TestPreviewMarkdownActionsAndUnverified(t *testing.T) {
 		if !strings.Contains(md, want) {
 			t.Errorf("preview lacks %q:\n%s", want, md)
 		}
+	}
+}
+
+// TestPreviewFilesAreBounded: a preview of 200 objects with a 100 KiB diff
+// each (a small patch applied to many objects) is committed as about a
+// megabyte per file, not 20: each diff is cut at a line with a marker,
+// and the diffs past the preview's bound are left out with one.
+func TestPreviewFilesAreBounded(t *testing.T) {
+	t.Parallel()
+	line := "+    fat: " + strings.Repeat("x", 90) + "\n"
+	big := strings.Repeat(line, (100<<10)/len(line))
+	var objs []diff.Object
+	for i := range 200 {
+		objs = append(objs, diff.Object{ObjectDiff: apply.ObjectDiff{Object: object.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: "web", Name: fmt.Sprintf("c%d", i)},
+			Change: apply.Update, Diff: big}})
+	}
+	p := Preview{App: "web", Ref: "refs/pull/1/head", Commit: "c", Plan: &render.Summary{}, Diff: &diff.Report{App: "web", Steps: []diff.Step{{Role: "default", Objects: objs}}}}
+	files, err := p.Files("pull-1-head")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range files {
+		if len(data) > 3*PreviewDiffBytes/2 {
+			t.Errorf("%s is %d bytes, want about %d at most", name, len(data), PreviewDiffBytes)
+		}
+		if !strings.Contains(string(data), "more bytes of this diff left out") {
+			t.Errorf("%s says nothing of what was left out", name)
+		}
+	}
+	if p.Diff.Steps[0].Objects[0].Diff != big {
+		t.Error("Files cut the caller's report")
+	}
+	first := files[PreviewPath("web", "pull-1-head", ".md")]
+	if !strings.Contains(string(first), "c0") || !strings.Contains(string(first), "c199") {
+		t.Error("the markdown does not name every object")
 	}
 }
