@@ -10,8 +10,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/roleout/roleout/internal/object"
 )
@@ -231,5 +233,34 @@ func TestPruneKeepsNamespacesTheAppDidNotCreate(t *testing.T) {
 	}
 	if _, err := cs.CoreV1().Namespaces().Get(ctx, "made-by-hand", metav1.GetOptions{}); err != nil {
 		t.Errorf("the hand-made Namespace: %v", err)
+	}
+}
+
+// TestApplyRefusesAScopeThePlanDidNot: an object of a kind the cluster
+// serves cluster-scoped that still names a namespace (planning judged it
+// namespaced) is refused by the applier itself, not created cluster-wide
+// with its namespace dropped; and a namespaced kind without a namespace
+// is refused too.
+func TestApplyRefusesAScopeThePlanDidNot(t *testing.T) {
+	a := newApplier(t)
+	ctx := context.Background()
+	objs := []*unstructured.Unstructured{
+		obj(t, "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: scope-smuggled, namespace: default}\nvalue: 1000\n"),
+		obj(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: scope-nowhere}\n"),
+	}
+	res, err := a.Apply(ctx, objs, ApplyOptions{Labels: map[string]string{"roleout.dev/app": "shop"}})
+	var se *ScopeError
+	if !errors.As(err, &se) || res[0].Action != Failed || res[1].Action != Failed {
+		t.Fatalf("apply: %v %v, want two ScopeErrors", err, actions(res))
+	}
+	if !strings.Contains(res[0].Err.Error(), "the cluster serves kind PriorityClass cluster-scoped, but it was planned in namespace default") {
+		t.Errorf("PriorityClass: %v", res[0].Err)
+	}
+	if _, err := clientset(t).SchedulingV1().PriorityClasses().Get(ctx, "scope-smuggled", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the refused PriorityClass: %v, want not found", err)
+	}
+	scopes, err := a.Scopes(ctx, []schema.GroupKind{{Group: "scheduling.k8s.io", Kind: "PriorityClass"}, {Kind: "ConfigMap"}, {Group: "nowhere.example.com", Kind: "Phantom"}})
+	if err != nil || len(scopes) != 2 || scopes[schema.GroupKind{Group: "scheduling.k8s.io", Kind: "PriorityClass"}] || !scopes[schema.GroupKind{Kind: "ConfigMap"}] {
+		t.Errorf("Scopes = %v, %v; want PriorityClass cluster-scoped, ConfigMap namespaced, Phantom absent", scopes, err)
 	}
 }
