@@ -155,6 +155,8 @@ func NewDeps(ctx context.Context, cfg *config.Config, restCfg *rest.Config, log 
 	if err != nil {
 		return Deps{}, err
 	}
+	anchored := StatusOptions(cfg)
+	anchored.Anchor = newKubeAnchor(kube, ns, cfg.Source.URL, cfg.Status.Branch)
 	return Deps{
 		ClusterFor:        cl.clusterFor,
 		PreviewClusterFor: previewAppliers(applier, cl.clusterFor),
@@ -162,7 +164,7 @@ func NewDeps(ctx context.Context, cfg *config.Config, restCfg *rest.Config, log 
 		Renderer:          newKustomizeRenderer(cfg.RenderProcesses),
 		Planner:           rolePlanner{},
 		Cluster:           applier,
-		Status:            sources.NewStatusBranch(StatusOptions(cfg)),
+		Status:            sources.NewStatusBranch(anchored),
 		PullRequests:      gitPullRequests{src: src},
 		Masker:            masker,
 		Control:           control.Kube(kube, ns, log),

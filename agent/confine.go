@@ -64,12 +64,14 @@ func destinations(ctx context.Context, cfg *config.Config, app config.App, snap 
 }
 
 // agentObjects are the agent's own objects on its home cluster, which no
-// app may write: the control ConfigMap, the mask key Secret, Leases (the
+// app may write: the control and status anchor ConfigMaps, the mask key
+// Secret, Leases (the
 // leader's) and ControllerRevisions (every app's role revisions) in the
 // agent's namespace.
 func agentObjects(cfg *config.Config) render.AgentObjects {
 	return render.AgentObjects{Namespace: control.Namespace(cfg), Objects: []render.ReservedObject{
 		{Kind: "ConfigMap", Name: control.ConfigMapName},
+		{Kind: "ConfigMap", Name: StatusAnchorName},
 		{Kind: "Secret", Name: cfg.Masks.KeySecretName()},
 		{Group: "coordination.k8s.io", Kind: "Lease"},
 		{Group: "apps", Kind: "ControllerRevision"},

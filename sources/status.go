@@ -48,6 +48,12 @@ type StatusOptions struct {
 	// searches for one SigningKeyFile signed. Default
 	// DefaultStatusSearchDepth.
 	SearchDepth int
+	// Anchor, when set with SigningKeyFile, keeps the last head this
+	// agent wrote where only the agent writes (its cluster): a read
+	// refuses a trusted commit that does not descend from it, so neither
+	// unsigned commits pushed past SearchDepth nor a merge that replays
+	// an old signed commit can wipe or roll back records.
+	Anchor StatusAnchor
 	// Merge, when set, combines a file another writer changed with this
 	// writer's version of it: on every attempt of Commit, each file
 	// written (content not nil) that exists on the remote head is
@@ -230,6 +236,11 @@ func (b *StatusBranch) commitOnce(ctx context.Context, files map[string][]byte, 
 	})
 	if err != nil {
 		return "", err
+	}
+	if b.opts.Anchor != nil && b.opts.SigningKeyFile != "" {
+		// The push landed: a failure to move the anchor leaves it on an
+		// ancestor of the new head, which reads still accept.
+		_ = b.opts.Anchor.Set(ctx, hash.String())
 	}
 	return hash.String(), nil
 }

@@ -67,8 +67,12 @@ func (b *StatusBranch) checkout(ctx context.Context) (*statusCheckout, error) {
 	if err != nil {
 		return nil, err
 	}
-	if refused, err := verifyStatusCommit(repo, co.head, keys); err != nil || refused == nil {
-		return co, err
+	refused, err := verifyStatusCommit(repo, co.head, keys)
+	if err != nil {
+		return nil, err
+	}
+	if refused == nil {
+		return b.anchored(ctx, co)
 	}
 	// The head is refused: look further back, on a deeper clone (the
 	// branch may have moved meanwhile; the search starts at its head).
@@ -80,6 +84,9 @@ func (b *StatusBranch) checkout(ctx context.Context) (*statusCheckout, error) {
 	}
 	co = &statusCheckout{repo: repo, fs: fs, head: head.Hash(), depth: b.opts.SearchDepth}
 	if co.trusted, co.refused, err = newestSigned(repo, co.head, b.opts.SearchDepth, keys); err != nil {
+		return nil, err
+	}
+	if err := b.checkAnchor(ctx, co); err != nil {
 		return nil, err
 	}
 	if co.refused == nil {
@@ -195,4 +202,100 @@ func (co *statusCheckout) restoreCommit(opts *git.CommitOptions, msg string) str
 	}
 	return fmt.Sprintf("%s\n\nThe status branch head %s is not signed by this agent's key (%s%s): %s.",
 		msg, co.head.String()[:7], co.refused.Reason, signer, restored)
+}
+
+// StatusAnchor keeps the last status head the agent wrote where only the
+// agent writes. Get returns "" when there is none yet.
+type StatusAnchor interface {
+	Get(ctx context.Context) (string, error)
+	Set(ctx context.Context, commit string) error
+}
+
+// AnchorError refuses a status branch whose trusted commit does not
+// descend from the anchor: someone rewrote or replayed the branch.
+type AnchorError struct {
+	Branch, Anchor, Commit string
+	Depth                  int
+}
+
+func (e *AnchorError) Error() string {
+	found := "no commit this agent signed"
+	if e.Commit != "" {
+		found = "commit " + e.Commit[:7]
+	}
+	return fmt.Sprintf("status branch %s refused: it does not hold %s, the last head this agent wrote, within %d commits below %s; "+
+		"someone rewrote it or replayed old records. Nothing is read or written until the branch descends from %s again "+
+		"(push %s back, or delete the anchor ConfigMap to accept the branch as it is)", e.Branch, e.Anchor[:7], e.Depth, found, e.Anchor[:7], e.Anchor[:7])
+}
+
+// anchored checks a checkout whose head is signed against the anchor: the
+// head is the anchor, or the clone is deepened to find the anchor below it.
+func (b *StatusBranch) anchored(ctx context.Context, co *statusCheckout) (*statusCheckout, error) {
+	anchor, err := b.anchor(ctx)
+	if err != nil || anchor == "" || anchor == co.trusted.String() {
+		return co, err
+	}
+	repo, fs, err := b.clone(ctx, b.opts.SearchDepth+1)
+	if err != nil || repo == nil {
+		return nil, err
+	}
+	deep := &statusCheckout{repo: repo, fs: fs, head: co.head, trusted: co.trusted, depth: b.opts.SearchDepth}
+	if err := b.checkAnchor(ctx, deep); err != nil {
+		return nil, err
+	}
+	return co, nil
+}
+
+// anchor returns the anchor, "" when none is kept.
+func (b *StatusBranch) anchor(ctx context.Context) (string, error) {
+	if b.opts.Anchor == nil || b.opts.SigningKeyFile == "" {
+		return "", nil
+	}
+	a, err := b.opts.Anchor.Get(ctx)
+	if err != nil {
+		return "", fmt.Errorf("read the status anchor: %w", err)
+	}
+	return a, nil
+}
+
+// checkAnchor refuses co (AnchorError) unless its trusted commit is the
+// anchor or has it among its ancestors within SearchDepth commits.
+func (b *StatusBranch) checkAnchor(ctx context.Context, co *statusCheckout) error {
+	anchor, err := b.anchor(ctx)
+	if err != nil || anchor == "" {
+		return err
+	}
+	refusal := &AnchorError{Branch: b.opts.Branch, Anchor: anchor, Depth: b.opts.SearchDepth}
+	if co.trusted.IsZero() {
+		return refusal
+	}
+	refusal.Commit = co.trusted.String()
+	if !descends(co.repo, co.trusted, plumbing.NewHash(anchor), b.opts.SearchDepth) {
+		return refusal
+	}
+	return nil
+}
+
+// descends reports whether ancestor is from or one of its ancestors,
+// searching every parent (not only the first) at most depth commits down.
+func descends(repo *git.Repository, from, ancestor plumbing.Hash, depth int) bool {
+	level := []plumbing.Hash{from}
+	seen := map[plumbing.Hash]bool{}
+	for d := 0; d <= depth && len(level) > 0; d++ {
+		var next []plumbing.Hash
+		for _, h := range level {
+			if h == ancestor {
+				return true
+			}
+			if seen[h] {
+				continue
+			}
+			seen[h] = true
+			if c, err := repo.CommitObject(h); err == nil {
+				next = append(next, c.ParentHashes...)
+			}
+		}
+		level = next
+	}
+	return false
 }

@@ -2,6 +2,8 @@ package sources
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -134,4 +136,77 @@ func asStrings(files map[string][]byte) map[string]string {
 		out[k] = string(v)
 	}
 	return out
+}
+
+// memAnchor is a StatusAnchor in memory.
+type memAnchor struct{ commit string }
+
+func (a *memAnchor) Get(context.Context) (string, error)   { return a.commit, nil }
+func (a *memAnchor) Set(_ context.Context, c string) error { a.commit = c; return nil }
+
+// TestStatusBranchAnchor has someone with push rights steer a signed
+// status branch whose last head is anchored: a merge commit whose first
+// parent is an old signed commit (a replay without a force-push), and
+// more unsigned commits than the search depth (which would leave no
+// signed commit to read, and the agent signing a head of one app's
+// files). Both are refused, to read and to write, and the branch is not
+// rewritten; one unsigned commit on top is read past as before, and the
+// agent's next commit moves the anchor.
+func TestStatusBranchAnchor(t *testing.T) {
+	ctx := context.Background()
+	srv, repo := newFixture(t, testgit.Options{})
+	key := testgit.NewSSHKey(t, "roleout@example.com")
+	anchor := &memAnchor{}
+	b := NewStatusBranch(StatusOptions{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com",
+		SigningKeyFile: key.PrivateKeyFile, SearchDepth: 3, Anchor: anchor})
+	old, err := b.Commit(ctx, map[string][]byte{"web/status.yaml": []byte("v1\n"), "shop/status.yaml": []byte("v1\n")}, "roleout: v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	newer, err := b.Commit(ctx, map[string][]byte{"web/status.yaml": []byte("v2\n")}, "roleout: v2")
+	if err != nil || anchor.commit != newer {
+		t.Fatalf("commit: %v; anchor %s, want %s", err, anchor.commit, newer)
+	}
+	refused := func(t *testing.T, what string) {
+		t.Helper()
+		head, _ := repo.Rev("refs/heads/roleout/status")
+		var ae *AnchorError
+		if _, err := b.Read(ctx, "web"); !errors.As(err, &ae) || !strings.Contains(err.Error(), "the last head this agent wrote") {
+			t.Errorf("%s: read %v, want an AnchorError", what, err)
+		}
+		if _, err := b.Commit(ctx, map[string][]byte{"web/status.yaml": []byte("v3\n")}, "roleout: v3"); !errors.As(err, &ae) {
+			t.Errorf("%s: commit %v, want an AnchorError", what, err)
+		}
+		if after, _ := repo.Rev("refs/heads/roleout/status"); after != head {
+			t.Errorf("%s: the branch moved to %s", what, after)
+		}
+	}
+
+	if _, err := repo.MergeCommit("roleout/status", old, newer, "replay v1"); err != nil {
+		t.Fatal(err)
+	}
+	refused(t, "a merge replaying v1")
+
+	if err := repo.SetRef("refs/heads/roleout/status", newer); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := repo.Import("roleout/status", 4, func(i int) map[string]string {
+		return map[string]string{"web/status.yaml": fmt.Sprintf("forged %d\n", i)}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	refused(t, "four unsigned commits past a search depth of three")
+
+	if err := repo.SetRef("refs/heads/roleout/status", newer); err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, repo, "roleout/status", "one unsigned", map[string]string{"web/status.yaml": "forged\n"})
+	got, err := b.Read(ctx, "")
+	if err != nil || got.Commit != newer || string(got.Files["shop/status.yaml"]) != "v1\n" || got.Refused == nil {
+		t.Fatalf("one unsigned commit on the anchor: %v, read %s (refused %v), want the records of %s", err, got.Commit, got.Refused, newer[:7])
+	}
+	restored, err := b.Commit(ctx, map[string][]byte{"web/status.yaml": []byte("v3\n")}, "roleout: v3")
+	if err != nil || anchor.commit != restored {
+		t.Errorf("commit on top: %v; anchor %s, want %s", err, anchor.commit, restored)
+	}
 }

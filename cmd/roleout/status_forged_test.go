@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
+	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
@@ -200,5 +201,54 @@ func TestForgedStatusRefused(t *testing.T) {
 	log, err := repo.Log("roleout/status")
 	if err != nil || !strings.Contains(strings.Join(log, "|"), "forged status|forged inventory") {
 		t.Errorf("status log %q (%v): the forged commits must stay in the history", log, err)
+	}
+}
+
+// TestStatusAnchorRefusesAReplay: an agent that signs its status branch
+// anchors the last head it wrote in its cluster (ConfigMap
+// roleout-status-anchor). Someone with push rights merges an old signed
+// status commit back on top (first parent first, no force-push): the
+// agent refuses the branch, applies nothing of the records it would have
+// replayed, writes nothing, and says how to recover.
+func TestStatusAnchorRefusesAReplay(t *testing.T) {
+	t.Parallel()
+	const ns = "anchor-replay"
+	statusKey := testgit.NewSSHKey(t, "roleout@example.com")
+	cs, repo, config, release := forgedStatusSetup(t, ns, &statusKey)
+	old, err := repo.Rev("refs/heads/roleout/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := repo.CommitSigned("main", "v2", threeWaves(ns, "v2"), release); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, logs := cli("run", "--once", "--config", config); code != exitOK {
+		t.Fatalf("v2: exit %d\n%s", code, logs)
+	}
+	newer, err := repo.Rev("refs/heads/roleout/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchor, err := cs.CoreV1().ConfigMaps("default").Get(context.Background(), agent.StatusAnchorName, metav1.GetOptions{})
+	found := false
+	for _, v := range anchor.Data {
+		found = found || v == newer
+	}
+	if err != nil || !found {
+		t.Fatalf("the anchor ConfigMap: %v %v, want %s among its values", err, anchor.Data, newer[:7])
+	}
+	replay, err := repo.MergeCommit("roleout/status", old, newer, "replay v1's records")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, logs := cli("run", "--once", "--config", config)
+	if code != exitError || !strings.Contains(logs, "the last head this agent wrote") {
+		t.Errorf("a replayed status branch: exit %d, want %d naming the anchor:\n%s", code, exitError, logs)
+	}
+	if head, _ := repo.Rev("refs/heads/roleout/status"); head != replay {
+		t.Errorf("the agent wrote on a replayed branch: head %s, want %s", head, replay[:7])
+	}
+	if img := deploymentImage(t, cs, ns, "b"); !strings.HasSuffix(img, ":v2") {
+		t.Errorf("Deployment b runs %s after a replay of v1's records", img)
 	}
 }

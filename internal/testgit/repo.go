@@ -277,3 +277,16 @@ func (r *Repo) gitEnv(env []string, args ...string) (string, error) {
 	}
 	return stdout.String(), nil
 }
+
+// MergeCommit makes, in the bare repository, an unsigned merge commit
+// with first parent first and second parent second, holding second's
+// tree, and moves branch to it: what a writer with push rights can push
+// without a force-push.
+func (r *Repo) MergeCommit(branch, first, second, msg string) (string, error) {
+	out, err := r.git("-C", r.bare, "commit-tree", second+"^{tree}", "-p", first, "-p", second, "-m", msg)
+	if err != nil {
+		return "", err
+	}
+	commit := strings.TrimSpace(out)
+	return commit, r.SetRef("refs/heads/"+branch, commit)
+}
