@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
 )
@@ -101,6 +102,10 @@ func TestAgentWithNamespacedRBAC(t *testing.T) {
 	refused := map[string]error{}
 	_, refused["create a ConfigMap in default"] = as.CoreV1().ConfigMaps("default").Create(ctx, cm("default"), metav1.CreateOptions{})
 	_, refused["create a ConfigMap in roleout-system"] = as.CoreV1().ConfigMaps("roleout-system").Create(ctx, cm("roleout-system"), metav1.CreateOptions{})
+	// The status anchor, which the example makes, the agent may patch.
+	if _, err := as.CoreV1().ConfigMaps("roleout-system").Patch(ctx, agent.StatusAnchorName, types.MergePatchType, []byte(`{"data":{"probe":"x"}}`), metav1.PatchOptions{}); err != nil {
+		t.Errorf("patch the status anchor as the agent: %v", err)
+	}
 	_, refused["list Secrets in kube-system"] = as.CoreV1().Secrets("kube-system").List(ctx, metav1.ListOptions{})
 	_, refused["list Secrets cluster-wide"] = as.CoreV1().Secrets("").List(ctx, metav1.ListOptions{})
 	_, refused["create a Namespace"] = as.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "rbac-new"}}, metav1.CreateOptions{})
