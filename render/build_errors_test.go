@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestBuildRefusesAndExplains(t *testing.T) {
@@ -106,14 +107,17 @@ func TestBuildRefusesAndExplains(t *testing.T) {
 			"app/a.yaml": cm + strings.Repeat("# padding\n", 40), "base/kustomization.yaml": "resources: [b.yaml]\n",
 			"base/b.yaml": strings.Replace(cm, "name: a", "name: b", 1) + strings.Repeat("# padding\n", 40)}, nil,
 			func(o *Options) { o.Limits.MaxBytes = 700 }, []string{"kustomize build app", "render read more than 700 bytes (limit maxBytes), at base/b.yaml"}},
-		// A 64 KiB patch applied to 220 ConfigMaps writes 14 MiB of
-		// objects from 80 KiB of files: the result is bounded by maxBytes
-		// (at least 8 MiB), not by a multiple of it.
+		// A 1 MiB patch applied to 9 ConfigMaps writes 9 MiB of objects
+		// from 1 MiB of files: the result is bounded by maxBytes (at least
+		// 8 MiB), not by a multiple of it.
 		{"a small patch multiplied into a large result", map[string]string{
 			"app/kustomization.yaml": "resources: [many.yaml]\npatches:\n- path: fat.yaml\n  target: {kind: ConfigMap}\n",
-			"app/many.yaml":          manyConfigMaps(220),
-			"app/fat.yaml":           "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: any}\ndata: {fat: " + strings.Repeat("x", 64<<10) + "}\n"}, nil,
-			func(o *Options) { o.Limits.MaxBytes = 1 << 20 }, []string{"render produced more than 8 MiB of objects (limit render.maxBytes, at least 8 MiB)"}},
+			"app/many.yaml":          manyConfigMaps(9),
+			"app/fat.yaml":           "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: any}\ndata: {fat: " + strings.Repeat("x", 1<<20) + "}\n"}, nil,
+			// Under the race detector on a loaded machine the 9 MiB take
+			// tens of seconds to write: the size, not the clock, must stop it.
+			func(o *Options) { o.Limits.MaxBytes, o.Limits.Timeout = 2<<20, 5*time.Minute },
+			[]string{"render produced more than 8 MiB of objects (limit render.maxBytes, at least 8 MiB)"}},
 		{"too many objects", map[string]string{"app/kustomization.yaml": "resources: [a.yaml]\n",
 			"app/a.yaml": cm + "---\n" + strings.Replace(cm, "name: a", "name: b", 1)}, nil,
 			func(o *Options) { o.Limits.MaxObjects = 1 }, []string{"more than 1 YAML documents", "a.yaml", "limit maxObjects"}},
