@@ -233,7 +233,7 @@ func crdKinds(objs []*unstructured.Unstructured) map[runtimeschema.GroupKind]boo
 // notRead is why a preview compared ref offline: a Secret is never read,
 // anything else was outside the app's namespaces.
 func notRead(ref object.Ref) string {
-	if ref.Kind == "Secret" && ref.Group() == "" {
+	if isSecret(ref) {
 		return SecretsNotRead
 	}
 	return OutsideAppNamespaces

@@ -41,11 +41,14 @@ func (s Scope) Reads(namespace string) bool {
 // live Secret would learn from "changed" or "unchanged" whether it
 // guessed its value, and the live value's mask would be written to git.
 func (s Scope) ReadsObject(ref object.Ref) bool {
-	if s != nil && ref.Kind == "Secret" && ref.Group() == "" {
+	if s != nil && isSecret(ref) {
 		return false
 	}
 	return s.Reads(ref.Namespace)
 }
+
+// isSecret reports whether ref is a core Secret.
+func isSecret(ref object.Ref) bool { return ref.Kind == "Secret" && ref.Group() == "" }
 
 // Filter returns the objects of objs the scope reads.
 func (s Scope) Filter(objs []*unstructured.Unstructured) []*unstructured.Unstructured {

@@ -1,8 +1,6 @@
 package render
 
 import (
-	"strings"
-
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -24,13 +22,8 @@ type Scopes map[schema.GroupKind]bool
 func KindScopes(objs []*unstructured.Unstructured, live Scopes) Scopes {
 	crds := Scopes{}
 	for _, o := range objs {
-		if o.GetKind() == "CustomResourceDefinition" && strings.HasPrefix(o.GetAPIVersion(), "apiextensions.k8s.io/") {
-			group, _, _ := unstructured.NestedString(o.Object, "spec", "group")
-			kind, _, _ := unstructured.NestedString(o.Object, "spec", "names", "kind")
-			scope, _, _ := unstructured.NestedString(o.Object, "spec", "scope")
-			if scope == "Cluster" || scope == "Namespaced" {
-				crds[schema.GroupKind{Group: group, Kind: kind}] = scope == "Namespaced"
-			}
+		if gk, namespaced, ok := rschema.CRDScope(o); ok {
+			crds[gk] = namespaced
 		}
 	}
 	out := Scopes{}

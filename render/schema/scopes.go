@@ -27,7 +27,9 @@ var scopesFile string
 var builtinScopes = sync.OnceValue(func() map[runtimeschema.GroupKind]bool {
 	out, err := ParseScopes(scopesFile)
 	if err != nil {
-		panic("render/schema: scopes.txt: " + err.Error()) // TestBuiltinScopesAreTheModule reads it
+		// TestBuiltinScopesAreTheModule reads it; were it unreadable, no
+		// kind would be known offline, and every object would be refused.
+		return nil
 	}
 	return out
 })
@@ -38,13 +40,26 @@ var crdScopes = sync.OnceValue(func() map[runtimeschema.GroupKind]bool {
 	out := map[runtimeschema.GroupKind]bool{}
 	crds, _ := BuiltinCRDs() // TestBuiltinCRDsAreTheModules decodes them
 	for _, crd := range crds {
-		group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
-		kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
-		scope, _, _ := unstructured.NestedString(crd.Object, "spec", "scope")
-		out[runtimeschema.GroupKind{Group: group, Kind: kind}] = scope == "Namespaced"
+		if gk, namespaced, ok := CRDScope(crd); ok {
+			out[gk] = namespaced
+		}
 	}
 	return out
 })
+
+// CRDScope returns the kind a CustomResourceDefinition serves and
+// whether it is namespaced; ok is false for any other object or a CRD
+// whose scope is neither Namespaced nor Cluster.
+func CRDScope(o *unstructured.Unstructured) (gk runtimeschema.GroupKind, namespaced, ok bool) {
+	if o.GetKind() != "CustomResourceDefinition" || !strings.HasPrefix(o.GetAPIVersion(), "apiextensions.k8s.io/") {
+		return gk, false, false
+	}
+	group, _, _ := unstructured.NestedString(o.Object, "spec", "group")
+	kind, _, _ := unstructured.NestedString(o.Object, "spec", "names", "kind")
+	scope, _, _ := unstructured.NestedString(o.Object, "spec", "scope")
+	gk = runtimeschema.GroupKind{Group: group, Kind: kind}
+	return gk, scope == "Namespaced", scope == "Namespaced" || scope == "Cluster"
+}
 
 // BuiltinScope reports whether kind gk is namespaced, and whether roleout
 // knows it offline, without a cluster to ask: a kind Kubernetes
