@@ -215,14 +215,16 @@ func sourceOptions(cfg *config.Config) sources.Options {
 
 // StatusOptions returns the options of cfg's status branch as the agent
 // writes it: the source's URL and credentials, the configured branch,
-// author and signing key, and the merge hook that keeps both sides'
-// history records when a push races another writer. Programs that wire
-// an Agent with NewWithDeps use it to get the same status branch.
+// author and signing key, the source's checkout limits, and the merge
+// hook that keeps both sides' history records when a push races another
+// writer. Programs that wire an Agent with NewWithDeps use it to get the
+// same status branch.
 func StatusOptions(cfg *config.Config) sources.StatusOptions {
 	return sources.StatusOptions{
 		URL: cfg.Source.URL, Auth: credentials(cfg), Branch: cfg.Status.Branch,
 		AuthorName: cfg.Status.Author.Name, AuthorEmail: cfg.Status.Author.Email,
 		SigningKeyFile: cfg.Status.SigningKeyFile, Merge: status.MergeFile,
+		Limits: sources.CheckoutLimits{MaxBytes: cfg.Source.MaxCheckoutBytes, MaxEntries: cfg.Source.MaxCheckoutEntries},
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
-	"github.com/go-git/go-git/v5"
 	"github.com/hiddeco/sshsig"
 	"golang.org/x/crypto/ssh"
 )
@@ -21,25 +20,6 @@ func (g sshCommitSigner) Sign(message io.Reader) ([]byte, error) {
 		return nil, err
 	}
 	return sshsig.Armor(sig), nil
-}
-
-// signingOptions reads a private key file — an armored PGP secret key or
-// an OpenSSH private key, without a passphrase — and sets it to sign
-// commits.
-func signingOptions(path string, opts *git.CommitOptions) error {
-	if path == "" {
-		return nil
-	}
-	pgp, signer, err := readSigningKey(path)
-	if err != nil {
-		return err
-	}
-	if pgp != nil {
-		opts.SignKey = pgp
-		return nil
-	}
-	opts.Signer = sshCommitSigner{signer}
-	return nil
 }
 
 // readSigningKey reads status.signingKeyFile: a PGP entity or an SSH

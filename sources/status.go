@@ -1,28 +1,18 @@
 package sources
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
-	"path"
-	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
-	"github.com/go-git/go-billy/v5"
-	"github.com/go-git/go-billy/v5/memfs"
-	"github.com/go-git/go-billy/v5/util"
 	"github.com/go-git/go-git/v5"
 	gitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/storage/memory"
 )
 
 // ErrNoChange is returned by StatusBranch.Commit when the changes leave
@@ -60,12 +50,20 @@ type StatusOptions struct {
 	// replaced by Merge(path, remote, ours). It lets two writers append
 	// to one file without losing each other's records. Nil keeps ours.
 	Merge func(path string, remote, ours []byte) ([]byte, error)
+	// Limits bound what one read or write takes from the branch: the
+	// objects fetched, and the files and bytes read (StatusLimitError).
+	// Zero takes a checkout's defaults.
+	Limits CheckoutLimits
+	// TempDir holds the clones, each removed when its call returns; ""
+	// is the system's temporary directory.
+	TempDir string
 }
 
 // StatusBranch reads and writes the status branch of a repository. The
 // branch is an orphan (it shares no history with the watched branch) and
 // is created on the first commit. Every call works on a fresh shallow
-// clone in memory: the status branch is small.
+// clone in a temporary directory, without a work tree, and reads only the
+// files it is asked for (status_tree.go).
 type StatusBranch struct {
 	opts StatusOptions
 }
@@ -78,6 +76,7 @@ func NewStatusBranch(opts StatusOptions) *StatusBranch {
 	if opts.SearchDepth == 0 {
 		opts.SearchDepth = DefaultStatusSearchDepth
 	}
+	opts.Limits = opts.Limits.withDefaults()
 	return &StatusBranch{opts: opts}
 }
 
@@ -86,18 +85,18 @@ func NewStatusBranch(opts StatusOptions) *StatusBranch {
 // the branch does not exist.
 func (b *StatusBranch) ReadFile(ctx context.Context, name string) ([]byte, error) {
 	co, err := b.checkout(ctx)
+	if err == nil && co != nil {
+		defer co.close()
+		var data []byte
+		var ok bool
+		if data, ok, err = co.file(name); err == nil && ok {
+			return data, nil
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s from status branch %s: %w", name, b.opts.Branch, err)
 	}
-	if co == nil {
-		return nil, os.ErrNotExist
-	}
-	f, err := co.fs.Open(name)
-	if err != nil {
-		return nil, os.ErrNotExist
-	}
-	defer f.Close()
-	return io.ReadAll(f)
+	return nil, os.ErrNotExist
 }
 
 // ReadFiles returns Read's files.
@@ -123,24 +122,8 @@ func (b *StatusBranch) Read(ctx context.Context, dir string) (StatusRead, error)
 	if co == nil {
 		return StatusRead{Files: out}, nil
 	}
-	err = util.Walk(co.fs, path.Clean("/"+dir), func(p string, info os.FileInfo, err error) error {
-		if err != nil {
-			if os.IsNotExist(err) {
-				return filepath.SkipDir
-			}
-			return err
-		}
-		if info.IsDir() {
-			return nil
-		}
-		data, err := util.ReadFile(co.fs, p)
-		if err != nil {
-			return err
-		}
-		out[strings.TrimPrefix(p, "/")] = data
-		return nil
-	})
-	if err != nil {
+	defer co.close()
+	if err := co.files(dir, out); err != nil {
 		return StatusRead{}, fmt.Errorf("read %s from status branch %s: %w", dir, b.opts.Branch, err)
 	}
 	return co.read(out), nil
@@ -188,39 +171,24 @@ func backoff(n int) time.Duration {
 
 func (b *StatusBranch) commitOnce(ctx context.Context, files map[string][]byte, msg string) (string, error) {
 	co, err := b.checkout(ctx)
+	if err == nil && co == nil {
+		co, err = b.initOrphan()
+	}
 	if err != nil {
 		return "", err
 	}
-	if co == nil {
-		co = &statusCheckout{}
-		if co.repo, co.fs, err = b.initOrphan(); err != nil {
-			return "", err
-		}
+	defer co.close()
+	if files, err = b.merge(co, files); err != nil {
+		return "", err
 	}
-	wt, err := co.repo.Worktree()
+	base, tree, err := co.edit(files)
 	if err != nil {
 		return "", err
 	}
-	if files, err = b.merge(co.fs, files); err != nil {
-		return "", err
-	}
-	if err := writeChanges(co.fs, wt, files); err != nil {
-		return "", err
-	}
-	st, err := wt.Status()
-	if err != nil {
-		return "", err
-	}
-	if st.IsClean() && co.refused == nil {
+	if tree == base && co.refused == nil {
 		return "", ErrNoChange
 	}
-	sig := &object.Signature{Name: b.opts.AuthorName, Email: b.opts.AuthorEmail, When: time.Now()}
-	opts := &git.CommitOptions{Author: sig, Committer: sig}
-	if err := signingOptions(b.opts.SigningKeyFile, opts); err != nil {
-		return "", err
-	}
-	msg = co.restoreCommit(opts, msg)
-	hash, err := wt.Commit(msg, opts)
+	hash, err := co.commit(tree, co.restoreMessage(msg), b.opts)
 	if err != nil {
 		return "", err
 	}
@@ -245,16 +213,19 @@ func (b *StatusBranch) commitOnce(ctx context.Context, files map[string][]byte, 
 	return hash.String(), nil
 }
 
-// clone makes a shallow in-memory clone of the status branch, depth
-// commits deep. It returns a nil repository when the branch does not
-// exist yet.
-func (b *StatusBranch) clone(ctx context.Context, depth int) (*git.Repository, billy.Filesystem, error) {
+// clone makes a shallow clone of the status branch, depth commits deep,
+// into a new statusStore (the caller removes it). It returns a nil
+// repository when the branch does not exist yet.
+func (b *StatusBranch) clone(ctx context.Context, depth int) (*git.Repository, *statusStore, error) {
 	auth, err := authFor(b.opts.URL, b.opts.Auth)
 	if err != nil {
 		return nil, nil, err
 	}
-	fs := memfs.New()
-	repo, err := git.CloneContext(ctx, memory.NewStorage(), fs, &git.CloneOptions{
+	store, err := newStatusStore(b.opts.TempDir, b.opts.Branch, b.opts.Limits.MaxBytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	repo, err := git.CloneContext(ctx, store, nil, &git.CloneOptions{
 		URL:           b.opts.URL,
 		Auth:          auth,
 		ReferenceName: plumbing.NewBranchReferenceName(b.opts.Branch),
@@ -263,12 +234,17 @@ func (b *StatusBranch) clone(ctx context.Context, depth int) (*git.Repository, b
 		Tags:          git.NoTags,
 	})
 	if err != nil {
+		store.remove()
 		if isMissingRef(err) {
 			return nil, nil, nil
 		}
+		var limit *StatusLimitError
+		if errors.As(err, &limit) {
+			return nil, nil, limit
+		}
 		return nil, nil, b.explain(err)
 	}
-	return repo, fs, nil
+	return repo, store, nil
 }
 
 // explain returns a transport error with the credentials it concerns
@@ -288,9 +264,10 @@ func (e *mergeError) Error() string {
 }
 func (e *mergeError) Unwrap() error { return e.err }
 
-// merge returns files with each written file that exists in fs (the
-// remote head) merged by the Merge hook; files itself is not changed.
-func (b *StatusBranch) merge(fs billy.Filesystem, files map[string][]byte) (map[string][]byte, error) {
+// merge returns files with each written file that exists on the
+// checkout's trusted tree merged by the Merge hook; files itself is not
+// changed.
+func (b *StatusBranch) merge(co *statusCheckout, files map[string][]byte) (map[string][]byte, error) {
 	if b.opts.Merge == nil {
 		return files, nil
 	}
@@ -300,8 +277,11 @@ func (b *StatusBranch) merge(fs billy.Filesystem, files map[string][]byte) (map[
 		if ours == nil {
 			continue
 		}
-		remote, err := util.ReadFile(fs, name)
+		remote, ok, err := co.file(name)
 		if err != nil {
+			return nil, err
+		}
+		if !ok {
 			continue // not on the remote head: nothing to merge
 		}
 		merged, err := b.opts.Merge(name, remote, ours)
@@ -313,59 +293,22 @@ func (b *StatusBranch) merge(fs billy.Filesystem, files map[string][]byte) (map[
 	return out, nil
 }
 
-// initOrphan starts the status branch: an empty in-memory repository
-// whose HEAD is the branch, with origin set to the source URL.
-func (b *StatusBranch) initOrphan() (*git.Repository, billy.Filesystem, error) {
-	fs := memfs.New()
-	repo, err := git.Init(memory.NewStorage(), fs)
+// initOrphan starts the status branch: an empty repository whose origin
+// is the source URL, with nothing trusted and no head.
+func (b *StatusBranch) initOrphan() (*statusCheckout, error) {
+	store, err := newStatusStore(b.opts.TempDir, b.opts.Branch, b.opts.Limits.MaxBytes)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	head := plumbing.NewSymbolicReference(plumbing.HEAD, plumbing.NewBranchReferenceName(b.opts.Branch))
-	if err := repo.Storer.SetReference(head); err != nil {
-		return nil, nil, err
+	repo, err := git.Init(store, nil)
+	if err == nil {
+		_, err = repo.CreateRemote(&gitconfig.RemoteConfig{Name: "origin", URLs: []string{b.opts.URL}})
 	}
-	if _, err := repo.CreateRemote(&gitconfig.RemoteConfig{Name: "origin", URLs: []string{b.opts.URL}}); err != nil {
-		return nil, nil, err
+	if err != nil {
+		store.remove()
+		return nil, err
 	}
-	return repo, fs, nil
-}
-
-func writeChanges(fs billy.Filesystem, wt *git.Worktree, files map[string][]byte) error {
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		content := files[name]
-		if content == nil {
-			if _, err := fs.Stat(name); err == nil {
-				if _, err := wt.Remove(name); err != nil {
-					return fmt.Errorf("remove %s: %w", name, err)
-				}
-			}
-			continue
-		}
-		if err := fs.MkdirAll(path.Dir(name), 0o755); err != nil {
-			return err
-		}
-		f, err := fs.Create(name)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(f, bytes.NewReader(content)); err != nil {
-			f.Close()
-			return err
-		}
-		if err := f.Close(); err != nil {
-			return err
-		}
-		if _, err := wt.Add(name); err != nil {
-			return fmt.Errorf("add %s: %w", name, err)
-		}
-	}
-	return nil
+	return &statusCheckout{repo: repo, store: store, lim: b.opts.Limits}, nil
 }
 
 func isMissingRef(err error) bool {

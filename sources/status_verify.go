@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -32,34 +31,54 @@ type StatusRead struct {
 	Refused *VerificationError
 }
 
-// statusCheckout is a clone of the status branch whose work tree holds
-// the trusted tree: the head's, or that of the newest ancestor signed by
-// the status signing key, or nothing.
+// statusCheckout is a clone of the status branch, without a work tree,
+// and the commit whose tree is trusted: the head's, or that of the newest
+// ancestor signed by the status signing key, or none.
 type statusCheckout struct {
 	repo    *git.Repository
-	fs      billy.Filesystem
+	store   *statusStore
 	head    plumbing.Hash
 	trusted plumbing.Hash // zero when no commit is trusted
 	refused *VerificationError
 	depth   int // how far below a refused head the search went
+	lim     CheckoutLimits
+	tr      *treeReader
+}
+
+// close removes the clone.
+func (co *statusCheckout) close() {
+	if co != nil {
+		co.store.remove()
+	}
 }
 
 // checkout clones the status branch and, with a signing key, verifies
-// its head. A head the key did not sign is refused: the work tree is
-// reset to the newest first-parent ancestor the key signed (searching
-// SearchDepth commits), or emptied when there is none, so that what was
-// written without the key is never read. It returns nil when the branch
-// does not exist.
+// its head. A head the key did not sign is refused: the trusted commit is
+// then the newest first-parent ancestor the key signed (searching
+// SearchDepth commits), or none, so that what was written without the
+// key is never read. It returns nil when the branch does not exist; the
+// caller closes what it returns.
 func (b *StatusBranch) checkout(ctx context.Context) (*statusCheckout, error) {
-	repo, fs, err := b.clone(ctx, 1)
+	repo, store, err := b.clone(ctx, 1)
 	if err != nil || repo == nil {
 		return nil, err
 	}
+	co, err := b.verified(ctx, repo, store)
+	if err != nil {
+		store.remove()
+		return nil, err
+	}
+	return co, nil
+}
+
+// verified returns the checkout of a shallow clone, verified as checkout
+// says.
+func (b *StatusBranch) verified(ctx context.Context, repo *git.Repository, store *statusStore) (*statusCheckout, error) {
 	head, err := repo.Head()
 	if err != nil {
 		return nil, err
 	}
-	co := &statusCheckout{repo: repo, fs: fs, head: head.Hash(), trusted: head.Hash()}
+	co := &statusCheckout{repo: repo, store: store, head: head.Hash(), trusted: head.Hash(), lim: b.opts.Limits}
 	if b.opts.SigningKeyFile == "" {
 		return co, nil
 	}
@@ -72,27 +91,27 @@ func (b *StatusBranch) checkout(ctx context.Context) (*statusCheckout, error) {
 		return nil, err
 	}
 	if refused == nil {
-		return b.anchored(ctx, co)
+		return co, b.anchored(ctx, co)
 	}
 	// The head is refused: look further back, on a deeper clone (the
 	// branch may have moved meanwhile; the search starts at its head).
-	if repo, fs, err = b.clone(ctx, b.opts.SearchDepth+1); err != nil || repo == nil {
+	store.remove()
+	if repo, co.store, err = b.clone(ctx, b.opts.SearchDepth+1); err != nil || repo == nil {
 		return nil, err
 	}
 	if head, err = repo.Head(); err != nil {
+		co.close()
 		return nil, err
 	}
-	co = &statusCheckout{repo: repo, fs: fs, head: head.Hash(), depth: b.opts.SearchDepth}
-	if co.trusted, co.refused, err = newestSigned(repo, co.head, b.opts.SearchDepth, keys); err != nil {
+	co = &statusCheckout{repo: repo, store: co.store, head: head.Hash(), depth: b.opts.SearchDepth, lim: b.opts.Limits}
+	if co.trusted, co.refused, err = newestSigned(repo, co.head, b.opts.SearchDepth, keys); err == nil {
+		err = b.checkAnchor(ctx, co)
+	}
+	if err != nil {
+		co.close()
 		return nil, err
 	}
-	if err := b.checkAnchor(ctx, co); err != nil {
-		return nil, err
-	}
-	if co.refused == nil {
-		return co, nil
-	}
-	return co, co.resetToTrusted()
+	return co, nil
 }
 
 // newestSigned walks the first parents of head, at most depth commits
@@ -115,7 +134,11 @@ func newestSigned(repo *git.Repository, head plumbing.Hash, depth int, keys trus
 		if i == 0 {
 			headRefused = refused
 		}
-		c, err := repo.CommitObject(at)
+		c, err := statusCommit(repo, at)
+		var large *largeCommitError
+		if errors.As(err, &large) {
+			break // its parents cannot be known without inflating it
+		}
 		if err != nil {
 			return plumbing.ZeroHash, nil, err
 		}
@@ -130,7 +153,11 @@ func newestSigned(repo *git.Repository, head plumbing.Hash, depth int, keys trus
 // verifyStatusCommit checks that keys signed commit hash: nil when they
 // did, the refusal otherwise; err only when the commit cannot be read.
 func verifyStatusCommit(repo *git.Repository, hash plumbing.Hash, keys trustedKeys) (*VerificationError, error) {
-	c, err := repo.CommitObject(hash)
+	c, err := statusCommit(repo, hash)
+	var large *largeCommitError
+	if errors.As(err, &large) {
+		return &VerificationError{Object: "commit " + hash.String()[:7], Reason: large.Error()}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -146,32 +173,6 @@ func verifyStatusCommit(repo *git.Repository, hash plumbing.Hash, keys trustedKe
 	return nil, err
 }
 
-// resetToTrusted makes the work tree and index hold the trusted commit's
-// tree, or nothing when no commit is trusted. The branch then points at
-// the trusted commit (or still at the head); a commit made on it names
-// the head as its parent (commitOptions).
-func (co *statusCheckout) resetToTrusted() error {
-	wt, err := co.repo.Worktree()
-	if err != nil {
-		return err
-	}
-	if !co.trusted.IsZero() {
-		return wt.Reset(&git.ResetOptions{Commit: co.trusted, Mode: git.HardReset})
-	}
-	c, err := co.repo.CommitObject(co.head)
-	if err != nil {
-		return err
-	}
-	files, err := c.Files()
-	if err != nil {
-		return err
-	}
-	return files.ForEach(func(f *object.File) error {
-		_, err := wt.Remove(f.Name)
-		return err
-	})
-}
-
 // read returns what the checkout read: its files under dir and whose
 // commit they are.
 func (co *statusCheckout) read(files map[string][]byte) StatusRead {
@@ -182,16 +183,14 @@ func (co *statusCheckout) read(files map[string][]byte) StatusRead {
 	return r
 }
 
-// restoreCommit sets opts and returns msg for a commit on top of a
-// refused head: the head stays in the history (nobody's push is lost, and
-// no force-push is needed) and the new commit, signed, carries the
-// trusted tree plus this write.
-func (co *statusCheckout) restoreCommit(opts *git.CommitOptions, msg string) string {
+// restoreMessage returns msg for a commit on top of a refused head: the
+// head stays in the history (nobody's push is lost, and no force-push is
+// needed) and the new commit, signed, carries the trusted tree plus this
+// write; the message says so.
+func (co *statusCheckout) restoreMessage(msg string) string {
 	if co.refused == nil {
 		return msg
 	}
-	opts.Parents = []plumbing.Hash{co.head}
-	opts.AllowEmptyCommits = true
 	signer := ""
 	if co.refused.Signer != "" {
 		signer = ", signed by " + co.refused.Signer
@@ -229,21 +228,18 @@ func (e *AnchorError) Error() string {
 }
 
 // anchored checks a checkout whose head is signed against the anchor: the
-// head is the anchor, or the clone is deepened to find the anchor below it.
-func (b *StatusBranch) anchored(ctx context.Context, co *statusCheckout) (*statusCheckout, error) {
+// head is the anchor, or a deeper clone finds the anchor below it.
+func (b *StatusBranch) anchored(ctx context.Context, co *statusCheckout) error {
 	anchor, err := b.anchor(ctx)
 	if err != nil || anchor == "" || anchor == co.trusted.String() {
-		return co, err
+		return err
 	}
-	repo, fs, err := b.clone(ctx, b.opts.SearchDepth+1)
+	repo, store, err := b.clone(ctx, b.opts.SearchDepth+1)
 	if err != nil || repo == nil {
-		return nil, err
+		return err
 	}
-	deep := &statusCheckout{repo: repo, fs: fs, head: co.head, trusted: co.trusted, depth: b.opts.SearchDepth}
-	if err := b.checkAnchor(ctx, deep); err != nil {
-		return nil, err
-	}
-	return co, nil
+	defer store.remove()
+	return b.checkAnchor(ctx, &statusCheckout{repo: repo, store: store, head: co.head, trusted: co.trusted, depth: b.opts.SearchDepth})
 }
 
 // anchor returns the anchor, "" when none is kept.
@@ -291,11 +287,39 @@ func descends(repo *git.Repository, from, ancestor plumbing.Hash, depth int) boo
 				continue
 			}
 			seen[h] = true
-			if c, err := repo.CommitObject(h); err == nil {
+			if c, err := statusCommit(repo, h); err == nil {
 				next = append(next, c.ParentHashes...)
 			}
 		}
 		level = next
 	}
 	return false
+}
+
+// maxStatusCommitBytes bounds a commit object of the status branch: the
+// agent writes short messages, and a larger commit is never inflated.
+const maxStatusCommitBytes = 1 << 20
+
+// largeCommitError is a commit object over maxStatusCommitBytes.
+type largeCommitError struct{ size int64 }
+
+func (e *largeCommitError) Error() string {
+	return fmt.Sprintf("the commit object is %d bytes, more than the %d a status commit may be", e.size, maxStatusCommitBytes)
+}
+
+// statusCommit returns commit h of a status branch clone once its size,
+// read from its header, is within maxStatusCommitBytes.
+func statusCommit(repo *git.Repository, h plumbing.Hash) (*object.Commit, error) {
+	if s, ok := repo.Storer.(interface {
+		EncodedObjectSize(plumbing.Hash) (int64, error)
+	}); ok {
+		size, err := s.EncodedObjectSize(h)
+		if err != nil {
+			return nil, err
+		}
+		if size > maxStatusCommitBytes {
+			return nil, &largeCommitError{size: size}
+		}
+	}
+	return repo.CommitObject(h)
 }
