@@ -122,7 +122,7 @@ func (r *appRun) commit(ctx context.Context, st *status.App, msg string, progres
 	}
 	r.driftReported(ctx, st)
 	if st.Phase == status.PhaseSucceeded && r.steps != nil {
-		a.watchApp(ctx, app, r.cluster, r.steps.plan.Inventory())
+		a.watchApp(ctx, app, r.cluster, r.steps.plan.Inventory(), plannedObjects(r.steps.plan))
 	}
 	return nil
 }

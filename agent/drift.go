@@ -40,6 +40,10 @@ type appWatch struct {
 	stop    func()
 	manager string
 	objs    map[object.Ref]*tracked
+	// applied holds each object as roleout last applied it, when known:
+	// the first listing compares the live object with it (TakenFields),
+	// so drift made while no agent watched is found.
+	applied map[object.Ref]map[string]any
 }
 
 // tracked is one watched object: the fields roleout owned when last seen
@@ -99,8 +103,10 @@ func (d *drifts) start(ctx context.Context) {
 }
 
 // watch watches inv, app's inventory, on ap's cluster, unless it already
-// does. Objects of inv missing from the cluster once listed are drift.
-func (d *drifts) watch(app config.App, ap Cluster, inv []render.InventoryEntry) {
+// does. Objects of inv missing from the cluster once listed are drift, and
+// so are fields of applied (each object as roleout last applied it; nil
+// when not known) that another manager holds when listed.
+func (d *drifts) watch(app config.App, ap Cluster, inv []render.InventoryEntry, applied map[object.Ref]map[string]any) {
 	d.mu.Lock()
 	ctx := d.ctx
 	key := inventoryKey(inv)
@@ -109,7 +115,7 @@ func (d *drifts) watch(app config.App, ap Cluster, inv []render.InventoryEntry) 
 	if ctx == nil || (cur != nil && cur.key == key) {
 		return
 	}
-	aw := &appWatch{key: key, manager: fieldManager(app), objs: map[object.Ref]*tracked{}}
+	aw := &appWatch{key: key, manager: fieldManager(app), objs: map[object.Ref]*tracked{}, applied: applied}
 	var refs []object.Ref
 	for _, e := range inv {
 		if e.Prerequisite {
@@ -183,7 +189,11 @@ func (d *drifts) event(app string, aw *appWatch, ev apply.WatchEvent) {
 	t.lastRV, t.last, t.lastTime = rv, fields, apply.OwnedTime(ev.Meta.ManagedFields, aw.manager)
 	if first || t.waitRV != "" || t.base == nil || t.lastTime.After(t.baseTime.Time) {
 		// Listed, roleout's own write, or roleout applied it since.
+		fresh := t.waitRV != ""
 		t.rebase()
+		if first && !fresh {
+			d.takenBefore(app, aw, t, ev, now)
+		}
 		return
 	}
 	lost, err := apply.LostFields(t.base, ev.Meta.ManagedFields, aw.manager)
@@ -194,6 +204,22 @@ func (d *drifts) event(app string, aw *appWatch, ev apply.WatchEvent) {
 		return
 	}
 	t.drift = &status.Drift{Object: ev.Object.String(), Role: t.role, Fields: lost.Fields, Managers: lost.Managers, Since: now, Ref: ev.Object}
+	d.detected(app, t)
+}
+
+// takenBefore records as drift the fields of what roleout applied that
+// another manager held when the object was first listed: taken while no
+// agent watched. Called with d.mu held.
+func (d *drifts) takenBefore(app string, aw *appWatch, t *tracked, ev apply.WatchEvent, now metav1.Time) {
+	applied := aw.applied[ev.Object]
+	if applied == nil {
+		return
+	}
+	taken, err := apply.TakenFields(applied, ev.Meta.ManagedFields, aw.manager)
+	if err != nil || len(taken.Fields) == 0 {
+		return
+	}
+	t.drift = &status.Drift{Object: ev.Object.String(), Role: t.role, Fields: taken.Fields, Managers: taken.Managers, Since: now, Ref: ev.Object}
 	d.detected(app, t)
 }
 

@@ -2,10 +2,15 @@ package agent
 
 import (
 	"context"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
@@ -31,11 +36,73 @@ type driftWork struct {
 // windows; otherwise new drift is recorded once.
 func (a *Agent) driftFor(app config.App) driftWork {
 	heal, all := a.drift.due(app.Name)
-	suspended, _ := a.suspended(app.Name)
-	if open, _, err := a.windowOpen(app); !app.HealsDrift() || app.Paused || suspended || err != nil || !open {
+	if !a.heals(app) {
 		heal = nil
 	}
 	return driftWork{heal: heal, all: all, pending: len(heal) > 0 || a.drift.unrecorded(app.Name)}
+}
+
+// heals reports whether app's drift may be healed now: selfHeal, not
+// paused or suspended, inside its windows.
+func (a *Agent) heals(app config.App) bool {
+	suspended, _ := a.suspended(app.Name)
+	open, _, err := a.windowOpen(app)
+	return app.HealsDrift() && !app.Paused && !suspended && err == nil && open
+}
+
+// unwatchedDrift finds app's drift where no watch runs (run --once from
+// cron, which never watches): each inventoried object missing, or holding
+// fields of what its role's revision applied that another manager took.
+// It costs one GET per object, once per run. The drift is new each time:
+// it is recorded and, as selfHeal allows, healed.
+func (a *Agent) unwatchedDrift(ctx context.Context, app config.App, prev *status.Records) driftWork {
+	if a.dryRun || a.drift.active() || prev == nil || len(prev.Inventory) == 0 {
+		return driftWork{}
+	}
+	c, err := a.clusterFor(ctx, app)
+	if err != nil {
+		return driftWork{}
+	}
+	applied := recordedObjects(prev)
+	since := metav1.NewTime(a.deps.now().UTC().Truncate(time.Second))
+	var all []status.Drift
+	for _, e := range prev.Inventory {
+		if e.Prerequisite {
+			continue
+		}
+		live, err := c.Live(ctx, e.Ref)
+		switch {
+		case err != nil:
+			continue
+		case live == nil:
+			all = append(all, status.Drift{Object: e.Ref.String(), Role: e.Role, Deleted: true, Since: since, Ref: e.Ref})
+		case applied[e.Ref] != nil:
+			taken, err := apply.TakenFields(applied[e.Ref], live.GetManagedFields(), fieldManager(app))
+			if err == nil && len(taken.Fields) > 0 {
+				all = append(all, status.Drift{Object: e.Ref.String(), Role: e.Role, Fields: taken.Fields, Managers: taken.Managers, Since: since, Ref: e.Ref})
+			}
+		}
+	}
+	if len(all) == 0 {
+		return driftWork{}
+	}
+	sortDrift(all)
+	if !a.heals(app) && sameDrift(prev.Status.Drift, all) {
+		return driftWork{} // recorded already, not to be healed
+	}
+	w := driftWork{all: all, pending: true}
+	if a.heals(app) {
+		w.heal = all
+	}
+	return w
+}
+
+// sameDrift reports whether two drift lists name the same objects and
+// fields.
+func sameDrift(a, b []status.Drift) bool {
+	return slices.EqualFunc(a, b, func(x, y status.Drift) bool {
+		return x.Object == y.Object && x.Deleted == y.Deleted && slices.Equal(x.Fields, y.Fields)
+	})
 }
 
 // planHeal adds the drift work to the rollout: the roles of objects to
@@ -97,8 +164,9 @@ func (run *appRun) driftReported(ctx context.Context, st *status.App) {
 }
 
 // watchApp watches app's inventory on its cluster c (nil: reached now)
-// for drift (roleout run only; not in dry runs).
-func (a *Agent) watchApp(ctx context.Context, app config.App, c Cluster, inv []render.InventoryEntry) {
+// for drift (roleout run only; not in dry runs); applied holds each object
+// as roleout last applied it (plannedObjects, recordedObjects).
+func (a *Agent) watchApp(ctx context.Context, app config.App, c Cluster, inv []render.InventoryEntry, applied map[object.Ref]map[string]any) {
 	if a.dryRun || !a.drift.active() {
 		return
 	}
@@ -108,7 +176,40 @@ func (a *Agent) watchApp(ctx context.Context, app config.App, c Cluster, inv []r
 			return
 		}
 	}
-	a.drift.watch(app, c, inv)
+	a.drift.watch(app, c, inv, applied)
+}
+
+// plannedObjects returns the objects of p by ref: what a rollout of p
+// that succeeded applied.
+func plannedObjects(p *render.Plan) map[object.Ref]map[string]any {
+	out := map[object.Ref]map[string]any{}
+	for _, r := range p.Roles() {
+		for _, o := range r.Objects {
+			out[object.RefOf(o)] = o.Object
+		}
+	}
+	return out
+}
+
+// recordedObjects returns by ref the objects of each role's revision that
+// prev's status says is applied, as the status branch records them.
+func recordedObjects(prev *status.Records) map[object.Ref]map[string]any {
+	out := map[object.Ref]map[string]any{}
+	if prev == nil || prev.Status == nil {
+		return out
+	}
+	for _, role := range prev.Status.Roles {
+		for _, rev := range prev.History[role.Name] {
+			if rev.Name != role.RevisionName {
+				continue
+			}
+			for _, o := range rev.Objects {
+				u := &unstructured.Unstructured{Object: o}
+				out[object.RefOf(u)] = o
+			}
+		}
+	}
+	return out
 }
 
 // driftMessage says what the drift work did, for the status message.

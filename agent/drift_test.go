@@ -138,12 +138,12 @@ func TestDriftWatchGoesThroughTheCluster(t *testing.T) {
 		{Ref: object.Ref{APIVersion: "v1", Kind: "Namespace", Name: "shop"}, Prerequisite: true},
 		{Ref: web, Role: "web", UpgradeOrder: 1},
 	}
-	d.watch(config.App{Name: "shop"}, w, inv)
+	d.watch(config.App{Name: "shop"}, w, inv, nil)
 	if w.handle != nil {
 		t.Fatal("the tracker watched before it was started (RunOnce and commands watch nothing)")
 	}
 	d.start(ctx)
-	d.watch(config.App{Name: "shop"}, w, inv)
+	d.watch(config.App{Name: "shop"}, w, inv, nil)
 	if w.handle == nil || len(w.refs) != 1 || w.refs[0] != web || w.selector != object.AppLabel+"=shop" {
 		t.Fatalf("watched %v with selector %q, want only %v by the app's label", w.refs, w.selector, web)
 	}

@@ -117,9 +117,6 @@ type fakeApplier struct {
 	// reads are the objects Diff, Live, ObserveAll, CollisionCounts and
 	// CRDFor were asked about, as "Kind/namespace/name".
 	reads []string
-	// liveFromApplied makes Live answer, with its labels, an object that
-	// was applied (by name); otherwise Live finds nothing.
-	liveFromApplied bool
 	// scopes are the custom kinds the fake cluster serves, namespaced
 	// (true) or not.
 	scopes map[schema.GroupKind]bool
@@ -247,11 +244,10 @@ func (f *fakeApplier) Diff(_ context.Context, objs []*unstructured.Unstructured,
 	return out, nil
 }
 
+// Live answers, with its labels, an object that was applied (by name);
+// otherwise it finds nothing.
 func (f *fakeApplier) Live(_ context.Context, ref object.Ref) (*unstructured.Unstructured, error) {
 	f.read(ref)
-	if !f.liveFromApplied {
-		return nil, nil
-	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	l, ok := f.labels[ref.Name]

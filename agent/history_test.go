@@ -396,7 +396,6 @@ func TestUnchangedRoleCrossChecked(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(threeRoles("decode:1"), nil)
 			h.agent.cfg.Status.ClusterRevisions = &config.ClusterRevisions{Namespace: "roleout-system"}
-			h.applier.liveFromApplied = true
 			ctx := context.Background()
 			if err := h.agent.RunOnce(ctx); err != nil {
 				t.Fatal(err)

@@ -33,6 +33,9 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app con
 		log.WithError(err).Error("cannot read the app's status: nothing applied")
 		return err
 	}
+	if s := prev.Status; !drift.pending && s != nil && s.SourceRevision == snap.Revision.String() && s.Phase == status.PhaseSucceeded {
+		drift = a.unwatchedDrift(ctx, app, prev)
+	}
 	// Only a status the agent signed (or any, without a signing key) can
 	// say this revision is done; after a refused head the app is
 	// reconciled in full, which records the refusal and restores the
@@ -43,7 +46,7 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app con
 		a.results[app.Name] = s
 		a.done[app.Name] = s.SourceRevision
 		a.mu.Unlock()
-		a.watchApp(ctx, app, nil, prev.Inventory)
+		a.watchApp(ctx, app, nil, prev.Inventory, recordedObjects(prev))
 		return nil
 	}
 	attempt, wait := a.retry(prev, snap.Revision)
@@ -248,6 +251,9 @@ func (run *appRun) applyWaves(ctx context.Context, checkpoint func(wave int) err
 	// role) is not written again.
 	opts := a.applyOptions(app)
 	opts.Heal = r.healObjs
+	// Drift the watch could not see (made while no agent ran) is healed
+	// when its role is rolled out, as selfHeal allows.
+	opts.HealTaken = app.HealsDrift()
 	if err := run.checkOwners(ctx); err != nil {
 		return err
 	}

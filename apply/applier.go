@@ -132,6 +132,11 @@ type ApplyOptions struct {
 	// live copy carries the hash of what is applied now (SkipUnchanged),
 	// and with force, taking back the fields another manager changed.
 	Heal map[object.Ref]bool
+	// HealTaken heals, as Heal does, an object that carries the applied
+	// hash but whose live copy shows fields of it taken by another manager
+	// (TakenFields): drift made while no agent watched does not survive a
+	// rollout of its role. Without it such an object is skipped.
+	HealTaken bool
 	// Owner refuses, with an OwnershipError and no write, objects that
 	// exist and are not the owner's (see CheckOwners, which checks a whole
 	// rollout before it starts). The zero value checks nothing.
@@ -206,8 +211,11 @@ func (a *Applier) applyOne(ctx context.Context, in *unstructured.Unstructured, o
 	markCreator(o, before, opts.Labels[object.AppLabel])
 	heal := opts.Heal[res.Object]
 	if opts.SkipUnchanged && !opts.DryRun && !heal && alreadyApplied(before, o) {
-		res.Action = Unchanged
-		return res
+		if !opts.HealTaken || !taken(before, o, a.fieldManager(opts)) {
+			res.Action = Unchanged
+			return res
+		}
+		heal = true
 	}
 	applyOpts := metav1.ApplyOptions{FieldManager: a.fieldManager(opts), Force: opts.Force || heal}
 	switch {
