@@ -104,12 +104,6 @@ type Agent struct {
 	control *control.Copy
 }
 
-// DryRun makes the agent plan and diff every app against the cluster
-// (server-side dry run) and log what it would do, writing nothing to the
-// cluster and no app status to git; pull-request previews are still
-// written.
-func (a *Agent) DryRun() { a.dryRun = true }
-
 // New returns an Agent for cfg that applies to the cluster restCfg
 // reaches, with the real parts wired in (NewDeps).
 func New(ctx context.Context, cfg *config.Config, restCfg *rest.Config, log logrus.FieldLogger) (*Agent, error) {
@@ -118,6 +112,25 @@ func New(ctx context.Context, cfg *config.Config, restCfg *rest.Config, log logr
 		return nil, err
 	}
 	return NewWithDeps(cfg, deps, log), nil
+}
+
+// NewDryRun returns an Agent for cfg that plans and diffs every app
+// against the cluster and writes nothing, to the cluster or to git: it
+// reads the mask key Secret but never creates it (without one, Secrets
+// are masked with a key for this run only), and makes no status and no
+// previews.
+func NewDryRun(ctx context.Context, cfg *config.Config, restCfg *rest.Config, log logrus.FieldLogger) (*Agent, error) {
+	masker, err := ReadMasker(ctx, cfg, restCfg)
+	if err != nil {
+		return nil, err
+	}
+	deps, err := newDeps(ctx, cfg, restCfg, log, masker)
+	if err != nil {
+		return nil, err
+	}
+	a := NewWithDeps(cfg, deps, log)
+	a.dryRun = true
+	return a, nil
 }
 
 // NewDeps wires the real parts of an Agent for cfg against the cluster
@@ -129,6 +142,19 @@ func New(ctx context.Context, cfg *config.Config, restCfg *rest.Config, log logr
 // A program that observes the parts (the benchmarks) wraps them and
 // passes them to NewWithDeps; New does no more than that.
 func NewDeps(ctx context.Context, cfg *config.Config, restCfg *rest.Config, log logrus.FieldLogger) (Deps, error) {
+	kube, err := kubernetes.NewForConfig(restCfg)
+	if err != nil {
+		return Deps{}, err
+	}
+	masker, err := loadMasker(ctx, cfg.Masks, kube, cfg.Status.ClusterRevisions.AgentNamespace())
+	if err != nil {
+		return Deps{}, err
+	}
+	return newDeps(ctx, cfg, restCfg, log, masker)
+}
+
+// newDeps wires NewDeps' parts with masker.
+func newDeps(ctx context.Context, cfg *config.Config, restCfg *rest.Config, log logrus.FieldLogger, masker *secrets.Masker) (Deps, error) {
 	src, err := sources.NewGitSource(sourceOptions(cfg))
 	if err != nil {
 		return Deps{}, err
@@ -138,10 +164,6 @@ func NewDeps(ctx context.Context, cfg *config.Config, restCfg *rest.Config, log 
 		return Deps{}, err
 	}
 	ns := cfg.Status.ClusterRevisions.AgentNamespace()
-	masker, err := loadMasker(ctx, cfg.Masks, kube, ns)
-	if err != nil {
-		return Deps{}, err
-	}
 	applyOpts := apply.DefaultOptions()
 	applyOpts.Masker = masker
 	if cfg.Apply.Concurrency > 0 {

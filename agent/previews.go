@@ -37,11 +37,13 @@ func (g gitPullRequests) Fetcher(ref string) Fetcher { return g.src.ForRef(ref) 
 // gone is removed. Errors of one head are recorded in its preview.
 //
 // extra are heads to preview besides the pull requests: the followed
-// branch's newest commit when its signature was refused.
+// branch's newest commit when its signature was refused. A dry run makes
+// none.
 func (a *Agent) previews(ctx context.Context, extra ...sources.Head) error {
 	pr := a.cfg.Source.PullRequests
 	watch := pr != nil && len(pr.Refs) > 0
-	if (!watch && len(extra) == 0) || a.deps.PullRequests == nil {
+	if (!watch && len(extra) == 0) || a.deps.PullRequests == nil || a.dryRun {
+		// A dry run writes nothing, not even to git.
 		return nil
 	}
 	var heads []sources.Head

@@ -62,7 +62,7 @@ func newRunCommand(global *globalOptions) *cobra.Command {
 	cmd.Flags().StringVar(&o.leaseNamespace, "leader-elect-namespace", "", "namespace of the Lease (default: the pod's namespace, else default)")
 	cmd.Flags().StringVar(&o.leaseName, "leader-elect-name", "roleout", "name of the Lease (give each shard its own)")
 	cmd.Flags().DurationVar(&o.leaseDuration, "leader-elect-lease-duration", 15*time.Second, "how long a Lease holds without renewal: a standby replica takes over this long after the leader dies (renewal deadline 2/3 of it)")
-	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "plan and diff (server-side dry run) every app and log what would change; write nothing to the cluster and no status (previews are still written)")
+	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "plan and diff (server-side dry run) every app and log what would change; write nothing to the cluster or to git (no status, no previews)")
 	cmd.Flags().StringVar(&o.logFormat, "log-format", "text", "log format: text, json, or pretty (short lines for a person; default json with --output json)")
 	cmd.Flags().StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	_ = cmd.MarkFlagRequired("config")
@@ -103,12 +103,13 @@ func runAgent(ctx context.Context, cmd *cobra.Command, o *runOptions) error {
 		// The API server's audit log then tells which replica wrote.
 		restCfg.UserAgent += " " + le.Identity
 	}
-	a, err := agent.New(ctx, cfg, restCfg, log)
+	newAgent := agent.New
+	if o.dryRun {
+		newAgent = agent.NewDryRun
+	}
+	a, err := newAgent(ctx, cfg, restCfg, log)
 	if err != nil {
 		return err
-	}
-	if o.dryRun {
-		a.DryRun()
 	}
 	if o.once {
 		err := a.RunOnce(ctx)
