@@ -43,14 +43,14 @@ func TestDryRunsWriteNothing(t *testing.T) {
 	t.Parallel()
 	const ns, user = "dryrun-nothing", "roleout-dry-run-test"
 	repo := testgit.New(t, testgit.Options{}).MustRepo(t, ns)
-	crd := strings.NewReplacer("gadget", "widget", "Gadget", "Widget").Replace(ownForeignCRD)
+	crd := strings.NewReplacer("gadget", "drything", "Gadget", "DryThing", "example.com", "dryrun.roleout.test").Replace(ownForeignCRD)
 	commitOverlay(t, repo, ns, "an app with a CRD", map[string]string{
 		"namespace.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: " + ns + "}\n",
 		"crd.yaml":       crd,
-		"widget.yaml":    "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: " + ns + "}\nspec: {size: 1}\n",
+		"thing.yaml":     "apiVersion: dryrun.roleout.test/v1\nkind: DryThing\nmetadata: {name: w, namespace: " + ns + "}\nspec: {size: 1}\n",
 		"config.yaml":    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: " + ns + "}\ndata: {a: b}\n",
 	})
-	config := writeConfig(t, repo.URL(), "- {name: "+ns+", path: apps/"+ns+", namespace: "+ns+`, allowedKinds: [{group: "", kind: "*"}, {group: apiextensions.k8s.io, kind: CustomResourceDefinition}, {group: example.com, kind: Widget}]}`+"\n"+
+	config := writeConfig(t, repo.URL(), "- {name: "+ns+", path: apps/"+ns+", namespace: "+ns+`, allowedKinds: [{group: "", kind: "*"}, {group: apiextensions.k8s.io, kind: CustomResourceDefinition}, {group: dryrun.roleout.test, kind: DryThing}]}`+"\n"+
 		"status: {clusterRevisions: {namespace: dryrun-agent-home}}\n")
 	data, err := os.ReadFile(config)
 	if err != nil {
@@ -79,7 +79,7 @@ func TestDryRunsWriteNothing(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("run --once --dry-run: exit %d\n%s\n%s", code, stdout, logs)
 	}
-	for _, want := range []string{"dry run: would create", "Widget/" + ns + "/w", "dry run: nothing written"} {
+	for _, want := range []string{"dry run: would create", "DryThing/" + ns + "/w", "dry run: nothing written"} {
 		if !strings.Contains(logs, want) {
 			t.Errorf("the dry run's log lacks %q:\n%s", want, logs)
 		}
