@@ -139,6 +139,11 @@ func planFromGit(ctx context.Context, cfg *config.Config, app config.App, ref st
 	case ref != "":
 		opts.Ref = sources.Ref{Name: ref}
 	}
+	if ref != "" && opts.Verify != nil && opts.Verify.Mode == "tag" {
+		// A ref named on the command line is no tag the configuration
+		// follows: it is planned unverified, as untrusted (planTrust).
+		opts.Verify = nil
+	}
 	src, err := sources.NewGitSource(opts)
 	if err != nil {
 		return nil, sources.SourceRevision{}, nil, err
@@ -216,7 +221,7 @@ func planDir(ctx context.Context, o DirOptions, cluster ClusterReader, masker *s
 // not, and renders as a preview does. A source that marks its snapshot
 // untrusted is never overruled.
 func planTrust(cfg *config.Config, ref string, got sources.Trust) sources.Trust {
-	if got == sources.Untrusted || (ref != "" && cfg.Source.Verify == nil) {
+	if got == sources.Untrusted || (ref != "" && (cfg.Source.Verify == nil || cfg.Source.Verify.Mode == "tag")) {
 		return sources.Untrusted
 	}
 	return sources.Trusted

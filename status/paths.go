@@ -1,6 +1,8 @@
 package status
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path"
 	"strings"
@@ -30,9 +32,17 @@ func previewsDir(app string) string { return path.Join(app, "previews") + "/" }
 func PreviewPath(app, name, ext string) string { return path.Join(app, "previews", name+ext) }
 
 // PreviewName turns a ref into a preview's file name: refs/pull/7/head →
-// pull-7-head.
+// pull-7-head. Two refs never share a name: a ref that holds "-" itself
+// (refs/pull-7/head, which would read as the same) gets "~" and 16 hex
+// digits of its SHA-256 after the name, and "~" is in no ref name git
+// allows.
 func PreviewName(ref string) string {
-	return strings.ReplaceAll(strings.TrimPrefix(ref, "refs/"), "/", "-")
+	name := strings.TrimPrefix(ref, "refs/")
+	if !strings.Contains(name, "-") {
+		return strings.ReplaceAll(name, "/", "-")
+	}
+	sum := sha256.Sum256([]byte(ref))
+	return strings.ReplaceAll(name, "/", "-") + "~" + hex.EncodeToString(sum[:8])
 }
 
 // RevisionPath returns where revision name of role lives on the status

@@ -90,3 +90,22 @@ func TestParseRefusesMisplacedRevisions(t *testing.T) {
 		})
 	}
 }
+
+// TestPreviewName: the common refs keep their readable names, and refs
+// that would read the same get names of their own.
+func TestPreviewName(t *testing.T) {
+	if got := PreviewName("refs/pull/7/head"); got != "pull-7-head" {
+		t.Errorf("PreviewName(refs/pull/7/head) = %q, want pull-7-head", got)
+	}
+	if got := PreviewName("refs/merge-requests/3/head"); !strings.HasPrefix(got, "merge-requests-3-head~") || len(got) != len("merge-requests-3-head~")+16 {
+		t.Errorf("PreviewName(refs/merge-requests/3/head) = %q, want the name, ~ and 16 hex digits", got)
+	}
+	seen := map[string]string{}
+	for _, ref := range []string{"refs/pull/1/head", "refs/pull-1/head", "refs/pull/1-head", "refs/pull-1-head", "refs/heads/a-b", "refs/heads/a/b"} {
+		name := PreviewName(ref)
+		if other, ok := seen[name]; ok {
+			t.Errorf("%s and %s share the preview name %q", other, ref, name)
+		}
+		seen[name] = ref
+	}
+}

@@ -195,7 +195,11 @@ func printPlan(w io.Writer, header string, s render.Summary) error {
 				if w.RestartsPods {
 					restart = "restarts pods"
 				}
-				p.f("    %s/%s → %s (%s)\n", w.Kind, w.Name, w.Predicted.Describe(w.Unverified), restart)
+				name := w.Name
+				if w.Namespace != "" {
+					name = w.Namespace + "/" + w.Name
+				}
+				p.f("    %s/%s → %s (%s)\n", w.Kind, name, w.Predicted.Describe(w.Unverified), restart)
 			}
 		}
 	}

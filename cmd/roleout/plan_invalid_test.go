@@ -1,10 +1,21 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"sigs.k8s.io/yaml"
+
+	"github.com/roleout/roleout/internal/testcluster"
 )
 
 // TestPlanRefusesInvalidObjects: `roleout render` and `roleout plan` of a
@@ -49,5 +60,75 @@ spec: {leaderWorkerTemplate: null}
 				t.Errorf("exit %d, stdout %q; want %d and nothing", code, out, exitError)
 			}
 		})
+	}
+}
+
+// nullSpecCRD is a namespaced kind whose spec is an object, not nullable.
+const nullSpecCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: nullchecks.roleout.test}
+spec:
+  group: roleout.test
+  scope: Namespaced
+  names: {plural: nullchecks, singular: nullcheck, kind: NullCheck}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, properties: {size: {type: integer}}}
+`
+
+// TestPlanRefusesANullSpecAsTheServerDoes: kube-apiserver refuses, under
+// server-side apply, a custom resource whose spec is null (a create would
+// drop the null); the plan of a render holding the CRD and such an object
+// refuses it with the server's words, before anything is applied.
+func TestPlanRefusesANullSpecAsTheServerDoes(t *testing.T) {
+	t.Parallel()
+	testcluster.Require(t, cluster)
+	ctx := context.Background()
+	dyn, err := dynamic.NewForConfig(cluster.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(nullSpecCRD), &crd.Object); err != nil {
+		t.Fatal(err)
+	}
+	crds := dyn.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	if _, err := crds.Apply(ctx, crd.GetName(), crd, metav1.ApplyOptions{FieldManager: "test", Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	cr := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "roleout.test/v1", "kind": "NullCheck",
+		"metadata": map[string]any{"name": "n", "namespace": "default"}, "spec": nil}}
+	nullchecks := dyn.Resource(schema.GroupVersionResource{Group: "roleout.test", Version: "v1", Resource: "nullchecks"}).Namespace("default")
+	var serverErr error
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		_, serverErr = nullchecks.Apply(ctx, "n", cr, metav1.ApplyOptions{FieldManager: "test", DryRun: []string{metav1.DryRunAll}})
+		if serverErr == nil || !apierrors.IsNotFound(serverErr) {
+			break // the CRD is served
+		}
+	}
+	const reason = `spec in body must be of type object: "null"`
+	if serverErr == nil || !strings.Contains(serverErr.Error(), reason) {
+		t.Fatalf("kube-apiserver answered a server-side apply of spec: null with %v, want %q", serverErr, reason)
+	}
+
+	dir := t.TempDir()
+	for name, data := range map[string]string{
+		"kustomization.yaml": "namespace: shop\nresources: [crd.yaml, n.yaml]\n",
+		"crd.yaml":           nullSpecCRD,
+		"n.yaml":             "apiVersion: roleout.test/v1\nkind: NullCheck\nmetadata: {name: n}\nspec: null\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errOut := cli("plan", dir)
+	if code != exitError || out != "" || !strings.Contains(errOut, "NullCheck/shop/n: spec: Invalid value: \"null\": "+reason) {
+		t.Errorf("plan of a NullCheck with spec: null: exit %d, stdout %q, stderr:\n%s\nwant exit %d and the server's reason", code, out, errOut, exitError)
 	}
 }

@@ -110,7 +110,7 @@ spec:
 		}
 	}
 	code, out, errOut := cli("plan", dir, "--root", dir)
-	want := "StormService/pd → no prediction, unverified: the model.aibrix.ai/sidecar-injection annotation lets aibrix's mutating webhook add its runtime sidecar, which roleout does not model (restarts pods)"
+	want := "StormService/llm/pd → no prediction, unverified: the model.aibrix.ai/sidecar-injection annotation lets aibrix's mutating webhook add its runtime sidecar, which roleout does not model (restarts pods)"
 	if code != exitOK || !strings.Contains(out, want) || !strings.Contains(out, " install ") {
 		t.Errorf("exit %d, %s; want an install and\n%s\nin:\n%s", code, errOut, want, out)
 	}

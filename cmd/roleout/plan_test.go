@@ -14,6 +14,7 @@ import (
 
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/testcluster"
+	"github.com/roleout/roleout/internal/testgit"
 	"github.com/roleout/roleout/render"
 )
 
@@ -38,7 +39,7 @@ func TestPlanLocalDir(t *testing.T) {
 
 	code, out, _ := cli("plan", "testdata/web")
 	for _, want := range []string{"prerequisites: Namespace/web", "wave 1 (upgradeOrder 1)", "role db", "wave 2 (upgradeOrder 2)", "role worker", " install ",
-		"Deployment/worker → ReplicaSet worker-", "(restarts pods)"} {
+		"Deployment/web/worker → ReplicaSet worker-", "(restarts pods)"} {
 		if code != exitOK || !strings.Contains(out, want) {
 			t.Errorf("text plan lacks %q:\n%s", want, out)
 		}
@@ -184,10 +185,17 @@ current-context: down
 // and render prove they ask nothing of one.
 func planFromGitRepo(t *testing.T) (config func() string, first, second string) {
 	t.Helper()
+	config, _, first, second = planFromGitRepoOf(t)
+	return config, first, second
+}
+
+// planFromGitRepoOf is planFromGitRepo with the repository.
+func planFromGitRepoOf(t *testing.T) (config func() string, repo *testgit.Repo, first, second string) {
+	t.Helper()
 	// writeConfig names the test cluster's kubeconfig; the app's own
 	// kubeconfig overrides it.
 	testcluster.Require(t, cluster)
-	_, repo, first := newSourceRepo(t)
+	_, repo, first = newSourceRepo(t)
 	worker, err := os.ReadFile("testdata/web/worker.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -207,7 +215,7 @@ func planFromGitRepo(t *testing.T) (config func() string, first, second string) 
 	down := unreachableKubeconfig(t)
 	return func() string {
 		return writeConfig(t, repo.URL(), "- {name: web, path: apps/web, kubeconfig: "+down+"}\n")
-	}, first, second
+	}, repo, first, second
 }
 
 // TestPlanFromGit plans app web at each kind of ref, each from a cache
@@ -341,5 +349,43 @@ func TestRenderFromGit(t *testing.T) {
 	}
 	if strings.Contains(out, "worker:2.0") || !strings.Contains(out, "worker:1.0") {
 		t.Errorf("render --ref v1 shows the wrong worker image:\n%s", out)
+	}
+}
+
+// TestPlanRefInTagMode: with the source following a signed tag
+// (verify.mode tag), `plan` plans the tag, and `plan --ref` plans a
+// branch too, unverified and untrusted, as a preview renders, instead of
+// failing for want of source.tag.
+func TestPlanRefInTagMode(t *testing.T) {
+	t.Parallel()
+	newConfig, repo, _, second := planFromGitRepoOf(t)
+	key := testgit.NewPGPKey(t, "release", "release@example.com")
+	keyFile := filepath.Join(t.TempDir(), "release.asc")
+	if err := os.WriteFile(keyFile, []byte(key.Public), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	config := newConfig()
+	data, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.TagSigned("v2", second, key); err != nil {
+		t.Fatal(err)
+	}
+	data = []byte(strings.Replace(string(data), "branch: main}", `tag: v2, verify: {mode: tag, pgpKeys: ["`+keyFile+`"]}}`, 1))
+	if err := os.WriteFile(config, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		ref     []string
+		wantRev string
+	}{
+		{nil, "v2@sha1:" + second},
+		{[]string{"--ref", "main"}, "main@sha1:" + second},
+	} {
+		code, out, errOut := cli(append([]string{"plan", "--config", config, "--app", "web"}, tc.ref...)...)
+		if code != exitOK || !strings.Contains(out, tc.wantRev) {
+			t.Errorf("plan %v in tag mode: exit %d, %s\n%s\nwant a plan of %s", tc.ref, code, errOut, out, tc.wantRev)
+		}
 	}
 }

@@ -112,6 +112,7 @@ func validateCustom(o, crd *unstructured.Unstructured) ([]FieldError, error) {
 		return []FieldError{{Field: "metadata", Reason: err.Error()}}, nil
 	}
 	unknown = append(unknown, structuralpruning.PruneWithOptions(u.Object, c.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
+	out = append(out, topLevelNulls(u.Object, c.structural)...)
 	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, c.structural)
 	ferr, paths := schemaobjectmeta.CoerceWithOptions(nil, u.Object, c.structural, false, schemaobjectmeta.CoerceOptions{ReturnUnknownFieldPaths: true})
 	if ferr != nil {
@@ -197,4 +198,21 @@ func blocking(errs field.ErrorList) bool {
 		}
 	}
 	return false
+}
+
+// topLevelNulls refuses a null at a top-level field the schema does not
+// let be null (spec: null): a create drops it, but kube-apiserver keeps
+// it under server-side apply and refuses the object, "spec in body must
+// be of type object". Nulls deeper down are pruned as a create prunes
+// them; the server's answer to those under apply is not checked here.
+func topLevelNulls(obj map[string]any, s *structuralschema.Structural) []FieldError {
+	var out []FieldError
+	for name, v := range obj {
+		p, ok := s.Properties[name]
+		if !ok || v != nil || p.Nullable || p.Type == "" {
+			continue
+		}
+		out = append(out, FieldError{Field: name, Reason: fmt.Sprintf("Invalid value: \"null\": %s in body must be of type %s: \"null\"", name, p.Type)})
+	}
+	return out
 }
