@@ -15,6 +15,7 @@ import (
 var readiness = map[schema.GroupKind]func(live *unstructured.Unstructured) (string, bool){
 	{Group: "batch", Kind: "Job"}:                                jobComplete,
 	{Group: "leaderworkerset.x-k8s.io", Kind: "LeaderWorkerSet"}: leaderWorkerSetReady,
+	{Group: "orchestration.aibrix.ai", Kind: "StormService"}:     stormServiceReady,
 }
 
 // ready reports whether live is ready by its kind's rule in readiness,
@@ -83,6 +84,37 @@ func leaderWorkerSetReady(live *unstructured.Unstructured) (string, bool) {
 		msg += ", rolling update in progress"
 	}
 	if observed != 0 && observed < live.GetGeneration() {
+		msg += fmt.Sprintf(", generation %d not yet observed (at %d)", live.GetGeneration(), observed)
+	}
+	return msg, false
+}
+
+// stormServiceReady: the aibrix controller has seen the current spec and
+// every replica is on the new revision and ready. The StormService CRD
+// has no Ready condition kstatus could wait on, so kstatus alone calls it
+// Current as soon as it is observed, mid-update.
+func stormServiceReady(live *unstructured.Unstructured) (string, bool) {
+	want, found, _ := unstructured.NestedInt64(live.Object, "spec", "replicas")
+	if !found {
+		want = 1
+	}
+	observed := count(live, "status", "observedGeneration")
+	replicas, updatedReady := count(live, "status", "replicas"), count(live, "status", "updatedReadyReplicas")
+	updated, readyReplicas := count(live, "status", "updatedReplicas"), count(live, "status", "readyReplicas")
+	current, _, _ := unstructured.NestedString(live.Object, "status", "currentRevision")
+	update, _, _ := unstructured.NestedString(live.Object, "status", "updateRevision")
+	revisionDone := current == "" || update == "" || current == update
+	if observed >= live.GetGeneration() && replicas == want && updated == want && readyReplicas == want && updatedReady == want && revisionDone {
+		return "", true
+	}
+	msg := fmt.Sprintf("StormService replicas: %d of %d updated, %d of %d ready, %d of %d updated and ready", updated, want, readyReplicas, want, updatedReady, want)
+	if replicas != want {
+		msg += fmt.Sprintf(", %d exist", replicas)
+	}
+	if !revisionDone {
+		msg += fmt.Sprintf(", revision %s still current (updating to %s)", current, update)
+	}
+	if observed < live.GetGeneration() {
 		msg += fmt.Sprintf(", generation %d not yet observed (at %d)", live.GetGeneration(), observed)
 	}
 	return msg, false
