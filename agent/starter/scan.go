@@ -158,18 +158,27 @@ func (t *tree) inside(p string) bool {
 }
 
 // leaves returns the kustomizations under prefix (slash-separated,
-// relative to the root, "." for all) that no other kustomization
-// references and that are not components: the overlays to deploy, sorted
-// by directory.
+// relative to the root, "." for all) that are not components and are
+// deployed: those no other kustomization references, and those others
+// build on that are still overlays of their own (deployable), sorted by
+// directory.
 func (t *tree) leaves(prefix string) []*node {
 	var out []*node
 	for _, n := range t.nodes {
-		if !n.referenced && n.k.Kind != "Component" && under(n.dir, prefix) {
+		if (!n.referenced || deployable(n)) && n.k.Kind != "Component" && under(n.dir, prefix) {
 			out = append(out, n)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].dir < out[j].dir })
 	return out
+}
+
+// deployable reports whether an overlay others build on is an app of its
+// own: it sits in an overlays/ directory (overlays/prod, which
+// overlays/prod-gpu patches), or it names a namespace and builds on other
+// kustomizations (an environment, not a base of files).
+func deployable(n *node) bool {
+	return path.Base(path.Dir(n.dir)) == "overlays" || (n.k.Namespace != "" && len(n.bases) > 0)
 }
 
 // count returns how many kustomizations lie under prefix.

@@ -114,16 +114,23 @@ func TestLeaves(t *testing.T) {
 		"app/base/kustomization.yaml":          kust("resources: [../../svc/api, ../../svc/db, ../../svc/ui, remote]", "components: [../../comp/tls]"),
 		"app/overlays/prod/kustomization.yaml": kust("namespace: shop", "resources: [../../base, 'https://github.com/x/y//z?ref=v1']"),
 		"app/overlays/dev/Kustomization":       kust("bases: [../../base]", "namespace: Not_Valid"),
-		"svc/api/kustomization.yaml":           kust(),
-		"svc/db/kustomization.yaml":            kust(),
-		"svc/ui/kustomization.yml":             kust(),
-		"comp/tls/kustomization.yaml":          "kind: Component\n",
-		"comp/unused/kustomization.yaml":       "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n",
-		".hidden/kustomization.yaml":           kust(),
-		"node_modules/x/kustomization.yaml":    kust(),
-		"solo/kustomization.yaml":              kust("resources: [deployment.yaml]"),
-		"solo/deployment.yaml":                 deployment,
-		"broken/kustomization.yaml":            "resources: [unclosed\n",
+		// prod-gpu builds on prod, which is still an app: it is an overlay.
+		"app/overlays/prod-gpu/kustomization.yaml": kust("resources: [../prod]"),
+		// env/staging builds on a base and names a namespace: an app, even
+		// though env/staging-eu builds on it; a base of files with a
+		// namespace (svc/api) is not.
+		"env/staging/kustomization.yaml":    kust("namespace: staging", "resources: [../../svc/api]"),
+		"env/staging-eu/kustomization.yaml": kust("resources: [../staging]"),
+		"svc/api/kustomization.yaml":        kust(),
+		"svc/db/kustomization.yaml":         kust(),
+		"svc/ui/kustomization.yml":          kust(),
+		"comp/tls/kustomization.yaml":       "kind: Component\n",
+		"comp/unused/kustomization.yaml":    "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n",
+		".hidden/kustomization.yaml":        kust(),
+		"node_modules/x/kustomization.yaml": kust(),
+		"solo/kustomization.yaml":           kust("resources: [deployment.yaml]"),
+		"solo/deployment.yaml":              deployment,
+		"broken/kustomization.yaml":         "resources: [unclosed\n",
 	})
 	res, err := Generate(context.Background(), root)
 	if err != nil {
@@ -140,6 +147,9 @@ func TestLeaves(t *testing.T) {
 	want := []string{
 		"dev app/overlays/dev ns= [db=svc/db api=svc/api ui=svc/ui]",
 		"prod app/overlays/prod ns=shop [db=svc/db api=svc/api ui=svc/ui]",
+		"prod-gpu app/overlays/prod-gpu ns= [db=svc/db api=svc/api ui=svc/ui]",
+		"staging env/staging ns=staging []",
+		"staging-eu env/staging-eu ns= []",
 		"solo solo ns= []",
 	}
 	if !reflect.DeepEqual(got, want) {

@@ -44,8 +44,10 @@ The config has:
   source  the URL (for a directory: its git remote origin, else a
           placeholder to fill in) and the checked-out (or default) branch;
   apps    one per kustomize overlay: a kustomization that no other
-          kustomization of the repository references, named after its
-          directory ("overlays/prod" → "prod"), with its namespace;
+          kustomization of the repository references, or one in an
+          overlays/ directory, or one that names a namespace and builds
+          on others (an environment another one patches), named after
+          its directory ("overlays/prod" → "prod"), with its namespace;
   roles   for an overlay made of several bases, one role per base.
 
 ` + starter.Heuristic + `

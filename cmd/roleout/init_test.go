@@ -278,3 +278,26 @@ func TestInitErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestInitLLMServingExample: init on the README's headline example
+// proposes prod, which prod-lws builds on, beside dev and prod-lws: an
+// overlay in overlays/ is an app even when another overlay patches it.
+func TestInitLLMServingExample(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := cli("init", "../../examples/llm-serving", "--output", "json")
+	if code != exitOK {
+		t.Fatalf("init exit %d: %s", code, errOut)
+	}
+	var rep initJSON
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("init --output json: %v\n%s", err, out)
+	}
+	var apps []string
+	for _, a := range rep.Apps {
+		apps = append(apps, a.Name+"="+a.Path)
+	}
+	want := "dev=examples/llm-serving/overlays/dev prod=examples/llm-serving/overlays/prod prod-lws=examples/llm-serving/overlays/prod-lws"
+	if got := strings.Join(apps, " "); got != want {
+		t.Errorf("apps proposed for examples/llm-serving = %s, want %s", got, want)
+	}
+}
