@@ -120,11 +120,15 @@ func New(ctx context.Context, cfg *config.Config, restCfg *rest.Config, log logr
 // are masked with a key for this run only), and makes no status and no
 // previews.
 func NewDryRun(ctx context.Context, cfg *config.Config, restCfg *rest.Config, log logrus.FieldLogger) (*Agent, error) {
-	masker, err := ReadMasker(ctx, cfg, restCfg)
+	kube, err := kubernetes.NewForConfig(restCfg)
 	if err != nil {
 		return nil, err
 	}
-	deps, err := newDeps(ctx, cfg, restCfg, log, masker)
+	masker, err := readMasker(ctx, cfg, kube)
+	if err != nil {
+		return nil, err
+	}
+	deps, err := newDeps(ctx, cfg, restCfg, kube, log, masker)
 	if err != nil {
 		return nil, err
 	}
@@ -150,16 +154,12 @@ func NewDeps(ctx context.Context, cfg *config.Config, restCfg *rest.Config, log 
 	if err != nil {
 		return Deps{}, err
 	}
-	return newDeps(ctx, cfg, restCfg, log, masker)
+	return newDeps(ctx, cfg, restCfg, kube, log, masker)
 }
 
-// newDeps wires NewDeps' parts with masker.
-func newDeps(ctx context.Context, cfg *config.Config, restCfg *rest.Config, log logrus.FieldLogger, masker *secrets.Masker) (Deps, error) {
+// newDeps wires NewDeps' parts with masker, on kube (restCfg's client).
+func newDeps(ctx context.Context, cfg *config.Config, restCfg *rest.Config, kube kubernetes.Interface, log logrus.FieldLogger, masker *secrets.Masker) (Deps, error) {
 	src, err := sources.NewGitSource(sourceOptions(cfg))
-	if err != nil {
-		return Deps{}, err
-	}
-	kube, err := kubernetes.NewForConfig(restCfg)
 	if err != nil {
 		return Deps{}, err
 	}

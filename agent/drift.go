@@ -140,7 +140,7 @@ func (d *drifts) watch(app config.App, ap Cluster, inv []render.InventoryEntry, 
 	missing := false
 	for ref, t := range aw.objs {
 		if !t.seen {
-			t.drift, missing = &status.Drift{Object: ref.String(), Role: t.role, Deleted: true, Since: metav1.NewTime(d.now().UTC().Truncate(time.Second)), Ref: ref}, true
+			t.drift, missing = deletedDrift(ref, t.role, metav1.NewTime(d.now().UTC().Truncate(time.Second))), true
 		}
 	}
 	d.mu.Unlock()
@@ -171,7 +171,7 @@ func (d *drifts) event(app string, aw *appWatch, ev apply.WatchEvent) {
 	if ev.Meta == nil {
 		t.lastRV, t.last = "", nil
 		if t.seen && (t.drift == nil || !t.drift.Deleted) {
-			t.drift = &status.Drift{Object: ev.Object.String(), Role: t.role, Deleted: true, Since: now, Ref: ev.Object}
+			t.drift = deletedDrift(ev.Object, t.role, now)
 			d.detected(app, t)
 		}
 		return
@@ -203,7 +203,7 @@ func (d *drifts) event(app string, aw *appWatch, ev apply.WatchEvent) {
 	if t.drift != nil && !t.drift.Deleted && slices.Equal(t.drift.Fields, lost.Fields) && slices.Equal(t.drift.Managers, lost.Managers) {
 		return
 	}
-	t.drift = &status.Drift{Object: ev.Object.String(), Role: t.role, Fields: lost.Fields, Managers: lost.Managers, Since: now, Ref: ev.Object}
+	t.drift = fieldDrift(ev.Object, t.role, lost, now)
 	d.detected(app, t)
 }
 
@@ -219,8 +219,19 @@ func (d *drifts) takenBefore(app string, aw *appWatch, t *tracked, ev apply.Watc
 	if err != nil || len(taken.Fields) == 0 {
 		return
 	}
-	t.drift = &status.Drift{Object: ev.Object.String(), Role: t.role, Fields: taken.Fields, Managers: taken.Managers, Since: now, Ref: ev.Object}
+	t.drift = fieldDrift(ev.Object, t.role, taken, now)
 	d.detected(app, t)
+}
+
+// deletedDrift is ref, of role, found missing at since.
+func deletedDrift(ref object.Ref, role string, since metav1.Time) *status.Drift {
+	return &status.Drift{Object: ref.String(), Role: role, Deleted: true, Since: since, Ref: ref}
+}
+
+// fieldDrift is the fields of ref, of role, that roleout lost or that were
+// taken from it, found at since, with the managers that hold them now.
+func fieldDrift(ref object.Ref, role string, d apply.FieldDrift, since metav1.Time) *status.Drift {
+	return &status.Drift{Object: ref.String(), Role: role, Fields: d.Fields, Managers: d.Managers, Since: since, Ref: ref}
 }
 
 // rebase makes the newest event the baseline: roleout left the object so.

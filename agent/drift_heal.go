@@ -75,11 +75,11 @@ func (a *Agent) unwatchedDrift(ctx context.Context, app config.App, prev *status
 		case err != nil:
 			continue
 		case live == nil:
-			all = append(all, status.Drift{Object: e.Ref.String(), Role: e.Role, Deleted: true, Since: since, Ref: e.Ref})
+			all = append(all, *deletedDrift(e.Ref, e.Role, since))
 		case applied[e.Ref] != nil:
 			taken, err := apply.TakenFields(applied[e.Ref], live.GetManagedFields(), fieldManager(app))
 			if err == nil && len(taken.Fields) > 0 {
-				all = append(all, status.Drift{Object: e.Ref.String(), Role: e.Role, Fields: taken.Fields, Managers: taken.Managers, Since: since, Ref: e.Ref})
+				all = append(all, *fieldDrift(e.Ref, e.Role, taken, since))
 			}
 		}
 	}

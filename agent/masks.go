@@ -49,15 +49,25 @@ func loadMasker(ctx context.Context, cfg config.Masks, kube kubernetes.Interface
 // status branch (a role holding Secrets then shows as changed against the
 // status in git).
 func ReadMasker(ctx context.Context, cfg *config.Config, restCfg *rest.Config) (*secrets.Masker, error) {
+	var kube kubernetes.Interface
+	if restCfg != nil && cfg.Masks.KeyFile == "" {
+		var err error
+		if kube, err = kubernetes.NewForConfig(restCfg); err != nil {
+			return nil, err
+		}
+	}
+	return readMasker(ctx, cfg, kube)
+}
+
+// readMasker is ReadMasker on kube (nil: no cluster): the key from
+// masks.keyFile, else from the key Secret when it exists, else a random
+// key.
+func readMasker(ctx context.Context, cfg *config.Config, kube kubernetes.Interface) (*secrets.Masker, error) {
 	if cfg.Masks.KeyFile != "" {
 		return loadMasker(ctx, cfg.Masks, nil, "")
 	}
-	if restCfg == nil {
+	if kube == nil {
 		return ephemeralMasker(cfg.Masks.Mode)
-	}
-	kube, err := kubernetes.NewForConfig(restCfg)
-	if err != nil {
-		return nil, err
 	}
 	ns, name := cfg.Status.ClusterRevisions.AgentNamespace(), cfg.Masks.KeySecretName()
 	s, err := kube.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})

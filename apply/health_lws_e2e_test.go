@@ -78,19 +78,28 @@ func TestLeaderWorkerSetReady(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			js, err := yaml.YAMLToJSON([]byte("apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: x, namespace: y}\nspec: {replicas: 2}\nstatus: " + tc.status + "\n"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			o := &unstructured.Unstructured{} // as a client decodes it: integers are int64
-			if err := o.UnmarshalJSON(js); err != nil {
-				t.Fatal(err)
-			}
-			o.SetGeneration(tc.generation)
+			o := withStatus(t, "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet", tc.status, tc.generation)
 			msg, ok := ready(o)
 			if ok != (tc.want == "") || !strings.Contains(msg, tc.want) {
 				t.Errorf("ready = %v, %q; want ready %v with %q", ok, msg, tc.want == "", tc.want)
 			}
 		})
 	}
+}
+
+// withStatus returns an object of type head (its apiVersion and kind
+// lines) with two replicas, status and generation, decoded as a client
+// decodes it: integers are int64.
+func withStatus(t *testing.T, head, status string, generation int64) *unstructured.Unstructured {
+	t.Helper()
+	js, err := yaml.YAMLToJSON([]byte(head + "\nmetadata: {name: x, namespace: y}\nspec: {replicas: 2}\nstatus: " + status + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &unstructured.Unstructured{}
+	if err := o.UnmarshalJSON(js); err != nil {
+		t.Fatal(err)
+	}
+	o.SetGeneration(generation)
+	return o
 }

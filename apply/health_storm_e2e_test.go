@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
-	"sigs.k8s.io/yaml"
 )
 
 // stormService is a StormService of two replicas in predict-storm whose
@@ -86,15 +85,7 @@ func TestStormServiceReady(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			js, err := yaml.YAMLToJSON([]byte("apiVersion: orchestration.aibrix.ai/v1alpha1\nkind: StormService\nmetadata: {name: x, namespace: y}\nspec: {replicas: 2}\nstatus: " + tc.status + "\n"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			o := &unstructured.Unstructured{} // as a client decodes it: integers are int64
-			if err := o.UnmarshalJSON(js); err != nil {
-				t.Fatal(err)
-			}
-			o.SetGeneration(tc.generation)
+			o := withStatus(t, "apiVersion: orchestration.aibrix.ai/v1alpha1\nkind: StormService", tc.status, tc.generation)
 			msg, ok := ready(o)
 			if ok != (tc.want == "") || !strings.Contains(msg, tc.want) {
 				t.Errorf("ready = %v, %q; want ready %v with %q", ok, msg, tc.want == "", tc.want)
