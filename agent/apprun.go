@@ -33,6 +33,9 @@ type appRun struct {
 	prev   *status.Records
 	st     *status.App
 	steps  *rollout
+	// held is the role a rollback holds at a recorded revision; nil for
+	// none.
+	held *heldRole
 }
 
 // report commits the run's status, with the rollout's records, to the
@@ -88,7 +91,7 @@ func (r *appRun) commit(ctx context.Context, st *status.App, msg string, progres
 	a.mu.Lock()
 	a.results[app.Name] = st
 	delete(a.done, app.Name)
-	if st.Phase == status.PhaseSucceeded {
+	if status.Settled(st.Phase) {
 		a.done[app.Name] = st.SourceRevision
 	}
 	a.mu.Unlock()
@@ -98,7 +101,7 @@ func (r *appRun) commit(ctx context.Context, st *status.App, msg string, progres
 	} else {
 		st.Attempts, st.RetryAfter = 0, nil
 	}
-	files, err := statusUpdate(app, st, r.steps, st.Phase == status.PhaseSucceeded, progress).Files(app.Name, r.prev)
+	files, err := statusUpdate(app, st, r.steps, status.Settled(st.Phase), progress).Files(app.Name, r.prev)
 	if err != nil {
 		return err
 	}
@@ -114,14 +117,14 @@ func (r *appRun) commit(ctx context.Context, st *status.App, msg string, progres
 		return fmt.Errorf("record status: %w", err)
 	}
 	log.WithField("phase", st.Phase).Info(msg)
-	if st.Phase == status.PhaseSucceeded || st.Phase == status.PhaseProgressing {
+	if status.Settled(st.Phase) || st.Phase == status.PhaseProgressing {
 		a.syncClusterRevisions(ctx, log, app, files)
 	}
 	if progress {
 		return nil
 	}
 	r.driftReported(ctx, st)
-	if st.Phase == status.PhaseSucceeded && r.steps != nil {
+	if status.Settled(st.Phase) && r.steps != nil {
 		a.watchApp(ctx, app, r.cluster, r.steps.plan.Inventory(), plannedObjects(r.steps.plan))
 	}
 	return nil

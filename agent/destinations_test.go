@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,26 +54,25 @@ func TestReconcileRefusesOutsideDestinations(t *testing.T) {
 
 // TestRollbackRefusesOutsideDestinations: a rollback re-applies recorded
 // objects, which are checked like a render: a revision the app's rules no
-// longer allow is refused and nothing is applied.
+// longer allow is refused and nothing of it is applied.
 func TestRollbackRefusesOutsideDestinations(t *testing.T) {
-	h := newHarness(threeRoles("decode:1"), nil)
-	ctx := context.Background()
-	for _, c := range []byte{'a', 'b'} {
-		if c == 'b' {
-			h.newCommit(c, threeRoles("decode:2"))
-		}
-		if err := h.agent.RunOnce(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	h, ctl := rollbackHarness(t, nil)
+	// Revision 1 of decode lives in namespace app, which the app no longer
+	// allows; git's version moved to namespace other.
 	h.agent.cfg.Apps[0].AllowedNamespaces = []string{"other"}
-	h.applier.applied = nil
-	_, err := h.agent.Rollback(ctx, "llm", "decode", 1)
-	want := "Deployment/app/decode: namespace app is not allowed for app llm (apps[0].allowedNamespaces: [other], and the app's namespace default)"
-	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "roll back decode to revision 1 refused") {
-		t.Errorf("rollback: %v, want an error containing %q", err, want)
+	objs := threeRoles("decode:2")
+	objs = objs[1:] // no Namespace app
+	for _, o := range objs {
+		o.SetNamespace("other")
 	}
-	if len(h.applier.applied) > 0 {
-		t.Errorf("applied %v, want nothing", h.applier.applied)
+	h.newCommit('c', objs)
+	h.setControl(ctl, rollbackData("decode", 1, "t1"))
+	st, applied := h.runOnce(t)
+	want := "Deployment/app/decode: namespace app is not allowed for app llm (apps[0].allowedNamespaces: [other], and the app's namespace default)"
+	if rb := st.Rollback; rb == nil || rb.State != "Refused" || !strings.Contains(rb.Message, want) || !strings.Contains(rb.Message, "roll back decode to revision 1 refused") {
+		t.Errorf("rollback record %+v, want Refused with %q", rb, want)
+	}
+	if slices.Contains(h.applier.namespaces(), "app") {
+		t.Errorf("applied %v in namespace app", applied)
 	}
 }

@@ -143,7 +143,7 @@ func (run *appRun) driftReported(ctx context.Context, st *status.App) {
 		}
 	}
 	switch {
-	case st.Phase == status.PhaseSucceeded:
+	case status.Settled(st.Phase):
 		a.drift.reported(app.Name, healed)
 	case len(r.healObjs) == 0:
 		a.drift.reported(app.Name, nil) // recorded only; a failed heal is tried again
@@ -151,7 +151,7 @@ func (run *appRun) driftReported(ctx context.Context, st *status.App) {
 	for _, d := range recorded {
 		reason, outcome := "Drift", "recorded"
 		msg := "roleout found drift: " + d.String()
-		if d.Healed && st.Phase == status.PhaseSucceeded {
+		if d.Healed && status.Settled(st.Phase) {
 			reason, outcome, msg = "DriftHealed", "healed", "roleout healed drift: "+d.String()
 		}
 		a.drift.metric.WithLabelValues(app.Name, outcome).Inc()

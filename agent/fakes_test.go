@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -104,6 +105,7 @@ func (f *fakePlanner) Plan(objs []*unstructured.Unstructured, opts render.PlanOp
 type fakeApplier struct {
 	mu         sync.Mutex
 	applied    []string
+	appliedNS  []string // the namespace of each applied object
 	labels     map[string]map[string]string
 	failApply  string
 	failHealth string
@@ -166,6 +168,7 @@ func (f *fakeApplier) Apply(_ context.Context, objs []*unstructured.Unstructured
 			errs = append(errs, r.Err)
 		} else {
 			f.applied = append(f.applied, o.GetName())
+			f.appliedNS = append(f.appliedNS, o.GetNamespace())
 			l := map[string]string{}
 			for k, v := range o.GetLabels() {
 				l[k] = v
@@ -181,6 +184,13 @@ func (f *fakeApplier) Apply(_ context.Context, objs []*unstructured.Unstructured
 		res = append(res, r)
 	}
 	return res, errors.Join(errs...)
+}
+
+// namespaces returns the namespace of every object applied.
+func (f *fakeApplier) namespaces() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.appliedNS)
 }
 
 func (f *fakeApplier) WaitHealthy(_ context.Context, objs []*unstructured.Unstructured, _ time.Duration) error {

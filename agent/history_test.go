@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"errors"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -209,44 +208,6 @@ func TestReconcilePrunesOnlyWhenAllWell(t *testing.T) {
 	}
 }
 
-func TestRollbackRole(t *testing.T) {
-	h := newHarness(threeRoles("decode:1"), nil)
-	ctx := context.Background()
-	h.twoDecodeRevisions(t)
-	h.applier.applied = nil
-	res, err := h.agent.Rollback(ctx, "llm", "decode", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res == nil || res.App != "llm" || res.Role != "decode" || res.ToRevision != 1 || res.RevisionNumber != 3 || res.RevisionName == "" ||
-		res.Phase != status.PhaseSucceeded || res.Result != status.RoleApplied || res.StatusCommit != "c0ffee" {
-		t.Errorf("rollback result = %+v, want llm decode from rev 1 to rev 3, Succeeded, Applied, commit c0ffee", res)
-	}
-	if diff := cmp.Diff([]string{"decode"}, h.applier.applied); diff != "" {
-		t.Errorf("rollback applied (-want +got):\n%s", diff)
-	}
-	st := h.appStatus(t)
-	if got := summary(st); got != "Succeeded prefill:Unchanged:1 decode:Applied:3 router:Unchanged:1" {
-		t.Errorf("status after rollback = %s", got)
-	}
-	if last := h.status.commits[len(h.status.commits)-1]; last != "roleout: llm role decode → rev 3 (rollback to rev 1)" {
-		t.Errorf("commit message %q", last)
-	}
-	for _, tc := range []struct {
-		role    string
-		rev     int64
-		wantErr string
-	}{
-		{"decode", 7, "has no revision 7 (recorded: 2, 3)"},
-		{"decode", 3, "already at revision 3"},
-		{"nope", 1, "role nope of app llm has no revision 1"},
-	} {
-		if _, err := h.agent.Rollback(ctx, "llm", tc.role, tc.rev); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-			t.Errorf("rollback %s to %d: %v, want %q", tc.role, tc.rev, err, tc.wantErr)
-		}
-	}
-}
-
 func TestHistoryRecords(t *testing.T) {
 	h := newHarness(threeRoles("decode:1"), nil)
 	ctx := context.Background()
@@ -360,23 +321,6 @@ func TestBrokenAppDoesNotBlockOthers(t *testing.T) {
 	}
 	if got := h.appStatus(t); got.Phase != status.PhaseSucceeded {
 		t.Errorf("good app's phase %s", got.Phase)
-	}
-}
-
-// TestRollbackUsesTheAppsCluster: an app of another cluster is rolled
-// back there, not on the agent's own cluster.
-func TestRollbackUsesTheAppsCluster(t *testing.T) {
-	h := newHarness(threeRoles("decode:1"), func(a *config.App) { a.Kubeconfig = "far.yaml" })
-	far := &fakeApplier{}
-	h.agent.deps.ClusterFor = func(context.Context, config.App) (Cluster, error) { return far, nil }
-	ctx := context.Background()
-	h.twoDecodeRevisions(t)
-	far.applied, h.applier.applied = nil, nil
-	if _, err := h.agent.Rollback(ctx, "llm", "decode", 1); err != nil {
-		t.Fatal(err)
-	}
-	if len(h.applier.applied) != 0 || !slices.Equal(far.applied, []string{"decode"}) {
-		t.Errorf("rollback applied %v on the agent's cluster and %v on the app's; want only decode on the app's", h.applier.applied, far.applied)
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/roleout/roleout/internal/secrets"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/predict"
-	"github.com/roleout/roleout/render/revision"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
 )
@@ -42,21 +41,12 @@ type planRequest struct {
 	// cluster is read for collision counts, CRDs and (for a trusted
 	// snapshot) versions; nil plans offline.
 	cluster ClusterReader
-	// restore is a rollback: the recorded revision whose objects replace
-	// its role's in the render.
-	restore *restore
 	// unconfined plans a local directory, which no app config confines:
 	// no destinations are checked.
 	unconfined bool
 	// where names the overlay in messages; empty: the app's path at the
 	// snapshot's revision.
 	where string
-}
-
-// restore is what a rollback puts back: a role at a recorded revision.
-type restore struct {
-	role     string
-	revision revision.RoleRevision
 }
 
 // planning returns the agent's planning pipeline.
@@ -66,31 +56,80 @@ func (a *Agent) planning() planning {
 
 // plan renders, confines and plans one app (see planning).
 func (p planning) plan(ctx context.Context, req planRequest) (*render.Plan, error) {
-	app, snap := req.app, req.snap
-	at := req.where
-	if at == "" {
-		at = app.Path // "overlays/prod at main@sha1:1a2b3c4"
-		if snap.Revision.Commit != "" {
-			at += " at " + snap.Revision.Short()
+	objs, scopes, err := p.render(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return p.planObjects(ctx, req, objs, scopes)
+}
+
+// planRestored plans the app twice from one render: git's version, and
+// the version with held's role put back at its recorded revision. An
+// error of git's plan is returned as plan's would be; one of the restored
+// plan refuses the rollback (the run's record says why) and returns git's
+// plan alone.
+func (p planning) planRestored(ctx context.Context, req planRequest, held *heldRole) (git, restored *render.Plan, err error) {
+	objs, scopes, err := p.render(ctx, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	if git, err = p.planObjects(ctx, req, objs, scopes); err != nil {
+		return nil, nil, err
+	}
+	drop := map[object.Ref]bool{}
+	if r := git.Role(held.role); r != nil {
+		for _, o := range r.Objects {
+			drop[object.RefOf(o)] = true
 		}
 	}
-	objs, err := p.renderer.Render(ctx, snap, app)
+	objs = replaceRole(objs, held.role, drop, held.revision.UnstructuredObjects())
+	if scopes, err = kindScopes(ctx, req.cluster, objs); err == nil {
+		restored, err = p.planObjects(ctx, req, objs, scopes)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("render %s: %w", at, err)
+		return git, nil, &restoreError{err: err}
+	}
+	return git, restored, nil
+}
+
+// restoreError is a plan of restored objects that failed: the rollback is
+// refused, git's version stands.
+type restoreError struct{ err error }
+
+func (e *restoreError) Error() string { return e.err.Error() }
+func (e *restoreError) Unwrap() error { return e.err }
+
+// at names the overlay of req in messages: "overlays/prod at
+// main@sha1:1a2b3c4".
+func (req planRequest) at() string {
+	if req.where != "" {
+		return req.where
+	}
+	at := req.app.Path
+	if req.snap.Revision.Commit != "" {
+		at += " at " + req.snap.Revision.Short()
+	}
+	return at
+}
+
+// render renders req's snapshot and sets the namespace of the namespaced
+// objects that name none.
+func (p planning) render(ctx context.Context, req planRequest) ([]*unstructured.Unstructured, render.Scopes, error) {
+	objs, err := p.renderer.Render(ctx, req.snap, req.app)
+	if err != nil {
+		return nil, nil, fmt.Errorf("render %s: %w", req.at(), err)
 	}
 	scopes, err := kindScopes(ctx, req.cluster, objs)
 	if err != nil {
-		return nil, fmt.Errorf("render %s: %w", at, err)
+		return nil, nil, fmt.Errorf("render %s: %w", req.at(), err)
 	}
-	render.DefaultNamespace(objs, app.NamespaceOrDefault(), scopes)
-	source := snap.Revision.String()
-	if r := req.restore; r != nil {
-		objs = replaceRole(objs, r.role, r.revision.UnstructuredObjects())
-		source = r.revision.Source
-		if scopes, err = kindScopes(ctx, req.cluster, objs); err != nil {
-			return nil, fmt.Errorf("render %s: %w", at, err)
-		}
-	}
+	render.DefaultNamespace(objs, req.app.NamespaceOrDefault(), scopes)
+	return objs, scopes, nil
+}
+
+// planObjects confines and plans objs, rendered for req.
+func (p planning) planObjects(ctx context.Context, req planRequest, objs []*unstructured.Unstructured, scopes render.Scopes) (*render.Plan, error) {
+	app, snap, at := req.app, req.snap, req.at()
 	if !req.unconfined {
 		if err := p.checkDestinations(ctx, req, objs, scopes); err != nil {
 			return nil, fmt.Errorf("render %s refused: %w", at, err)
@@ -109,7 +148,7 @@ func (p planning) plan(ctx context.Context, req planRequest) (*render.Plan, erro
 	}
 	opts := render.PlanOptions{
 		App: app.Name, Roles: roles, UnorderedRoles: render.UnorderedPolicy(app.UnorderedRoles),
-		History: prev.History, Inventory: prev.Inventory, Source: source, Masker: p.masker,
+		History: prev.History, Inventory: prev.Inventory, Source: snap.Revision.String(), Masker: p.masker,
 	}
 	if c := req.cluster; c != nil {
 		// An untrusted snapshot's objects are read from the cluster only

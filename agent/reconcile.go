@@ -33,14 +33,17 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app con
 		log.WithError(err).Error("cannot read the app's status: nothing applied")
 		return err
 	}
-	if s := prev.Status; !drift.pending && s != nil && s.SourceRevision == snap.Revision.String() && s.Phase == status.PhaseSucceeded {
+	settled := func(s *status.App) bool {
+		return s != nil && s.SourceRevision == snap.Revision.String() && status.Settled(s.Phase) && a.rollbackSettled(app.Name, s)
+	}
+	if s := prev.Status; !drift.pending && settled(s) {
 		drift = a.unwatchedDrift(ctx, app, prev)
 	}
 	// Only a status the agent signed (or any, without a signing key) can
 	// say this revision is done; after a refused head the app is
 	// reconciled in full, which records the refusal and restores the
 	// branch.
-	if s := prev.Status; prev.Refused == nil && s != nil && s.SourceRevision == snap.Revision.String() && s.Phase == status.PhaseSucceeded && !drift.pending && !replan {
+	if s := prev.Status; prev.Refused == nil && settled(s) && !drift.pending && !replan {
 		log.Debug("already reconciled at this revision")
 		a.mu.Lock()
 		a.results[app.Name] = s
@@ -50,7 +53,7 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app con
 		return nil
 	}
 	attempt, wait := a.retry(prev, snap.Revision)
-	if wait {
+	if wait && a.rollbackSettled(app.Name, prev.Status) {
 		s := prev.Status
 		log.WithField("attempts", s.Attempts).Infof("commit %s failed %d time(s) in a row; retrying at %s; still waiting for: %s",
 			snap.Revision.Short(), s.Attempts, s.RetryAfter.UTC().Format(time.RFC3339), s.Message)
@@ -87,12 +90,15 @@ func (run *appRun) reconcile(ctx context.Context, drift driftWork) error {
 		log.WithError(err).Error("nothing applied")
 		return run.fail(ctx, err, fmt.Sprintf("roleout: %s refused an untrusted revision (%s)", app.Name, snap.Revision.Short()))
 	}
-	plan, err := a.planning().plan(ctx, planRequest{snap: snap, app: app, prev: run.prev, cluster: run.cluster})
+	plan, err := run.planHeld(ctx)
 	if err != nil {
 		log.WithError(err).Error("render failed: nothing applied")
 		return run.fail(ctx, err, fmt.Sprintf("roleout: %s render failed (%s)", app.Name, snap.Revision.Short()))
 	}
 	run.steps = newRollout(snap.Revision, plan, run.prev.Status)
+	if h := run.held; h != nil {
+		run.steps.hold(h.role, h.revision.Source)
+	}
 	a.crossCheckUnchanged(ctx, log, app, run.steps)
 	run.steps.planHeal(drift)
 	run.st.Drift = drift.all
@@ -113,6 +119,7 @@ func (run *appRun) rollOut(ctx context.Context) error {
 	if phase, msg, word := a.held(app); phase != "" {
 		st.Phase, st.Message = phase, msg
 		st.Prerequisites, st.Roles = steps.prereq, steps.roles
+		run.settleRollback(nil)
 		return run.report(ctx, fmt.Sprintf("roleout: %s %s (%s)", app.Name, word, short))
 	}
 	if open, next, err := a.windowOpen(app); err != nil {
@@ -124,6 +131,7 @@ func (run *appRun) rollOut(ctx context.Context) error {
 		}
 		log.Info(st.Message)
 		st.Prerequisites, st.Roles = steps.prereq, steps.roles
+		run.settleRollback(nil)
 		return run.report(ctx, fmt.Sprintf("roleout: %s waiting for a rollout window (%s)", app.Name, short))
 	}
 	err := run.applyWaves(ctx, run.checkpoint(ctx))
@@ -134,6 +142,7 @@ func (run *appRun) rollOut(ctx context.Context) error {
 	case errors.As(err, &superseded):
 		st.Phase, st.Message = status.PhaseProgressing, err.Error()
 		log.Info(err.Error())
+		run.settleRollback(err)
 		return errors.Join(err, run.report(ctx, steps.commitMessage(app.Name, nil)+" [superseded]"))
 	case err != nil:
 		st.Phase, st.Message = status.PhaseFailed, err.Error()
@@ -144,6 +153,7 @@ func (run *appRun) rollOut(ctx context.Context) error {
 		}
 		st.Message = driftMessage(app, st.Drift)
 	}
+	run.settleRollback(err)
 	return errors.Join(err, run.report(ctx, steps.commitMessage(app.Name, err)))
 }
 
@@ -158,7 +168,7 @@ func (a *Agent) countRollout(app config.App, st *status.App, r *rollout) {
 		result = "Superseded"
 	}
 	a.metrics.rollouts.WithLabelValues(app.Name, result).Inc()
-	if st.Phase == status.PhaseSucceeded {
+	if status.Settled(st.Phase) {
 		a.metrics.lastApplied.WithLabelValues(app.Name).Set(float64(time.Now().Unix()))
 	}
 }

@@ -6,17 +6,24 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sirupsen/logrus"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/revision"
 	"github.com/roleout/roleout/status"
 )
 
-// RollbackResult is what Rollback did (roleout rollback --output json).
+// A rollback (roleout rollback) is a request in the control ConfigMap that
+// the agent serving the app carries out as part of the app's reconcile:
+// the role's recorded objects replace git's in the plan, and the rollout
+// goes through the same gates (suspension, paused, windows), waves,
+// health gates, prune and records as any other. The role is then held at
+// that revision, on every later reconcile, until a commit renders the
+// role otherwise (its hash in git moves) or roleout resume ends the hold.
+
+// RollbackResult is the outcome of a rollback request as the status branch
+// records it (roleout rollback --output json).
 type RollbackResult struct {
 	App  string `json:"app"`
 	Role string `json:"role"`
@@ -27,98 +34,206 @@ type RollbackResult struct {
 	RevisionNumber int64  `json:"revision"`
 	RevisionName   string `json:"revisionName"`
 	Hash           string `json:"hash"`
-	// Phase is the app's phase after the rollback (Succeeded or Failed),
-	// Result the role's (Applied or Failed), Message why it failed.
+	// State is the request's (status.Rollback*): Held once carried out.
+	State string `json:"state"`
+	// Phase is the app's phase after the rollback (RolledBack once
+	// held), Result the role's (Applied or Failed), Message why it
+	// failed or was refused.
 	Phase   string `json:"phase"`
 	Result  string `json:"result"`
 	Message string `json:"message,omitempty"`
-	// StatusCommit is the status-branch commit that records the rollback;
-	// "" when none was made.
+	// StatusCommit is the status-branch commit the outcome was read from.
 	StatusCommit string `json:"statusCommit,omitempty"`
 }
 
-// Rollback re-applies revision n of role from the app's history: the
-// recorded objects become the role's next revision (number max+1),
-// applied through the role's wave and health gate; no other role is
-// touched. The next commit that changes the app brings git's version back,
-// as with Argo CD's rollback; pause the app or revert in git to keep it.
-// The result is nil when Rollback stopped before applying anything; once
-// the rollout was tried, it is set, with the error of a failed one.
-func (a *Agent) Rollback(ctx context.Context, appName, role string, n int64) (*RollbackResult, error) {
+// CheckRollback refuses a rollback request that cannot be carried out:
+// an app or role without revision n, the revision the role is at, one
+// whose Secrets were masked, or one the agent's record in the cluster
+// does not hold as the status branch does. The agent checks again when
+// it carries the request out.
+func (a *Agent) CheckRollback(ctx context.Context, appName, role string, n int64) error {
 	app, err := a.cfg.App(appName)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	log := a.log.WithFields(logrus.Fields{"app": app.Name, "role": role})
-	// Keep the hash of the status commit for the result.
-	rec := &commitRecorder{StatusWriter: a.deps.Status}
-	run := &appRun{a: a, app: app, log: log, status: rec}
-	if run.cluster, err = a.clusterFor(ctx, app); err != nil { // the app's own cluster
-		return nil, err
+	prev, err := a.readPrevious(ctx, a.log.WithField("app", app.Name), app.Name)
+	if err != nil {
+		return err
 	}
-	if run.prev, err = a.readPrevious(ctx, log, app.Name); err != nil {
-		return nil, err
+	target, err := findRevision(prev, app.Name, role, n)
+	if err == nil {
+		err = a.checkClusterRecord(ctx, app, target)
 	}
-	target, err := findRevision(run.prev, app.Name, role, n)
+	if err != nil {
+		return fmt.Errorf("roll back %s to revision %d refused: %w", role, n, err)
+	}
+	return nil
+}
+
+// RollbackOutcome reads the status branch for what the agent did with the
+// app's rollback request made at requestedAt; nil while the agent has not
+// recorded it yet.
+func (a *Agent) RollbackOutcome(ctx context.Context, appName, requestedAt string) (*RollbackResult, error) {
+	read, err := a.deps.Status.Read(ctx, appName)
 	if err != nil {
 		return nil, err
 	}
-	if err := a.checkClusterRecord(ctx, app, target); err != nil {
-		return nil, fmt.Errorf("roll back %s to revision %d refused: %w", role, n, err)
-	}
-	if run.snap, err = a.fetchFollowed(ctx); err != nil {
-		return nil, fmt.Errorf("poll source: %w", err)
-	}
-	plan, err := a.planning().plan(ctx, planRequest{snap: run.snap, app: app, prev: run.prev, cluster: run.cluster,
-		restore: &restore{role: role, revision: target}})
+	prev, err := status.Parse(read, appName)
 	if err != nil {
-		return nil, fmt.Errorf("roll back %s to revision %d refused: %w", role, n, err)
-	}
-	run.steps = newRollout(run.snap.Revision, plan, run.prev.Status)
-	run.steps.trigger = "rollback"
-	if err := run.steps.only(role, run.prev.Status); err != nil {
 		return nil, err
 	}
-	run.steps.logSequence(log)
-	run.st = &status.App{APIVersion: config.APIVersion, Kind: status.Kind, App: app.Name, Source: a.sourceURL, Path: app.Path,
-		SourceRevision: run.prev.Status.SourceRevision, Phase: status.PhaseSucceeded, StatusBranch: run.prev.Refused}
-	run.app.Prune = false // a rollback applies one role; it never deletes
-	err = run.applyWaves(ctx, nil)
-	st := run.st
-	st.Prerequisites, st.Roles = run.steps.prereq, run.steps.roles
-	if err != nil {
-		st.Phase, st.Message = status.PhaseFailed, err.Error()
+	st := prev.Status
+	if st == nil || st.Rollback == nil || st.Rollback.RequestedAt != requestedAt {
+		return nil, nil
 	}
-	msg := run.steps.commitMessage(app.Name, err)
-	msg = strings.TrimSuffix(msg, fmt.Sprintf(" (%s)", run.snap.Revision.Short())) + fmt.Sprintf(" (rollback to rev %d)", n)
-	err = errors.Join(err, run.report(ctx, msg))
-	res := &RollbackResult{App: app.Name, Role: role, ToRevision: n, Phase: st.Phase, Message: st.Message, StatusCommit: rec.last}
-	for _, r := range plan.Roles() {
-		if r.Name == role {
-			d := r.Decision.Revision
-			res.RevisionNumber, res.RevisionName, res.Hash = d.Number, d.Name, d.Hash
-		}
-	}
-	if rs := st.Role(role); rs != nil {
+	r := st.Rollback
+	res := &RollbackResult{App: appName, Role: r.Role, ToRevision: r.ToRevision, RevisionNumber: r.RevisionNumber, RevisionName: r.RevisionName,
+		Hash: r.Hash, State: r.State, Phase: st.Phase, Message: r.Message, StatusCommit: read.Commit}
+	if rs := st.Role(r.Role); rs != nil {
 		res.Result = rs.Result
 	}
-	return res, err
+	return res, nil
 }
 
-// commitRecorder is a status store that keeps the hash of the last
-// commit it made.
-type commitRecorder struct {
-	StatusWriter
-	last string
-}
-
-// Commit commits files and keeps the new commit's hash.
-func (c *commitRecorder) Commit(ctx context.Context, files map[string][]byte, msg string) (string, error) {
-	hash, err := c.StatusWriter.Commit(ctx, files, msg)
-	if err == nil {
-		c.last = hash
+// rollbackSettled reports whether the previous status already answers the
+// app's rollback request (or its absence): nothing to carry out, end or
+// retry.
+func (a *Agent) rollbackSettled(app string, prev *status.App) bool {
+	req, last := a.control.Get(app).Rollback, prev.Rollback
+	if req == nil {
+		return !last.Active()
 	}
-	return hash, err
+	return last != nil && last.RequestedAt == req.RequestedAt && last.State != status.RollbackPending && last.State != status.RollbackFailed
+}
+
+// heldRole is the role a reconcile puts back at a recorded revision.
+type heldRole struct {
+	role     string
+	revision revision.RoleRevision
+	// carried: the request was carried out before, so its git hash is
+	// recorded.
+	carried bool
+}
+
+// rollbackRequest sets the run's rollback record from the app's request
+// in the control ConfigMap and the previous status, and returns the role
+// to hold; nil when there is none, or when the request is refused (the
+// record says why; git's version is planned).
+func (run *appRun) rollbackRequest(ctx context.Context) *heldRole {
+	a, app := run.a, run.app
+	req := a.control.Get(app.Name).Rollback
+	var last *status.Rollback
+	if run.prev.Status != nil {
+		last = run.prev.Status.Rollback
+	}
+	switch {
+	case req == nil && last.Active():
+		ended := *last
+		ended.State, ended.Message = status.RollbackEnded, "ended by roleout resume: git's version of the role is rolled out again"
+		run.st.Rollback = &ended
+		return nil
+	case req == nil || (last != nil && last.RequestedAt == req.RequestedAt && !last.Active()):
+		run.st.Rollback = last // ended or refused: kept as the last word on it
+		return nil
+	}
+	rec := &status.Rollback{Role: req.Role, ToRevision: req.Revision, RequestedAt: req.RequestedAt, RequestedBy: req.By, State: status.RollbackPending}
+	carried := last != nil && last.RequestedAt == req.RequestedAt && last.RevisionName != ""
+	if carried {
+		c := *last
+		rec = &c
+	}
+	run.st.Rollback = rec
+	target, err := holdRevision(run.prev, app.Name, rec, carried)
+	if err == nil {
+		err = a.checkClusterRecord(ctx, app, target)
+	}
+	if err != nil {
+		run.refuseRollback(err)
+		return nil
+	}
+	return &heldRole{role: req.Role, revision: target, carried: carried}
+}
+
+// refuseRollback records the run's rollback request as refused by err.
+func (run *appRun) refuseRollback(err error) {
+	rec := run.st.Rollback
+	rec.State, rec.Message = status.RollbackRefused, fmt.Sprintf("roll back %s to revision %d refused: %v", rec.Role, rec.ToRevision, err)
+	run.log.WithField("role", rec.Role).Error(rec.Message)
+}
+
+// holdRevision returns the revision rec puts back: revision ToRevision on
+// the first carry-out, then the one it became (by name: its number moved
+// to the role's next).
+func holdRevision(prev *status.Records, app string, rec *status.Rollback, carried bool) (revision.RoleRevision, error) {
+	if !carried {
+		return findRevision(prev, app, rec.Role, rec.ToRevision)
+	}
+	for _, r := range prev.History[rec.Role] {
+		if r.Name == rec.RevisionName {
+			return r, nil
+		}
+	}
+	return revision.RoleRevision{}, fmt.Errorf("role %s of app %s no longer records revision %s", rec.Role, app, rec.RevisionName)
+}
+
+// planHeld plans the run: git's version, with the held role put back at
+// its recorded revision while the rollback holds. A commit that renders
+// the role otherwise than when the hold began ends it.
+func (run *appRun) planHeld(ctx context.Context) (*render.Plan, error) {
+	req := planRequest{snap: run.snap, app: run.app, prev: run.prev, cluster: run.cluster}
+	held := run.rollbackRequest(ctx)
+	if held == nil {
+		return run.a.planning().plan(ctx, req)
+	}
+	git, restored, err := run.a.planning().planRestored(ctx, req, held)
+	var refused *restoreError
+	if errors.As(err, &refused) {
+		run.refuseRollback(refused.err)
+		return git, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	rec, gitHash := run.st.Rollback, ""
+	if r := git.Role(held.role); r != nil {
+		gitHash = r.Hash
+	}
+	switch {
+	case !held.carried:
+		rec.GitHash = gitHash
+	case rec.GitHash != gitHash:
+		rec.State, rec.Message = status.RollbackEnded, fmt.Sprintf("ended: %s renders role %s otherwise than when it was rolled back", run.snap.Revision.Short(), held.role)
+		run.log.WithField("role", held.role).Info("rollback hold " + rec.Message)
+		return git, nil
+	}
+	if r := restored.Role(held.role); r != nil {
+		d := r.Decision.Revision
+		rec.RevisionNumber, rec.RevisionName, rec.Hash = d.Number, d.Name, d.Hash
+	}
+	run.held = held
+	return restored, nil
+}
+
+// settleRollback records what the run's rollout did with the held role:
+// gated or interrupted (pending), failed, or held; a held app's phase is
+// RolledBack.
+func (run *appRun) settleRollback(err error) {
+	rec, st := run.st.Rollback, run.st
+	if run.held == nil || !rec.Active() {
+		return
+	}
+	switch {
+	case st.Phase == status.PhaseSucceeded:
+		rec.State = status.RollbackHeld
+		rec.Message = fmt.Sprintf("role %s held at revision %d (%s), rolled back to revision %d: a commit that changes the role, or roleout resume --app %s, ends the hold",
+			rec.Role, rec.RevisionNumber, rec.RevisionName, rec.ToRevision, run.app.Name)
+		st.Phase = status.PhaseRolledBack
+		st.Message = strings.TrimPrefix(st.Message+"; "+rec.Message, "; ")
+	case st.Phase == status.PhaseFailed && err != nil:
+		rec.State, rec.Message = status.RollbackFailed, err.Error()
+	default:
+		rec.State, rec.Message = status.RollbackPending, "not carried out yet: "+st.Message
+	}
 }
 
 // findRevision returns revision n of role, refusing one that cannot be
@@ -144,12 +259,11 @@ func findRevision(prev *status.Records, app, role string, n int64) (revision.Rol
 	return revision.RoleRevision{}, fmt.Errorf("role %s of app %s has no revision %d (recorded: %s)", role, app, n, strings.Join(have, ", "))
 }
 
-// replaceRole returns objs without role's objects (by their role
+// replaceRole returns objs without the role's objects in git (drop: by
+// identity, as git's plan grouped them, and any that carry the role's
 // annotation) plus the recorded objects of the revision to restore,
-// marked as the role's (render.MarkRestored). Objects that joined the
-// role through its config criteria are matched by identity.
-func replaceRole(objs []*unstructured.Unstructured, role string, restore []*unstructured.Unstructured) []*unstructured.Unstructured {
-	drop := map[object.Ref]bool{}
+// marked as the role's (render.MarkRestored).
+func replaceRole(objs []*unstructured.Unstructured, role string, drop map[object.Ref]bool, restore []*unstructured.Unstructured) []*unstructured.Unstructured {
 	for _, o := range restore {
 		drop[object.RefOf(o)] = true
 	}
@@ -163,30 +277,4 @@ func replaceRole(objs []*unstructured.Unstructured, role string, restore []*unst
 	// A revision records no source paths (roles[].paths).
 	render.MarkRestored(restore, role)
 	return append(out, restore...)
-}
-
-// only limits the rollout to role, keeping every other role's status as
-// the previous status recorded it.
-func (r *rollout) only(role string, prev *status.App) error {
-	found := false
-	for name := range r.apply {
-		if name != role {
-			delete(r.apply, name)
-		} else {
-			found = true
-		}
-	}
-	if !found {
-		return fmt.Errorf("role %s would not change", role)
-	}
-	r.prereqChanged = false
-	for i, st := range r.roles {
-		if st.Name == role {
-			continue
-		}
-		if old := prev.Role(st.Name); old != nil {
-			r.roles[i] = old
-		}
-	}
-	return nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/revision"
 )
@@ -46,7 +47,7 @@ func TestRollbackPathRole(t *testing.T) {
 		opts.History = history
 	}
 	first := history["data"][0]
-	objs := replaceRole(render1("postgres:16"), "data", first.UnstructuredObjects())
+	objs := replaceRole(render1("postgres:16"), "data", map[object.Ref]bool{}, first.UnstructuredObjects())
 	p, err := render.NewPlan(objs, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -41,6 +41,19 @@ type rollout struct {
 	drift    []status.Drift
 	healObjs map[object.Ref]bool
 	healing  map[string]bool
+	// held is the role a rollback holds at a recorded revision (see
+	// rollback.go), heldSource the source revision that revision was
+	// first rendered from; "" for none.
+	held, heldSource string
+}
+
+// hold marks role as held at a recorded revision first rendered from
+// source: applied, it is a rollback.
+func (r *rollout) hold(role, source string) {
+	r.held, r.heldSource = role, source
+	if r.apply[role] {
+		r.trigger = "rollback"
+	}
 }
 
 // newRollout compares the plan's decisions with what the previous status
@@ -172,6 +185,9 @@ func (r *rollout) markWaveApplied(i int) {
 		}
 		st, d := r.status(role.Name), role.Decision.Revision
 		st.Hash, st.RevisionNumber, st.RevisionName, st.AppliedSourceRevision = d.Hash, d.Number, d.Name, r.revision.String()
+		if role.Name == r.held {
+			st.AppliedSourceRevision = r.heldSource
+		}
 		st.Result, st.Message = status.RoleApplied, ""
 		if r.healing[role.Name] {
 			st.Result = status.RoleHealed
@@ -241,6 +257,9 @@ func (r *rollout) commitMessage(app string, err error) string {
 			what += "; "
 		}
 		what += "failed: " + firstLine(err.Error())
+	}
+	if r.trigger == "rollback" {
+		what += " (rollback)"
 	}
 	return fmt.Sprintf("roleout: %s %s (%s)", app, what, r.revision.Short())
 }

@@ -3,6 +3,7 @@ package control
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -17,7 +18,10 @@ import (
 // the agent's namespace on its home cluster (Namespace), never in
 // git, because anyone who can push could then stop rollouts. Its data
 // holds, per app, the keys "<app>.suspended" ("true"), "<app>.suspendedBy",
-// "<app>.suspendedAt" and "<app>.reconcileRequestedAt" (RFC 3339).
+// "<app>.suspendedAt" and "<app>.reconcileRequestedAt" (RFC 3339), and a
+// rollback request: "<app>.rollbackRole", "<app>.rollbackTo" (the revision
+// number), "<app>.rollbackRequestedAt" (RFC 3339, nanoseconds: it names the
+// request) and "<app>.rollbackBy".
 const ConfigMapName = "roleout-control"
 
 // Per-app data keys of the control ConfigMap: "<app>.<key>".
@@ -26,7 +30,14 @@ const (
 	controlSuspendedBy = "suspendedBy"
 	controlSuspendedAt = "suspendedAt"
 	controlRequestedAt = "reconcileRequestedAt"
+	rollbackRole       = "rollbackRole"
+	rollbackTo         = "rollbackTo"
+	rollbackAt         = "rollbackRequestedAt"
+	rollbackBy         = "rollbackBy"
 )
+
+// rollbackKeys are the keys of a rollback request.
+var rollbackKeys = []string{rollbackRole, rollbackTo, rollbackAt, rollbackBy}
 
 // App is what the control ConfigMap says of one app; roleout
 // suspend, resume and reconcile print it with --output json.
@@ -39,6 +50,23 @@ type App struct {
 	SuspendedAt string `json:"suspendedAt,omitempty"`
 	// RequestedAt is when a reconcile was last requested (RFC 3339).
 	RequestedAt string `json:"requestedAt,omitempty"`
+	// Rollback is the app's rollback request (roleout rollback), carried
+	// out by the agent that serves the app and held until a commit
+	// changes the role or roleout resume ends it; nil for none.
+	Rollback *Rollback `json:"rollback,omitempty"`
+	// Lifted is what roleout resume ended: "suspension", "rollback" or
+	// "" (nothing was held). Only Resume sets it.
+	Lifted string `json:"lifted,omitempty"`
+}
+
+// Rollback is a request to put a role back at a recorded revision.
+type Rollback struct {
+	Role     string `json:"role"`
+	Revision int64  `json:"toRevision"`
+	// RequestedAt names the request (RFC 3339 with nanoseconds); By is
+	// who made it, when known.
+	RequestedAt string `json:"requestedAt"`
+	By          string `json:"requestedBy,omitempty"`
 }
 
 // Of returns what data, the control ConfigMap's data, says of app.
@@ -46,6 +74,12 @@ func Of(data map[string]string, app string) App {
 	c := App{App: app, Suspended: data[app+"."+controlSuspended] == "true", RequestedAt: data[app+"."+controlRequestedAt]}
 	if c.Suspended {
 		c.SuspendedBy, c.SuspendedAt = data[app+"."+controlSuspendedBy], data[app+"."+controlSuspendedAt]
+	}
+	if role, at := data[app+"."+rollbackRole], data[app+"."+rollbackAt]; role != "" && at != "" {
+		// A revision that is not a number stays 0, which no role has: the
+		// agent refuses the request and says so.
+		n, _ := strconv.ParseInt(data[app+"."+rollbackTo], 10, 64)
+		c.Rollback = &Rollback{Role: role, Revision: max(n, 0), RequestedAt: at, By: data[app+"."+rollbackBy]}
 	}
 	return c
 }
@@ -200,6 +234,10 @@ func (c *Copy) changed(cm *corev1.ConfigMap) {
 			log.Info("app resumed: polling now")
 		case now.RequestedAt != was.RequestedAt:
 			log.WithField("requestedAt", now.RequestedAt).Info("reconcile requested: polling now")
+		case now.Rollback != nil && (was.Rollback == nil || *now.Rollback != *was.Rollback):
+			log.WithFields(logrus.Fields{"role": now.Rollback.Role, "toRevision": now.Rollback.Revision}).Info("rollback requested: polling now")
+		case was.Rollback != nil && now.Rollback == nil:
+			log.WithField("role", was.Rollback.Role).Info("rollback hold ended by roleout resume: polling now")
 		}
 	}
 	if len(apps) > 0 {

@@ -49,3 +49,40 @@ func TestControlWrites(t *testing.T) {
 		t.Errorf("Read(web) = %+v, %v", c, err)
 	}
 }
+
+// TestRollbackRequests: a rollback request is recorded with who and when,
+// a second replaces it, resume ends a suspension first and the rollback
+// only at the next resume, and a revision that is not a number reads as
+// 0, which the agent refuses.
+func TestRollbackRequests(t *testing.T) {
+	ctx := context.Background()
+	kube := fake.NewClientset()
+	at := time.Date(2026, 12, 3, 10, 0, 0, 5, time.UTC)
+	if _, err := RequestRollback(ctx, kube, "ns", "llm", "decode", 2, "alice", at); err != nil {
+		t.Fatal(err)
+	}
+	c, err := RequestRollback(ctx, kube, "ns", "llm", "decode", 1, "", at.Add(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Rollback{Role: "decode", Revision: 1, RequestedAt: "2026-12-03T10:00:01.000000005Z"}
+	if diff := cmp.Diff(want, c.Rollback); diff != "" {
+		t.Errorf("the second request (-want +got):\n%s", diff)
+	}
+	if _, err := Suspend(ctx, kube, "ns", "llm", "bob", at); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = Resume(ctx, kube, "ns", "llm"); err != nil || c.Lifted != "suspension" || c.Suspended || c.Rollback == nil {
+		t.Errorf("the first resume: %+v, %v; want the suspension lifted and the rollback kept", c, err)
+	}
+	if c, err = Resume(ctx, kube, "ns", "llm"); err != nil || c.Lifted != "rollback" || c.Rollback != nil {
+		t.Errorf("the second resume: %+v, %v; want the rollback ended", c, err)
+	}
+	if c, err = Resume(ctx, kube, "ns", "llm"); err != nil || c.Lifted != "" {
+		t.Errorf("a resume with nothing held: %+v, %v", c, err)
+	}
+	got := Of(map[string]string{"llm.rollbackRole": "decode", "llm.rollbackTo": "two", "llm.rollbackRequestedAt": "x"}, "llm")
+	if got.Rollback == nil || got.Rollback.Revision != 0 {
+		t.Errorf("a revision that is not a number: %+v", got.Rollback)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -129,18 +130,48 @@ func Suspend(ctx context.Context, kube kubernetes.Interface, namespace, app, who
 	})
 }
 
-// Resume lifts app's suspension in the control ConfigMap in namespace;
-// the agents poll at once.
+// Resume ends what holds app in the control ConfigMap in namespace, one
+// thing at a time: its suspension when it is suspended, else its rollback
+// request (the agent then rolls git's version of the role out again). The
+// agents poll at once. Lifted in the result says which it ended.
 func Resume(ctx context.Context, kube kubernetes.Interface, namespace, app string) (App, error) {
-	return update(ctx, kube, namespace, app, func(data map[string]string) bool {
+	lifted := ""
+	c, err := update(ctx, kube, namespace, app, func(data map[string]string) bool {
+		lifted = ""
+		keys := []string{controlSuspended, controlSuspendedBy, controlSuspendedAt}
+		if data[app+"."+controlSuspended] == "true" {
+			lifted = "suspension"
+		} else if data[app+"."+rollbackRole] != "" {
+			lifted, keys = "rollback", rollbackKeys
+		}
 		changed := false
-		for _, k := range []string{controlSuspended, controlSuspendedBy, controlSuspendedAt} {
+		for _, k := range keys {
 			if _, ok := data[app+"."+k]; ok {
 				delete(data, app+"."+k)
 				changed = true
 			}
 		}
 		return changed
+	})
+	c.Lifted = lifted
+	return c, err
+}
+
+// RequestRollback records in the control ConfigMap in namespace a request,
+// by who at at, to put role of app back at its recorded revision n; it
+// replaces an earlier request. The agent that serves the app carries it
+// out through the app's gates (suspension, paused, windows) and holds
+// the role there until a commit changes the role or Resume ends it.
+func RequestRollback(ctx context.Context, kube kubernetes.Interface, namespace, app, role string, n int64, who string, at time.Time) (App, error) {
+	return update(ctx, kube, namespace, app, func(data map[string]string) bool {
+		data[app+"."+rollbackRole] = role
+		data[app+"."+rollbackTo] = strconv.FormatInt(n, 10)
+		data[app+"."+rollbackAt] = at.UTC().Format(time.RFC3339Nano)
+		delete(data, app+"."+rollbackBy)
+		if who != "" {
+			data[app+"."+rollbackBy] = who
+		}
+		return true
 	})
 }
 

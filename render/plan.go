@@ -128,6 +128,16 @@ func (p *Plan) Roles() []*Role {
 	return out
 }
 
+// Role returns the role named name, or nil.
+func (p *Plan) Role(name string) *Role {
+	for _, r := range p.Roles() {
+		if r.Name == name {
+			return r
+		}
+	}
+	return nil
+}
+
 // NewPlan checks objs as the API server would, groups them into roles
 // and orders the roles into waves. It is pure; the rules are in the
 // package documentation. When the API server would refuse an object, it

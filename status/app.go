@@ -17,6 +17,10 @@ const Kind = "AppStatus"
 // The phases of an app.
 const (
 	PhaseSucceeded = "Succeeded"
+	// PhaseRolledBack: the rollout succeeded with a role held at a
+	// recorded revision by roleout rollback (Rollback says which) until a
+	// commit changes that role or roleout resume ends the hold.
+	PhaseRolledBack = "RolledBack"
 	// PhaseProgressing: a rollout is between waves (or was stopped there
 	// by a newer commit); a restarted agent resumes it.
 	PhaseProgressing = "Progressing"
@@ -33,6 +37,54 @@ const (
 	// agent has not recorded yet; no status.yaml holds it.
 	PhaseNotReconciled = "NotReconciled"
 )
+
+// Settled reports whether phase is the end of a rollout that succeeded:
+// Succeeded, or RolledBack.
+func Settled(phase string) bool { return phase == PhaseSucceeded || phase == PhaseRolledBack }
+
+// The states of a rollback request in status (Rollback.State).
+const (
+	// RollbackPending: not carried out yet; a gate holds the app
+	// (suspended, paused, outside its windows) or a newer commit
+	// interrupted it.
+	RollbackPending = "Pending"
+	// RollbackHeld: applied and healthy; the role stays at the revision.
+	RollbackHeld = "Held"
+	// RollbackFailed: applied and not healthy; retried as any failed
+	// rollout is.
+	RollbackFailed = "Failed"
+	// RollbackRefused: the request names no revision that can be put
+	// back; nothing of it was applied.
+	RollbackRefused = "Refused"
+	// RollbackEnded: a commit changed the role, or roleout resume ended
+	// the hold; git's version is rolled out again.
+	RollbackEnded = "Ended"
+)
+
+// Rollback is what the agent did with the app's rollback request
+// (roleout rollback).
+type Rollback struct {
+	Role       string `json:"role"`
+	ToRevision int64  `json:"toRevision"`
+	// RequestedAt names the request; RequestedBy is who made it.
+	RequestedAt string `json:"requestedAt"`
+	RequestedBy string `json:"requestedBy,omitempty"`
+	State       string `json:"state"`
+	// RevisionNumber, RevisionName and Hash are the role revision the
+	// restored objects became (the role's next number).
+	RevisionNumber int64  `json:"revision,omitempty"`
+	RevisionName   string `json:"revisionName,omitempty"`
+	Hash           string `json:"hash,omitempty"`
+	// GitHash is the role's hash in git when the rollback was carried
+	// out: a commit that renders the role otherwise ends the hold.
+	GitHash string `json:"gitHash,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// Active reports whether r still holds (or is to hold) its role.
+func (r *Rollback) Active() bool {
+	return r != nil && (r.State == RollbackPending || r.State == RollbackHeld || r.State == RollbackFailed)
+}
 
 // The results of a role in status.
 const (
@@ -77,6 +129,9 @@ type App struct {
 	// once.
 	Attempts   int          `json:"attempts,omitempty"`
 	RetryAfter *metav1.Time `json:"retryAfter,omitempty"`
+	// Rollback is the app's rollback request as the agent carried it out
+	// (roleout rollback), while it holds and after it ended.
+	Rollback *Rollback `json:"rollback,omitempty"`
 	// Drift is the drift the running agent's watches see now and did not
 	// heal: with selfHeal off, while paused or suspended, outside a
 	// window, or when healing failed.

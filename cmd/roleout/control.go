@@ -53,11 +53,23 @@ becomes Suspended. roleout run --once reads it too.`,
 		newControlCommand(global, controlAction{
 			use:   "resume --config F --app A",
 			short: "Lift roleout suspend: the agents poll now and roll out what waits",
-			long: `resume removes the app's suspension from the ConfigMap roleout-control. The
-running agents poll at once and roll out what the suspension held back.`,
+			long: `resume ends what holds the app in the ConfigMap roleout-control, one thing
+at a time: its suspension when it is suspended, else the hold of a rollback
+(roleout rollback), after which git's version of the role is rolled out
+again. The running agents poll at once and roll out what was held back.`,
 			do: control.Resume,
 			say: func(c control.App) string {
-				return fmt.Sprintf("app %s resumed: the running agent polls now", c.App)
+				switch c.Lifted {
+				case "suspension":
+					s := fmt.Sprintf("app %s resumed: the running agent polls now", c.App)
+					if c.Rollback != nil {
+						s += fmt.Sprintf("; its rollback of role %s stays (resume again to end it)", c.Rollback.Role)
+					}
+					return s
+				case "rollback":
+					return fmt.Sprintf("app %s: rollback hold ended; the running agent rolls git's version out again", c.App)
+				}
+				return fmt.Sprintf("app %s: neither suspended nor held by a rollback; nothing to resume", c.App)
 			},
 		}),
 		newControlCommand(global, controlAction{
@@ -95,7 +107,9 @@ namespace the command runs in (in a pod), else default; --namespace
 overrides it. The command needs get and update on that ConfigMap, and
 create the first time. With --output json it prints one object: app,
 suspended, suspendedBy and suspendedAt (while suspended), requestedAt (the
-last reconcile request).`,
+last reconcile request), rollback (the rollback request: role, toRevision,
+requestedAt, requestedBy) and, from resume, lifted (suspension, rollback
+or nothing).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := config.Load(o.config)

@@ -22,9 +22,10 @@ import (
 	"github.com/roleout/roleout/status"
 )
 
-// controlSetup serves threeWaves at tag v1 as app ns and starts roleout
-// run on it with schedule; it returns once v1 is rolled out.
-func controlSetup(t *testing.T, ns, schedule string) (repo *testgit.Repo, config string, out *syncBuffer) {
+// controlSetup serves threeWaves at tag v1 as app ns (with the app's
+// fields in extra, such as ", prune: true") and starts roleout run on it
+// with schedule; it returns once v1 is rolled out.
+func controlSetup(t *testing.T, ns, schedule string, extra ...string) (repo *testgit.Repo, config string, out *syncBuffer) {
 	t.Helper()
 	testcluster.Require(t, cluster)
 	repo = testgit.New(t, testgit.Options{}).MustRepo(t, ns)
@@ -32,7 +33,7 @@ func controlSetup(t *testing.T, ns, schedule string) (repo *testgit.Repo, config
 	if err != nil {
 		t.Fatal(err)
 	}
-	config = writeConfig(t, repo.URL(), "- {name: "+ns+", path: apps/three, timeout: 30s}\nschedule: "+schedule+"\nhttp: {address: \"-\"}\n")
+	config = writeConfig(t, repo.URL(), "- {name: "+ns+", path: apps/three, timeout: 30s"+strings.Join(extra, "")+"}\nschedule: "+schedule+"\nhttp: {address: \"-\"}\n")
 	out = &syncBuffer{}
 	cmd := startRoleout(t, out, "run", "--config", config)
 	t.Cleanup(sync.OnceFunc(func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }))

@@ -79,21 +79,15 @@ func TestRollbackCrossChecksTheCluster(t *testing.T) {
 	if _, err := repo.Commit("roleout/status", "revert the forgery", map[string]string{path: recorded}); err != nil {
 		t.Fatal(err)
 	}
-	code, out, logs = cli("rollback", "--output", "json", "--config", config, "--app", "xcheck", "--role", "worker", "--to-revision", "1")
+	code, out, logs = rollbackOnce(t, config, "--output", "json", "--app", "xcheck", "--role", "worker", "--to-revision", "1")
 	if code != exitOK {
 		t.Fatalf("rollback to the genuine revision: exit %d:\n%s", code, logs)
 	}
 	// --output json: one object with the result; the log is JSON too.
-	var res agent.RollbackResult
-	dec := json.NewDecoder(strings.NewReader(out))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&res); err != nil || dec.More() {
-		t.Fatalf("rollback --output json printed %q: %v", out, err)
-	}
-	head, _ := repo.Rev("refs/heads/roleout/status")
+	res := decodeRollback(t, out)
 	want := agent.RollbackResult{App: "xcheck", Role: "worker", ToRevision: 1, RevisionNumber: 3, RevisionName: rev1, Hash: res.Hash,
-		Phase: status.PhaseSucceeded, Result: status.RoleApplied, StatusCommit: head}
-	if res != want || res.Hash == "" || !strings.HasSuffix(rev1, "-"+res.Hash) {
+		State: status.RollbackHeld, Phase: status.PhaseRolledBack, Result: status.RoleApplied, Message: res.Message, StatusCommit: res.StatusCommit}
+	if res != want || res.Hash == "" || !strings.HasSuffix(rev1, "-"+res.Hash) || res.StatusCommit == "" || !strings.Contains(res.Message, "held at revision 3") {
 		t.Errorf("rollback --output json = %+v, want %+v", res, want)
 	}
 	if st := statusRole(readStatus(t, repo, "xcheck"), "worker"); st == nil || st.RevisionNumber != res.RevisionNumber || st.RevisionName != res.RevisionName {

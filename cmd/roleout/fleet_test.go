@@ -102,6 +102,39 @@ func TestFleetKubeconfigSecret(t *testing.T) {
 			t.Error("diff made no dry run in the app's namespace")
 		}
 	})
+
+	t.Run("a rollback is carried out on the app's cluster", func(t *testing.T) {
+		worker, _ := repo.Show("main", "apps/web/worker.yaml")
+		if _, err := repo.Commit("main", "worker 2.0", map[string]string{"apps/web/worker.yaml": strings.Replace(worker, "worker:1.0", "worker:2.0", 1)}); err != nil {
+			t.Fatal(err)
+		}
+		cli("run", "--once", "--config", config) // app lost fails again
+		code, out, logs := cli("rollback", "--config", config, "--app", "far", "--role", "worker", "--to-revision", "1", "--wait=false")
+		if code != exitOK || !strings.Contains(out, "Pending") {
+			t.Fatalf("rollback --wait=false: exit %d, %q:\n%s", code, out, logs)
+		}
+		before, err := cluster.Writes("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cli("run", "--once", "--config", config)
+		if st := readStatus(t, repo, "far"); st.Phase != status.PhaseRolledBack || st.Rollback == nil || st.Rollback.State != status.RollbackHeld {
+			t.Fatalf("app far after the rollback: %s %s %+v", st.Phase, st.Message, st.Rollback)
+		}
+		d, err := cs.AppsV1().Deployments("fleetsecret").Get(ctx, "worker", metav1.GetOptions{})
+		if err != nil || d.Spec.Template.Spec.Containers[0].Image != "registry.example/worker:1.0" {
+			t.Fatalf("worker after the rollback: %v %v", d.Spec.Template.Spec.Containers, err)
+		}
+		after, err := cluster.Writes("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range after[len(before):] {
+			if w.Verb == "patch" && w.Namespace == "fleetsecret" && w.Resource == "deployments" && w.As != "fleet-far" {
+				t.Errorf("the rollback patched deployments/%s as %q, want the app's cluster identity fleet-far", w.Name, w.As)
+			}
+		}
+	})
 }
 
 // impersonating returns the kubeconfig file at path with its user made to

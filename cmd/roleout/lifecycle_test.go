@@ -234,7 +234,7 @@ func TestLifecycle(t *testing.T) {
 		}
 		revs := roleRevisions(t, config, "api")
 		rev1, rev2 := revs[1], revs[2]
-		code, _, logs := cli("rollback", "--config", config, "--app", "shop", "--role", "api", "--to-revision", "1")
+		code, _, logs := rollbackOnce(t, config, "--app", "shop", "--role", "api", "--to-revision", "1")
 		allOutput.WriteString(logs)
 		if code != exitOK {
 			t.Fatalf("rollback exit %d:\n%s", code, logs)
