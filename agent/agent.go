@@ -16,6 +16,7 @@ import (
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/control"
+	"github.com/roleout/roleout/drift"
 	"github.com/roleout/roleout/internal/secrets"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
@@ -94,11 +95,14 @@ type Agent struct {
 	// elect is this replica's part in leader election, for /readyz.
 	elect *election
 	// drift watches what the apps applied (Run) and keeps their drift.
-	drift *drifts
+	drift *drift.Tracker
 	// nextCfg is a configuration Reload accepted, taken between polls;
 	// replan holds the apps whose settings it changed (guarded by mu).
 	nextCfg *config.Config
 	replan  map[string]bool
+	// checked is when each app was last compared in full with its
+	// cluster (driftCheckDue).
+	checked map[string]time.Time
 	// control is the copy of the control ConfigMap: which apps are
 	// suspended, which reconciles were requested.
 	control *control.Copy
@@ -178,7 +182,7 @@ func newDeps(ctx context.Context, cfg *config.Config, restCfg *rest.Config, kube
 		return Deps{}, err
 	}
 	anchored := StatusOptions(cfg)
-	anchored.Anchor = newKubeAnchor(kube, ns, cfg.Source.URL, cfg.Status.Branch)
+	anchored.Anchor = control.NewAnchor(kube, ns, anchorKey(cfg))
 	return Deps{
 		ClusterFor:        cl.clusterFor,
 		PreviewClusterFor: previewAppliers(applier, cl.clusterFor),
@@ -209,47 +213,6 @@ func (a *Agent) clusterFor(ctx context.Context, app config.App) (Cluster, error)
 	return c, nil
 }
 
-// credentials returns the source's credential files.
-func credentials(cfg *config.Config) sources.Credentials {
-	a := cfg.Source.Auth
-	return sources.Credentials{
-		UsernameFile: a.UsernameFile, PasswordFile: a.PasswordFile, TokenFile: a.TokenFile,
-		UsernameEnv: a.UsernameEnv, PasswordEnv: a.PasswordEnv, TokenEnv: a.TokenEnv,
-		SSHKeyFile: a.SSHKeyFile, KnownHostsFile: a.KnownHostsFile,
-	}
-}
-
-// sourceOptions returns the git source of cfg.
-func sourceOptions(cfg *config.Config) sources.Options {
-	s := cfg.Source
-	o := sources.Options{
-		URL:      s.URL,
-		Ref:      sources.Ref{Branch: s.Branch, Tag: s.Tag, Semver: s.Semver, Commit: s.Commit},
-		Auth:     credentials(cfg),
-		CacheDir: cfg.CacheDir,
-		Checkout: sources.CheckoutLimits{MaxBytes: s.MaxCheckoutBytes, MaxEntries: s.MaxCheckoutEntries},
-	}
-	if v := s.Verify; v != nil {
-		o.Verify = &sources.VerifyOptions{Mode: v.Mode, PGPKeyFiles: v.PGPKeys, SSHKeyFiles: v.SSHKeys}
-	}
-	return o
-}
-
-// StatusOptions returns the options of cfg's status branch as the agent
-// writes it: the source's URL and credentials, the configured branch,
-// author and signing key, the source's checkout limits, and the merge
-// hook that keeps both sides' history records when a push races another
-// writer. Programs that wire an Agent with NewWithDeps use it to get the
-// same status branch.
-func StatusOptions(cfg *config.Config) sources.StatusOptions {
-	return sources.StatusOptions{
-		URL: cfg.Source.URL, Auth: credentials(cfg), Branch: cfg.Status.Branch,
-		AuthorName: cfg.Status.Author.Name, AuthorEmail: cfg.Status.Author.Email,
-		SigningKeyFile: cfg.Status.SigningKeyFile, Merge: status.MergeFile,
-		Limits: sources.CheckoutLimits{MaxBytes: cfg.Source.MaxCheckoutBytes, MaxEntries: cfg.Source.MaxCheckoutEntries},
-	}
-}
-
 // NewWithDeps returns an Agent for cfg driving deps.
 func NewWithDeps(cfg *config.Config, deps Deps, log logrus.FieldLogger) *Agent {
 	if deps.Masker == nil {
@@ -258,11 +221,11 @@ func NewWithDeps(cfg *config.Config, deps Deps, log logrus.FieldLogger) *Agent {
 	if deps.Backoffs == (Backoffs{}) {
 		deps.Backoffs = DefaultBackoffs()
 	}
-	a := &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), mu: &sync.Mutex{}, results: map[string]*status.App{}, done: map[string]string{}, synced: map[string][32]byte{}, replan: map[string]bool{}, trigger: make(chan struct{}, 1), metrics: newMetrics(),
+	a := &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), mu: &sync.Mutex{}, results: map[string]*status.App{}, done: map[string]string{}, synced: map[string][32]byte{}, replan: map[string]bool{}, checked: map[string]time.Time{}, trigger: make(chan struct{}, 1), metrics: newMetrics(),
 		live: &liveness{bound: maxPollAge(cfg, deps.now())}, elect: &election{}}
-	a.drift = newDrifts(log, deps.now, a.Trigger, deps.Backoffs.Heal)
+	a.drift = drift.New(log, deps.now, a.Trigger, deps.Backoffs.Heal)
 	a.control = control.NewCopy(deps.Control, log, a.servesApp, a.controlChanged)
-	a.metrics.registry.MustRegister(a.drift.metric)
+	a.metrics.registry.MustRegister(a.drift.Metric)
 	return a
 }
 
@@ -420,7 +383,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	dctx, stopWatches := context.WithCancel(ctx)
 	defer stopWatches()
-	a.drift.start(dctx)
+	a.drift.Start(dctx)
 	a.control.Start(dctx)
 	a.live.begin(a.deps.now())
 	defer a.live.end()

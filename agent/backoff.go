@@ -1,6 +1,10 @@
 package agent
 
-import "time"
+import (
+	"time"
+
+	"github.com/roleout/roleout/drift"
+)
 
 // Backoff is a doubling wait: Base after the first failure in a row,
 // twice as long after each next one, never more than Max.
@@ -45,6 +49,6 @@ func DefaultBackoffs() Backoffs {
 	return Backoffs{
 		Poll:   Backoff{Base: 10 * time.Second, Max: 5 * time.Minute},
 		Commit: Backoff{Base: time.Minute, Max: 30 * time.Minute},
-		Heal:   Backoff{Base: 10 * time.Second, Max: healQuiet},
+		Heal:   Backoff{Base: 10 * time.Second, Max: drift.HealQuiet},
 	}
 }

@@ -71,7 +71,7 @@ func destinations(ctx context.Context, cfg *config.Config, app config.App, snap 
 func agentObjects(cfg *config.Config) render.AgentObjects {
 	return render.AgentObjects{Namespace: control.Namespace(cfg), Objects: []render.ReservedObject{
 		{Kind: "ConfigMap", Name: control.ConfigMapName},
-		{Kind: "ConfigMap", Name: StatusAnchorName},
+		{Kind: "ConfigMap", Name: control.StatusAnchorName},
 		{Kind: "Secret", Name: cfg.Masks.KeySecretName()},
 		{Group: "coordination.k8s.io", Kind: "Lease"},
 		{Group: "apps", Kind: "ControllerRevision"},

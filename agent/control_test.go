@@ -12,8 +12,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/control"
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/status"
 )
 
@@ -257,13 +259,26 @@ func TestControlCreatedAfterEmptyListing(t *testing.T) {
 	}
 }
 
+// handing is a cluster's watch that hands its event handler to the test.
+type handing struct{ handle func(apply.WatchEvent) }
+
+func (w *handing) Watch(_ context.Context, _ []object.Ref, _ string, handle func(apply.WatchEvent)) (func(), error) {
+	w.handle = handle
+	return func() {}, nil
+}
+
 // TestSuspendedDriftNotHealed: drift of a suspended app is recorded, not
 // healed.
 func TestSuspendedDriftNotHealed(t *testing.T) {
 	ctl := &fakeControl{}
 	h := controlHarness(ctl)
 	ref := object.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "app", Name: "decode"}
-	h.agent.drift.apps["llm"] = &appWatch{objs: map[object.Ref]*tracked{ref: {role: "decode", drift: &status.Drift{Object: ref.String(), Role: "decode", Ref: ref}}}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h.agent.drift.Start(ctx)
+	w := &handing{}
+	h.agent.drift.Watch("llm", "roleout/llm", w, []render.InventoryEntry{{Ref: ref, Role: "decode", UpgradeOrder: 2}}, nil)
+	w.handle(apply.WatchEvent{Object: ref}) // deleted: drift
 	app := h.agent.cfg.Apps[0]
 	if w := h.agent.driftFor(app); len(w.heal) != 1 {
 		t.Fatalf("not suspended: heal %v, want the drift", w.heal)

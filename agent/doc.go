@@ -11,16 +11,20 @@
 //     records.go (what a run writes to the status branch);
 //   - what holds an app back: hold.go (paused, suspended), and windows
 //     (config.Windows, checked in reconcile.go);
-//   - drift: drift.go (watches), drift_heal.go;
+//   - drift: drift_heal.go (what a reconcile does about it; the watches are
+//     package drift), drift_check.go (the periodic full comparison);
 //   - previews: previews.go, preview_identity.go;
 //   - what the CLI calls: oneshot.go (PlanDir, PlanFromGit, Diff, DiffDir,
-//     Statuses, History), rollback.go;
+//     Statuses, History);
+//   - rollback.go: a rollback request, carried out by the reconcile and
+//     held until a commit changes the role or resume ends it;
 //   - how an app is written: applyas.go (field manager, ownership, apply
 //     and prune options), renderer.go (the kustomize adapter).
 //
 // The formats live in packages of their own, which the CLI and the web
 // view read too: config (roleout.yaml), status (the status branch), diff
-// (what a change would do) and control (the control ConfigMap).
+// (what a change would do) and control (the control ConfigMap); drift
+// holds the watches' state.
 //
 // agent declares the contract it consumes (contract.go: a fetcher, a
 // renderer, a planner, the cluster and what reads it, a status store),

@@ -6,22 +6,16 @@ import (
 	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/drift"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/status"
 )
-
-// driftMetric counts drift by app and outcome (healed, recorded).
-func driftMetric() *prometheus.CounterVec {
-	return prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "roleout_drift_total", Help: "Drifted objects found by the watches, by app and outcome (healed, recorded)."}, []string{"app", "outcome"})
-}
 
 // driftWork is what a reconcile does about app's drift: heal holds the
 // drift to heal now (selfHeal), all the drift the status shows, and
@@ -35,11 +29,11 @@ type driftWork struct {
 // selfHeal, never while paused or suspended, and inside the app's
 // windows; otherwise new drift is recorded once.
 func (a *Agent) driftFor(app config.App) driftWork {
-	heal, all := a.drift.due(app.Name)
+	heal, all := a.drift.Due(app.Name)
 	if !a.heals(app) {
 		heal = nil
 	}
-	return driftWork{heal: heal, all: all, pending: len(heal) > 0 || a.drift.unrecorded(app.Name)}
+	return driftWork{heal: heal, all: all, pending: len(heal) > 0 || a.drift.Unrecorded(app.Name)}
 }
 
 // heals reports whether app's drift may be healed now: selfHeal, not
@@ -56,7 +50,7 @@ func (a *Agent) heals(app config.App) bool {
 // It costs one GET per object, once per run. The drift is new each time:
 // it is recorded and, as selfHeal allows, healed.
 func (a *Agent) unwatchedDrift(ctx context.Context, app config.App, prev *status.Records) driftWork {
-	if a.dryRun || a.drift.active() || prev == nil || len(prev.Inventory) == 0 {
+	if a.dryRun || a.drift.Active() || prev == nil || len(prev.Inventory) == 0 {
 		return driftWork{}
 	}
 	c, err := a.clusterFor(ctx, app)
@@ -75,26 +69,15 @@ func (a *Agent) unwatchedDrift(ctx context.Context, app config.App, prev *status
 		case err != nil:
 			continue
 		case live == nil:
-			all = append(all, *deletedDrift(e.Ref, e.Role, since))
+			all = append(all, *drift.Deleted(e.Ref, e.Role, since))
 		case applied[e.Ref] != nil:
 			taken, err := apply.TakenFields(applied[e.Ref], live.GetManagedFields(), fieldManager(app))
 			if err == nil && len(taken.Fields) > 0 {
-				all = append(all, *fieldDrift(e.Ref, e.Role, taken, since))
+				all = append(all, *drift.Taken(e.Ref, e.Role, taken, since))
 			}
 		}
 	}
-	if len(all) == 0 {
-		return driftWork{}
-	}
-	sortDrift(all)
-	if !a.heals(app) && sameDrift(prev.Status.Drift, all) {
-		return driftWork{} // recorded already, not to be healed
-	}
-	w := driftWork{all: all, pending: true}
-	if a.heals(app) {
-		w.heal = all
-	}
-	return w
+	return a.driftWorkOf(app, prev, all)
 }
 
 // sameDrift reports whether two drift lists name the same objects and
@@ -144,9 +127,9 @@ func (run *appRun) driftReported(ctx context.Context, st *status.App) {
 	}
 	switch {
 	case status.Settled(st.Phase):
-		a.drift.reported(app.Name, healed)
+		a.drift.Reported(app.Name, healed)
 	case len(r.healObjs) == 0:
-		a.drift.reported(app.Name, nil) // recorded only; a failed heal is tried again
+		a.drift.Reported(app.Name, nil) // recorded only; a failed heal is tried again
 	}
 	for _, d := range recorded {
 		reason, outcome := "Drift", "recorded"
@@ -154,7 +137,7 @@ func (run *appRun) driftReported(ctx context.Context, st *status.App) {
 		if d.Healed && status.Settled(st.Phase) {
 			reason, outcome, msg = "DriftHealed", "healed", "roleout healed drift: "+d.String()
 		}
-		a.drift.metric.WithLabelValues(app.Name, outcome).Inc()
+		a.drift.Metric.WithLabelValues(app.Name, outcome).Inc()
 		if e := a.cfg.Apply.Events; e == nil || *e {
 			if err := run.cluster.Event(ctx, d.Ref, reason, msg); err != nil {
 				log.WithError(err).Debug("drift event not recorded")
@@ -167,7 +150,7 @@ func (run *appRun) driftReported(ctx context.Context, st *status.App) {
 // for drift (roleout run only; not in dry runs); applied holds each object
 // as roleout last applied it (plannedObjects, recordedObjects).
 func (a *Agent) watchApp(ctx context.Context, app config.App, c Cluster, inv []render.InventoryEntry, applied map[object.Ref]map[string]any) {
-	if a.dryRun || !a.drift.active() {
+	if a.dryRun || !a.drift.Active() {
 		return
 	}
 	if c == nil {
@@ -176,7 +159,7 @@ func (a *Agent) watchApp(ctx context.Context, app config.App, c Cluster, inv []r
 			return
 		}
 	}
-	a.drift.watch(app, c, inv, applied)
+	a.drift.Watch(app.Name, fieldManager(app), c, inv, applied)
 }
 
 // plannedObjects returns the objects of p by ref: what a rollout of p

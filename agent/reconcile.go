@@ -24,7 +24,8 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app con
 	log := a.log.WithFields(logrus.Fields{"app": app.Name, "commit": snap.Revision.Short()})
 	drift := a.driftFor(app)
 	replan := a.takeReplan(app.Name)
-	if !drift.pending && !replan && a.isDone(app.Name, snap.Revision) {
+	check := a.driftCheckDue(app.Name)
+	if !drift.pending && !replan && !check && a.isDone(app.Name, snap.Revision) {
 		log.Debug("already reconciled at this revision")
 		return nil
 	}
@@ -38,6 +39,9 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app con
 	}
 	if s := prev.Status; !drift.pending && settled(s) {
 		drift = a.unwatchedDrift(ctx, app, prev)
+		if !drift.pending && check && prev.Refused == nil {
+			drift = a.comparedDrift(ctx, app, snap, prev)
+		}
 	}
 	// Only a status the agent signed (or any, without a signing key) can
 	// say this revision is done; after a refused head the app is
@@ -330,7 +334,7 @@ func (run *appRun) prune(ctx context.Context) error {
 	for i, e := range plan.Prune {
 		refs[i] = e.Ref
 	}
-	a.drift.release(app.Name, refs) // their deletion is not drift
+	a.drift.Release(app.Name, refs) // their deletion is not drift
 	results, err := run.cluster.Prune(ctx, refs, pruneOptions(app, a.cfg.AppField(app, "prunePersistent")))
 	for _, res := range results {
 		plog := log.WithField("object", res.Object.String())
@@ -353,7 +357,7 @@ func (run *appRun) applyStep(ctx context.Context, log logrus.FieldLogger, objs [
 	started := time.Now()
 	log.WithField("objects", len(objs)).Info("applying")
 	results, err := run.cluster.Apply(ctx, objs, opts)
-	a.drift.applied(app.Name, results)
+	a.drift.Applied(app.Name, results)
 	counts := map[apply.Action]int{}
 	for _, res := range results {
 		counts[res.Action]++

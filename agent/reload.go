@@ -54,7 +54,7 @@ func (a *Agent) takeReload() {
 	}
 	a.mu.Unlock()
 	for _, name := range ch.Removed {
-		a.drift.forget(name)
+		a.drift.Forget(name)
 	}
 	a.log.WithFields(logrus.Fields{"added": ch.Added, "removed": ch.Removed, "changed": ch.Changed}).Info("configuration reloaded")
 }

@@ -39,6 +39,9 @@ type ObjectDiff struct {
 	Object object.Ref `json:"object"`
 	Change Change     `json:"change"`
 	Diff   string     `json:"diff,omitempty"`
+	// Fields are the paths that differ in an Update, outermost first
+	// (ChangedPaths); Secret values are compared masked.
+	Fields []string `json:"fields,omitempty"`
 }
 
 // DiffOptions are the choices of Diff.
@@ -95,6 +98,8 @@ func (a *Applier) Diff(ctx context.Context, objs []*unstructured.Unstructured, o
 			out[i].Change, out[i].Diff = Update, d
 			if d == "" {
 				out[i].Change = NoChange
+			} else {
+				out[i].Fields = ChangedPaths(DiffNormalize(r.Live, a.opts.Masker), DiffNormalize(r.Merged, a.opts.Masker))
 			}
 		}
 	}

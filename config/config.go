@@ -198,6 +198,24 @@ type Schedule struct {
 	Interval metav1.Duration `json:"interval,omitempty"`
 	Cron     string          `json:"cron,omitempty"`
 	TimeZone string          `json:"timeZone,omitempty"`
+	// DriftCheckInterval is how often the running agent compares each
+	// settled app in full with its cluster: a server-side dry run of what
+	// roleout applies, as roleout diff does, behind the watches. Unset:
+	// DefaultDriftCheck; 0s: never.
+	DriftCheckInterval *metav1.Duration `json:"driftCheckInterval,omitempty"`
+}
+
+// DefaultDriftCheck is how often the running agent compares an app in
+// full with its cluster when schedule.driftCheckInterval is unset.
+const DefaultDriftCheck = time.Hour
+
+// DriftCheck returns how often the running agent compares each app in
+// full with its cluster; 0 for never.
+func (c Schedule) DriftCheck() time.Duration {
+	if c.DriftCheckInterval == nil {
+		return DefaultDriftCheck
+	}
+	return c.DriftCheckInterval.Duration
 }
 
 // App is one kustomize overlay reconciled into the cluster.

@@ -45,6 +45,9 @@ func (c *Config) validate() error {
 	if c.Schedule.Interval.Duration < 0 {
 		add("schedule.interval", "must be positive, got %s", c.Schedule.Interval.Duration)
 	}
+	if d := c.Schedule.DriftCheckInterval; d != nil && d.Duration < 0 {
+		add("schedule.driftCheckInterval", "must be 0s (never) or positive, got %s", d.Duration)
+	}
 	if c.Schedule.Cron != "" {
 		if c.Schedule.Interval.Duration != 0 {
 			add("schedule", "set interval or cron, not both")

@@ -25,6 +25,10 @@ type Drift struct {
 	// Healed says roleout applied the object again (selfHeal); false
 	// records drift left alone.
 	Healed bool `json:"healed"`
+	// Compared says the periodic full comparison found it (a server-side
+	// dry run of what roleout applies differs at Fields), not the
+	// ownership of fields.
+	Compared bool `json:"compared,omitempty"`
 	// Ref is the object, as the agent tracks it; not recorded.
 	Ref object.Ref `json:"-"`
 }
@@ -35,6 +39,9 @@ func (d Drift) String() string {
 		return d.Object + ": deleted"
 	}
 	by := "removed"
+	if d.Compared {
+		by = "differ from what roleout applies"
+	}
 	if len(d.Managers) > 0 {
 		by = "changed by " + strings.Join(d.Managers, ", ")
 	}

@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/roleout/roleout/agent"
+	"github.com/roleout/roleout/control"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
 )
@@ -103,7 +103,7 @@ func TestAgentWithNamespacedRBAC(t *testing.T) {
 	_, refused["create a ConfigMap in default"] = as.CoreV1().ConfigMaps("default").Create(ctx, cm("default"), metav1.CreateOptions{})
 	_, refused["create a ConfigMap in roleout-system"] = as.CoreV1().ConfigMaps("roleout-system").Create(ctx, cm("roleout-system"), metav1.CreateOptions{})
 	// The status anchor, which the example makes, the agent may patch.
-	if _, err := as.CoreV1().ConfigMaps("roleout-system").Patch(ctx, agent.StatusAnchorName, types.MergePatchType, []byte(`{"data":{"probe":"x"}}`), metav1.PatchOptions{}); err != nil {
+	if _, err := as.CoreV1().ConfigMaps("roleout-system").Patch(ctx, control.StatusAnchorName, types.MergePatchType, []byte(`{"data":{"probe":"x"}}`), metav1.PatchOptions{}); err != nil {
 		t.Errorf("patch the status anchor as the agent: %v", err)
 	}
 	_, refused["list Secrets in kube-system"] = as.CoreV1().Secrets("kube-system").List(ctx, metav1.ListOptions{})

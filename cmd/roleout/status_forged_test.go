@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
-	"github.com/roleout/roleout/agent"
+	"github.com/roleout/roleout/control"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
@@ -229,7 +229,7 @@ func TestStatusAnchorRefusesAReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	anchor, err := cs.CoreV1().ConfigMaps("default").Get(context.Background(), agent.StatusAnchorName, metav1.GetOptions{})
+	anchor, err := cs.CoreV1().ConfigMaps("default").Get(context.Background(), control.StatusAnchorName, metav1.GetOptions{})
 	found := false
 	for _, v := range anchor.Data {
 		found = found || v == newer

@@ -41,10 +41,12 @@ var allowed = map[string][]string{
 	"diff": {"apply", "internal/object", "render", "render/predict", "render/revision"},
 	// The status branch's files; read by the agent, the CLI and the web view.
 	"status": {"apply", "diff", "internal/object", "render", "render/revision", "sources"},
+	// Drift while the agent runs: the watches' baseline and state.
+	"drift": {"apply", "internal/object", "render", "status"},
 	// The control ConfigMap: suspend, resume and reconcile.
 	"control": {"config", "internal/object"},
 	// The agent's loop: the only package that joins sources, render and apply.
-	"agent":         {"apply", "config", "control", "diff", "internal/object", "internal/secrets", "render", "render/predict", "render/revision", "sources", "status"},
+	"agent":         {"apply", "config", "control", "diff", "drift", "internal/object", "internal/secrets", "render", "render/predict", "render/revision", "sources", "status"},
 	"agent/starter": {"config", "sources"},
 	// The CLI goes through agent; it imports the rest only for the types it
 	// prints or reads.

@@ -1,9 +1,7 @@
-package agent
+package control
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 
 	corev1 "k8s.io/api/core/v1"
@@ -11,8 +9,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-
-	"github.com/roleout/roleout/sources"
 )
 
 // StatusAnchorName is the ConfigMap, in the agent's namespace, that keeps
@@ -20,22 +16,24 @@ import (
 // trust": the status branch is anchored). Only the agent writes it.
 const StatusAnchorName = "roleout-status-anchor"
 
-// kubeAnchor is a sources.StatusAnchor in a ConfigMap: one key per
-// repository and status branch, so that agents of other repositories in
-// the same namespace keep their own.
-type kubeAnchor struct {
+// Anchor is the anchor of one status branch (a sources.StatusAnchor) in
+// the ConfigMap StatusAnchorName: one key per repository and status
+// branch, so that agents of other repositories in the same namespace keep
+// their own.
+type Anchor struct {
 	kube      kubernetes.Interface
 	namespace string
 	key       string
 }
 
-// newKubeAnchor returns the anchor of the status branch of url.
-func newKubeAnchor(kube kubernetes.Interface, namespace, url, branch string) kubeAnchor {
-	sum := sha256.Sum256([]byte(sources.RedactURL(url) + "\x00" + branch))
-	return kubeAnchor{kube: kube, namespace: namespace, key: "status-" + hex.EncodeToString(sum[:10])}
+// NewAnchor returns the anchor of a status branch, under key (the agent
+// derives it from the repository and branch), in namespace.
+func NewAnchor(kube kubernetes.Interface, namespace, key string) Anchor {
+	return Anchor{kube: kube, namespace: namespace, key: key}
 }
 
-func (a kubeAnchor) Get(ctx context.Context) (string, error) {
+// Get reads the anchored commit; "" when none is.
+func (a Anchor) Get(ctx context.Context) (string, error) {
 	cm, err := a.kube.CoreV1().ConfigMaps(a.namespace).Get(ctx, StatusAnchorName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return "", nil
@@ -48,7 +46,7 @@ func (a kubeAnchor) Get(ctx context.Context) (string, error) {
 
 // Set writes commit under the anchor's key with a merge patch, creating
 // the ConfigMap the first time.
-func (a kubeAnchor) Set(ctx context.Context, commit string) error {
+func (a Anchor) Set(ctx context.Context, commit string) error {
 	patch, err := json.Marshal(map[string]any{"data": map[string]string{a.key: commit}})
 	if err != nil {
 		return err

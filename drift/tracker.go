@@ -1,4 +1,4 @@
-package agent
+package drift
 
 import (
 	"context"
@@ -14,24 +14,38 @@ import (
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 
 	"github.com/roleout/roleout/apply"
-	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/status"
 )
 
-// drifts watches what each app applied and keeps its current drift. Run
-// starts it (ctx); without it (RunOnce, commands) nothing is watched.
-type drifts struct {
+// Tracker watches what each app applied and keeps its current drift.
+// Start arms it (roleout run); without it (run --once, commands) nothing
+// is watched.
+type Tracker struct {
 	mu      sync.Mutex
 	ctx     context.Context
 	apps    map[string]*appWatch
 	trigger func()
 	now     func() time.Time
 	// heal is the backoff of healing an object that keeps drifting.
-	heal   Backoff
-	log    logrus.FieldLogger
-	metric *prometheus.CounterVec
+	heal Backoff
+	log  logrus.FieldLogger
+	// Metric counts drift by app and outcome (healed, recorded); the
+	// agent registers it and counts what it records.
+	Metric *prometheus.CounterVec
+}
+
+// Backoff is the wait before healing an object again after n heals in a
+// row that did not stick.
+type Backoff interface {
+	After(n int) time.Duration
+}
+
+// Watcher streams the metadata of objects selected by label, as the
+// agent's Cluster does (apply.Applier.Watch).
+type Watcher interface {
+	Watch(ctx context.Context, refs []object.Ref, selector string, handle func(apply.WatchEvent)) (stop func(), err error)
 }
 
 // appWatch is the watch of one app's inventory.
@@ -64,30 +78,34 @@ type tracked struct {
 	waitRV string
 	drift  *status.Drift
 	// heals counts heals of this object that came back within
-	// healQuiet of the previous one; nextHeal is when the next may run.
+	// HealQuiet of the previous one; nextHeal is when the next may run.
 	heals    int
 	lastHeal time.Time
 	nextHeal time.Time
 	recorded bool
 }
 
-// healQuiet is how long healed drift must stay away for the next to count
+// HealQuiet is how long healed drift must stay away for the next to count
 // as new rather than as a fight with another controller.
-const healQuiet = 5 * time.Minute
+const HealQuiet = 5 * time.Minute
 
-func newDrifts(log logrus.FieldLogger, now func() time.Time, trigger func(), heal Backoff) *drifts {
-	return &drifts{apps: map[string]*appWatch{}, log: log, now: now, trigger: trigger, heal: heal, metric: driftMetric()}
+// New returns a tracker that logs to log, reads the time from now, calls
+// trigger when drift wants a poll, and backs healing off by heal.
+func New(log logrus.FieldLogger, now func() time.Time, trigger func(), heal Backoff) *Tracker {
+	return &Tracker{apps: map[string]*appWatch{}, log: log, now: now, trigger: trigger, heal: heal,
+		Metric: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "roleout_drift_total", Help: "Drifted objects found by the watches, by app and outcome (healed, recorded)."}, []string{"app", "outcome"})}
 }
 
-// active reports whether watches are armed (roleout run).
-func (d *drifts) active() bool {
+// Active reports whether watches are armed (roleout run).
+func (d *Tracker) Active() bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.ctx != nil
 }
 
-// start makes watch arm watches that live until ctx ends.
-func (d *drifts) start(ctx context.Context) {
+// Start makes Watch arm watches that live until ctx ends.
+func (d *Tracker) Start(ctx context.Context) {
 	d.mu.Lock()
 	d.ctx = ctx
 	d.mu.Unlock()
@@ -102,20 +120,21 @@ func (d *drifts) start(ctx context.Context) {
 	})
 }
 
-// watch watches inv, app's inventory, on ap's cluster, unless it already
-// does. Objects of inv missing from the cluster once listed are drift, and
-// so are fields of applied (each object as roleout last applied it; nil
-// when not known) that another manager holds when listed.
-func (d *drifts) watch(app config.App, ap Cluster, inv []render.InventoryEntry, applied map[object.Ref]map[string]any) {
+// Watch watches inv, app's inventory, through w (the app's cluster), for
+// the fields roleout's field manager owns, unless it already does. Objects
+// of inv missing from the cluster once listed are drift, and so are fields
+// of applied (each object as roleout last applied it; nil when not known)
+// that another manager holds when listed.
+func (d *Tracker) Watch(app, manager string, w Watcher, inv []render.InventoryEntry, applied map[object.Ref]map[string]any) {
 	d.mu.Lock()
 	ctx := d.ctx
 	key := inventoryKey(inv)
-	cur := d.apps[app.Name]
+	cur := d.apps[app]
 	d.mu.Unlock()
 	if ctx == nil || (cur != nil && cur.key == key) {
 		return
 	}
-	aw := &appWatch{key: key, manager: fieldManager(app), objs: map[object.Ref]*tracked{}, applied: applied}
+	aw := &appWatch{key: key, manager: manager, objs: map[object.Ref]*tracked{}, applied: applied}
 	var refs []object.Ref
 	for _, e := range inv {
 		if e.Prerequisite {
@@ -125,22 +144,22 @@ func (d *drifts) watch(app config.App, ap Cluster, inv []render.InventoryEntry, 
 		refs = append(refs, ref)
 		aw.objs[ref] = &tracked{role: e.Role}
 	}
-	stop, err := ap.Watch(ctx, refs, object.AppLabel+"="+app.Name, func(ev apply.WatchEvent) { d.event(app.Name, aw, ev) })
+	stop, err := w.Watch(ctx, refs, object.AppLabel+"="+app, func(ev apply.WatchEvent) { d.event(app, aw, ev) })
 	if err != nil {
-		d.log.WithField("app", app.Name).WithError(err).Warn("cannot watch the app's objects: drift is not detected until the next rollout")
+		d.log.WithField("app", app).WithError(err).Warn("cannot watch the app's objects: drift is not detected until the next rollout")
 		return
 	}
 	d.mu.Lock()
-	if old := d.apps[app.Name]; old != nil {
+	if old := d.apps[app]; old != nil {
 		old.stop()
 	}
 	aw.stop = stop
-	d.apps[app.Name] = aw
-	d.log.WithFields(logrus.Fields{"app": app.Name, "objects": len(refs)}).Info("watching the app's objects for drift")
+	d.apps[app] = aw
+	d.log.WithFields(logrus.Fields{"app": app, "objects": len(refs)}).Info("watching the app's objects for drift")
 	missing := false
 	for ref, t := range aw.objs {
 		if !t.seen {
-			t.drift, missing = deletedDrift(ref, t.role, metav1.NewTime(d.now().UTC().Truncate(time.Second))), true
+			t.drift, missing = Deleted(ref, t.role, metav1.NewTime(d.now().UTC().Truncate(time.Second))), true
 		}
 	}
 	d.mu.Unlock()
@@ -160,7 +179,7 @@ func inventoryKey(inv []render.InventoryEntry) string {
 }
 
 // event updates an object's baseline or drift from a watch event.
-func (d *drifts) event(app string, aw *appWatch, ev apply.WatchEvent) {
+func (d *Tracker) event(app string, aw *appWatch, ev apply.WatchEvent) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	t := aw.objs[ev.Object]
@@ -171,7 +190,7 @@ func (d *drifts) event(app string, aw *appWatch, ev apply.WatchEvent) {
 	if ev.Meta == nil {
 		t.lastRV, t.last = "", nil
 		if t.seen && (t.drift == nil || !t.drift.Deleted) {
-			t.drift = deletedDrift(ev.Object, t.role, now)
+			t.drift = Deleted(ev.Object, t.role, now)
 			d.detected(app, t)
 		}
 		return
@@ -203,14 +222,14 @@ func (d *drifts) event(app string, aw *appWatch, ev apply.WatchEvent) {
 	if t.drift != nil && !t.drift.Deleted && slices.Equal(t.drift.Fields, lost.Fields) && slices.Equal(t.drift.Managers, lost.Managers) {
 		return
 	}
-	t.drift = fieldDrift(ev.Object, t.role, lost, now)
+	t.drift = Taken(ev.Object, t.role, lost, now)
 	d.detected(app, t)
 }
 
 // takenBefore records as drift the fields of what roleout applied that
 // another manager held when the object was first listed: taken while no
 // agent watched. Called with d.mu held.
-func (d *drifts) takenBefore(app string, aw *appWatch, t *tracked, ev apply.WatchEvent, now metav1.Time) {
+func (d *Tracker) takenBefore(app string, aw *appWatch, t *tracked, ev apply.WatchEvent, now metav1.Time) {
 	applied := aw.applied[ev.Object]
 	if applied == nil {
 		return
@@ -219,18 +238,18 @@ func (d *drifts) takenBefore(app string, aw *appWatch, t *tracked, ev apply.Watc
 	if err != nil || len(taken.Fields) == 0 {
 		return
 	}
-	t.drift = fieldDrift(ev.Object, t.role, taken, now)
+	t.drift = Taken(ev.Object, t.role, taken, now)
 	d.detected(app, t)
 }
 
-// deletedDrift is ref, of role, found missing at since.
-func deletedDrift(ref object.Ref, role string, since metav1.Time) *status.Drift {
+// Deleted is ref, of role, found missing at since.
+func Deleted(ref object.Ref, role string, since metav1.Time) *status.Drift {
 	return &status.Drift{Object: ref.String(), Role: role, Deleted: true, Since: since, Ref: ref}
 }
 
-// fieldDrift is the fields of ref, of role, that roleout lost or that were
+// Taken is the fields of ref, of role, that roleout lost or that were
 // taken from it, found at since, with the managers that hold them now.
-func fieldDrift(ref object.Ref, role string, d apply.FieldDrift, since metav1.Time) *status.Drift {
+func Taken(ref object.Ref, role string, d apply.FieldDrift, since metav1.Time) *status.Drift {
 	return &status.Drift{Object: ref.String(), Role: role, Fields: d.Fields, Managers: d.Managers, Since: since, Ref: ref}
 }
 
@@ -241,7 +260,7 @@ func (t *tracked) rebase() {
 
 // detected logs new drift and asks for a poll, now or when healing an
 // object that keeps drifting may run again. Called with d.mu held.
-func (d *drifts) detected(app string, t *tracked) {
+func (d *Tracker) detected(app string, t *tracked) {
 	t.recorded = false
 	d.log.WithFields(logrus.Fields{"app": app, "role": t.role}).Warnf("drift: %s", t.drift)
 	if wait := t.nextHeal.Sub(d.now()); wait > 0 {
@@ -258,9 +277,9 @@ func olderThan(a, b string) bool {
 	return err == nil && c < 0
 }
 
-// applied tells the watch of app about roleout's own writes: the object
+// Applied tells the watch of app about roleout's own writes: the object
 // is rebased on the event of the write, not taken for drift.
-func (d *drifts) applied(app string, results []apply.Result) {
+func (d *Tracker) Applied(app string, results []apply.Result) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	aw := d.apps[app]
@@ -280,9 +299,9 @@ func (d *drifts) applied(app string, results []apply.Result) {
 	}
 }
 
-// due returns app's drift, oldest object first: what healing may act on
+// Due returns app's drift, oldest object first: what healing may act on
 // now (heal) and what is left (all of it, for the status).
-func (d *drifts) due(app string) (heal, all []status.Drift) {
+func (d *Tracker) Due(app string) (heal, all []status.Drift) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	aw := d.apps[app]
@@ -299,13 +318,13 @@ func (d *drifts) due(app string) (heal, all []status.Drift) {
 			heal = append(heal, *t.drift)
 		}
 	}
-	sortDrift(heal)
-	sortDrift(all)
+	Sort(heal)
+	Sort(all)
 	return heal, all
 }
 
-// unrecorded reports whether app has drift its status does not show yet.
-func (d *drifts) unrecorded(app string) bool {
+// Unrecorded reports whether app has drift its status does not show yet.
+func (d *Tracker) Unrecorded(app string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	aw := d.apps[app]
@@ -320,14 +339,15 @@ func (d *drifts) unrecorded(app string) bool {
 	return false
 }
 
-func sortDrift(ds []status.Drift) {
+// Sort orders drift by object.
+func Sort(ds []status.Drift) {
 	sort.Slice(ds, func(i, j int) bool { return ds[i].Object < ds[j].Object })
 }
 
-// reported marks app's drift as recorded; healed (selfHeal) starts the
+// Reported marks app's drift as recorded; healed (selfHeal) starts the
 // heal backoff of each healed object, so a controller that keeps changing
 // a field is fought at most every few minutes and reported once.
-func (d *drifts) reported(app string, healed []status.Drift) {
+func (d *Tracker) Reported(app string, healed []status.Drift) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	aw := d.apps[app]
@@ -345,7 +365,7 @@ func (d *drifts) reported(app string, healed []status.Drift) {
 		if t == nil {
 			continue
 		}
-		if !t.lastHeal.IsZero() && now.Sub(t.lastHeal) < healQuiet {
+		if !t.lastHeal.IsZero() && now.Sub(t.lastHeal) < HealQuiet {
 			t.heals++
 		} else {
 			t.heals = 0
@@ -353,13 +373,13 @@ func (d *drifts) reported(app string, healed []status.Drift) {
 		t.lastHeal, t.nextHeal = now, now.Add(d.heal.After(t.heals))
 		if t.heals == 2 {
 			d.log.WithFields(logrus.Fields{"app": app, "object": h.Object}).Warnf(
-				"drift keeps coming back (%s): another controller is changing what roleout applies; healing it backs off, up to every %s", h, healQuiet)
+				"drift keeps coming back (%s): another controller is changing what roleout applies; healing it backs off, up to every %s", h, HealQuiet)
 		}
 	}
 }
 
-// forget stops watching app (it left the configuration).
-func (d *drifts) forget(app string) {
+// Forget stops watching app (it left the configuration).
+func (d *Tracker) Forget(app string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if w := d.apps[app]; w != nil {
@@ -368,9 +388,9 @@ func (d *drifts) forget(app string) {
 	}
 }
 
-// release stops tracking refs of app: roleout is about to delete them
+// Release stops tracking refs of app: roleout is about to delete them
 // (prune), which is not drift.
-func (d *drifts) release(app string, refs []object.Ref) {
+func (d *Tracker) Release(app string, refs []object.Ref) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if w := d.apps[app]; w != nil {

@@ -1,0 +1,61 @@
+package agent
+
+// How the agent reaches git: the source's credentials and options, the
+// status branch's options and its anchor key.
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+
+	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/sources"
+	"github.com/roleout/roleout/status"
+)
+
+// credentials returns the source's credential files.
+func credentials(cfg *config.Config) sources.Credentials {
+	a := cfg.Source.Auth
+	return sources.Credentials{
+		UsernameFile: a.UsernameFile, PasswordFile: a.PasswordFile, TokenFile: a.TokenFile,
+		UsernameEnv: a.UsernameEnv, PasswordEnv: a.PasswordEnv, TokenEnv: a.TokenEnv,
+		SSHKeyFile: a.SSHKeyFile, KnownHostsFile: a.KnownHostsFile,
+	}
+}
+
+// sourceOptions returns the git source of cfg.
+func sourceOptions(cfg *config.Config) sources.Options {
+	s := cfg.Source
+	o := sources.Options{
+		URL:      s.URL,
+		Ref:      sources.Ref{Branch: s.Branch, Tag: s.Tag, Semver: s.Semver, Commit: s.Commit},
+		Auth:     credentials(cfg),
+		CacheDir: cfg.CacheDir,
+		Checkout: sources.CheckoutLimits{MaxBytes: s.MaxCheckoutBytes, MaxEntries: s.MaxCheckoutEntries},
+	}
+	if v := s.Verify; v != nil {
+		o.Verify = &sources.VerifyOptions{Mode: v.Mode, PGPKeyFiles: v.PGPKeys, SSHKeyFiles: v.SSHKeys}
+	}
+	return o
+}
+
+// StatusOptions returns the options of cfg's status branch as the agent
+// writes it: the source's URL and credentials, the configured branch,
+// author and signing key, the source's checkout limits, and the merge
+// hook that keeps both sides' history records when a push races another
+// writer. Programs that wire an Agent with NewWithDeps use it to get the
+// same status branch.
+func StatusOptions(cfg *config.Config) sources.StatusOptions {
+	return sources.StatusOptions{
+		URL: cfg.Source.URL, Auth: credentials(cfg), Branch: cfg.Status.Branch,
+		AuthorName: cfg.Status.Author.Name, AuthorEmail: cfg.Status.Author.Email,
+		SigningKeyFile: cfg.Status.SigningKeyFile, Merge: status.MergeFile,
+		Limits: sources.CheckoutLimits{MaxBytes: cfg.Source.MaxCheckoutBytes, MaxEntries: cfg.Source.MaxCheckoutEntries},
+	}
+}
+
+// anchorKey is the key of cfg's status branch in the anchor ConfigMap: one
+// per repository and status branch.
+func anchorKey(cfg *config.Config) string {
+	sum := sha256.Sum256([]byte(sources.RedactURL(cfg.Source.URL) + "\x00" + cfg.Status.Branch))
+	return "status-" + hex.EncodeToString(sum[:10])
+}
