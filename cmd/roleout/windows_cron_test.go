@@ -19,7 +19,7 @@ import (
 // TestWindowsEndToEnd: an app whose only allow window opens on New
 // Year's Day is planned and held, WaitingForWindow with the next opening,
 // and nothing reaches its namespace; with a window open now the same
-// commit rolls out.
+// commit rolls out. A rollback asked outside the window waits for it too.
 func TestWindowsEndToEnd(t *testing.T) {
 	t.Parallel()
 	testcluster.Require(t, cluster)
@@ -51,6 +51,32 @@ func TestWindowsEndToEnd(t *testing.T) {
 	}
 	if st := readStatus(t, repo, ns); !succeededAt(head)(st) {
 		t.Errorf("status inside the window = %s %q, want Succeeded at %s", st.Phase, st.Message, head[:7])
+	}
+
+	// A rollback waits for the window as a commit does.
+	if head, err = repo.Commit("main", "v2", threeWaves(ns, "v2")); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, logs := cli("run", "--once", "--config", open); code != exitOK {
+		t.Fatalf("run --once of v2: exit %d\n%s", code, logs)
+	}
+	if code, _, logs := cli("rollback", "--config", closed, "--app", ns, "--role", "b", "--to-revision", "1", "--wait=false"); code != exitOK {
+		t.Fatalf("rollback: exit %d\n%s", code, logs)
+	}
+	if code, _, logs := cli("run", "--once", "--config", closed); code != exitOK {
+		t.Fatalf("run --once outside the window: exit %d\n%s", code, logs)
+	}
+	if st := readStatus(t, repo, ns); st.Phase != status.PhaseWaiting || st.Rollback == nil || st.Rollback.State != status.RollbackPending {
+		t.Errorf("a rollback outside the window: %s %q, rollback %+v; want WaitingForWindow, the rollback pending", st.Phase, st.Message, st.Rollback)
+	}
+	if got := strings.Join(images(t, ns), " "); got != "registry.example/a:v2 registry.example/b:v2 registry.example/c:v2" {
+		t.Errorf("outside the window the rollback changed the cluster: %s", got)
+	}
+	if code, _, logs := cli("run", "--once", "--config", open); code != exitOK {
+		t.Fatalf("run --once inside the window: exit %d\n%s", code, logs)
+	}
+	if st := readStatus(t, repo, ns); st.Phase != status.PhaseRolledBack || images(t, ns)[1] != "registry.example/b:v1" {
+		t.Errorf("inside the window: %s %q, images %v; want RolledBack with b at v1", st.Phase, st.Message, images(t, ns))
 	}
 }
 
