@@ -222,7 +222,7 @@ func NewWithDeps(cfg *config.Config, deps Deps, log logrus.FieldLogger) *Agent {
 		deps.Backoffs = DefaultBackoffs()
 	}
 	a := &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), mu: &sync.Mutex{}, results: map[string]*status.App{}, done: map[string]string{}, synced: map[string][32]byte{}, replan: map[string]bool{}, checked: map[string]time.Time{}, trigger: make(chan struct{}, 1), metrics: newMetrics(),
-		live: &liveness{bound: maxPollAge(cfg, deps.now())}, elect: &election{}}
+		live: &liveness{bound: cfg.MaxPollAge(deps.now())}, elect: &election{}}
 	a.drift = drift.New(log, deps.now, a.Trigger, deps.Backoffs.Heal)
 	a.control = control.NewCopy(deps.Control, log, a.servesApp, a.controlChanged)
 	a.metrics.registry.MustRegister(a.drift.Metric)

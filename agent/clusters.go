@@ -44,7 +44,7 @@ func newClusters(home *rest.Config, opts apply.Options, cfg config.Clusters) (*c
 
 // clusterFor returns app's cluster: its kubeconfig file, or
 // the kubeconfig in its Secret, read from the agent's cluster now and
-// refused when it is unsafe (checkKubeconfig) unless the agent allows it.
+// refused when it is unsafe (config.CheckKubeconfig) unless the agent allows it.
 func (c *clusters) clusterFor(ctx context.Context, app config.App) (Cluster, error) {
 	if app.KubeconfigSecret == nil {
 		return c.applier("file:"+app.Kubeconfig, func() (*rest.Config, error) {
@@ -74,7 +74,7 @@ func (c *clusters) secretConfig(data []byte, where string) (*rest.Config, error)
 		return nil, fmt.Errorf("kubeconfig in %s: %w", where, err)
 	}
 	if !c.allowUnsafe {
-		if err := checkKubeconfig(raw); err != nil {
+		if err := config.CheckKubeconfig(raw); err != nil {
 			return nil, fmt.Errorf("kubeconfigSecret (%s): %w", where, err)
 		}
 	}

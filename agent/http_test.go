@@ -10,9 +10,6 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/sources"
 )
 
@@ -134,34 +131,6 @@ func TestHealthzReportsPollAge(t *testing.T) {
 			h.agent.Handler(nil).ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/healthz", nil))
 			if body := strings.TrimSpace(w.Body.String()); w.Code != tc.wantCode || body != tc.wantBody {
 				t.Errorf("/healthz = %d %q, want %d %q", w.Code, body, tc.wantCode, tc.wantBody)
-			}
-		})
-	}
-}
-
-func TestMaxPollAgeDefaults(t *testing.T) {
-	// A Tuesday, so a weekday schedule's weekend gap is in the next week.
-	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	cases := []struct {
-		name     string
-		schedule config.Schedule
-		set      time.Duration
-		want     time.Duration
-	}{
-		{"short interval: at least 5m", config.Schedule{Interval: metav1.Duration{Duration: time.Minute}}, 0, 5 * time.Minute},
-		{"long interval: three intervals", config.Schedule{Interval: metav1.Duration{Duration: 10 * time.Minute}}, 0, 30 * time.Minute},
-		{"no schedule: the default interval", config.Schedule{}, 0, 5 * time.Minute},
-		{"set explicitly", config.Schedule{Interval: metav1.Duration{Duration: time.Minute}}, 7 * time.Minute, 7 * time.Minute},
-		{"cron every 2 minutes", config.Schedule{Cron: "*/2 * * * *"}, 0, 6 * time.Minute},
-		{"daily cron", config.Schedule{Cron: "0 2 * * *", TimeZone: "UTC"}, 0, 72 * time.Hour},
-		{"weekday cron: the weekend gap", config.Schedule{Cron: "0 9 * * 1-5", TimeZone: "UTC"}, 0, 3 * 72 * time.Hour},
-		{"bad cron", config.Schedule{Cron: "never"}, 0, 5 * time.Minute},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			c := &config.Config{Schedule: tc.schedule, Healthz: config.Healthz{MaxPollAge: metav1.Duration{Duration: tc.set}}}
-			if got := maxPollAge(c, now); got != tc.want {
-				t.Errorf("maxPollAge = %s, want %s", got, tc.want)
 			}
 		})
 	}

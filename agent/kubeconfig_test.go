@@ -3,6 +3,8 @@ package agent
 import (
 	"strings"
 	"testing"
+
+	"github.com/roleout/roleout/config"
 )
 
 // secretKubeconfig is a kubeconfig as a Secret would hold it, with extra
@@ -85,7 +87,7 @@ func TestSecretKubeconfigRefusals(t *testing.T) {
 					t.Errorf("error\n%v\ndoes not contain\n%s", err, w)
 				}
 			}
-			if _, err := (&clusters{allowUnsafe: true}).secretConfig(data, where); err != nil && strings.Contains(err.Error(), unsafeKubeconfigHint) {
+			if _, err := (&clusters{allowUnsafe: true}).secretConfig(data, where); err != nil && strings.Contains(err.Error(), config.UnsafeKubeconfigHint) {
 				t.Errorf("clusters.allowUnsafeKubeconfigs does not allow it: %v", err)
 			}
 		})

@@ -22,30 +22,6 @@ import (
 // that revision, on every later reconcile, until a commit renders the
 // role otherwise (its hash in git moves) or roleout resume ends the hold.
 
-// RollbackResult is the outcome of a rollback request as the status branch
-// records it (roleout rollback --output json).
-type RollbackResult struct {
-	App  string `json:"app"`
-	Role string `json:"role"`
-	// ToRevision is the recorded revision restored (--to-revision);
-	// RevisionNumber, RevisionName and Hash the role revision it became, the
-	// role's next number.
-	ToRevision     int64  `json:"toRevision"`
-	RevisionNumber int64  `json:"revision"`
-	RevisionName   string `json:"revisionName"`
-	Hash           string `json:"hash"`
-	// State is the request's (status.Rollback*): Held once carried out.
-	State string `json:"state"`
-	// Phase is the app's phase after the rollback (RolledBack once
-	// held), Result the role's (Applied or Failed), Message why it
-	// failed or was refused.
-	Phase   string `json:"phase"`
-	Result  string `json:"result"`
-	Message string `json:"message,omitempty"`
-	// StatusCommit is the status-branch commit the outcome was read from.
-	StatusCommit string `json:"statusCommit,omitempty"`
-}
-
 // CheckRollback refuses a rollback request that cannot be carried out:
 // an app or role without revision n, the revision the role is at, one
 // whose Secrets were masked, or one the agent's record in the cluster
@@ -73,7 +49,7 @@ func (a *Agent) CheckRollback(ctx context.Context, appName, role string, n int64
 // RollbackOutcome reads the status branch for what the agent did with the
 // app's rollback request made at requestedAt; nil while the agent has not
 // recorded it yet.
-func (a *Agent) RollbackOutcome(ctx context.Context, appName, requestedAt string) (*RollbackResult, error) {
+func (a *Agent) RollbackOutcome(ctx context.Context, appName, requestedAt string) (*status.RollbackResult, error) {
 	read, err := a.deps.Status.Read(ctx, appName)
 	if err != nil {
 		return nil, err
@@ -82,17 +58,7 @@ func (a *Agent) RollbackOutcome(ctx context.Context, appName, requestedAt string
 	if err != nil {
 		return nil, err
 	}
-	st := prev.Status
-	if st == nil || st.Rollback == nil || st.Rollback.RequestedAt != requestedAt {
-		return nil, nil
-	}
-	r := st.Rollback
-	res := &RollbackResult{App: appName, Role: r.Role, ToRevision: r.ToRevision, RevisionNumber: r.RevisionNumber, RevisionName: r.RevisionName,
-		Hash: r.Hash, State: r.State, Phase: st.Phase, Message: r.Message, StatusCommit: read.Commit}
-	if rs := st.Role(r.Role); rs != nil {
-		res.Result = rs.Result
-	}
-	return res, nil
+	return prev.Status.RollbackOutcome(requestedAt, read.Commit), nil
 }
 
 // rollbackSettled reports whether the previous status already answers the

@@ -198,7 +198,7 @@ func TestRollbackOutcome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &RollbackResult{App: "llm", Role: "decode", ToRevision: 1, RevisionNumber: 3, RevisionName: res.RevisionName, Hash: res.Hash,
+	want := &status.RollbackResult{App: "llm", Role: "decode", ToRevision: 1, RevisionNumber: 3, RevisionName: res.RevisionName, Hash: res.Hash,
 		State: status.RollbackHeld, Phase: status.PhaseRolledBack, Result: status.RoleApplied, Message: res.Message, StatusCommit: "c0ffee"}
 	if diff := cmp.Diff(want, res); diff != "" || res.RevisionName == "" || !strings.HasSuffix(res.RevisionName, res.Hash) {
 		t.Errorf("outcome (-want +got):\n%s", diff)

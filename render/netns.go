@@ -38,15 +38,13 @@ var isolationProbe struct {
 // NetworkIsolation probes, once per process, whether renders that may
 // reach no host can run in a network namespace of their own, and returns
 // why not (nil when they can). exe is the binary to probe with; "" is
-// the running one.
+// the sandbox's (sandboxExecutable).
 func NetworkIsolation(exe string) error {
 	isolationProbe.once.Do(func() {
-		if exe == "" {
-			var err error
-			if exe, err = os.Executable(); err != nil {
-				isolationProbe.err = fmt.Errorf("find roleout's own binary: %w", err)
-				return
-			}
+		exe, err := sandboxExecutable(exe)
+		if err != nil {
+			isolationProbe.err = err
+			return
 		}
 		cmd := exec.Command(exe)
 		cmd.Env = []string{sandboxEnv + "=" + probeMode}

@@ -99,6 +99,30 @@ type Result struct {
 	Cached bool
 }
 
+// SandboxExecutable is the binary run as the sandbox by renderers that
+// name none (Renderer.Executable) and by the isolation probe: any binary
+// that imports render, built from the same source; empty means this
+// process's own. Tests built with the race detector set it to the plain
+// roleout binary, so that each render does not start a race-instrumented
+// copy of the test binary; roleout itself leaves it empty.
+var SandboxExecutable string
+
+// sandboxExecutable returns exe, else SandboxExecutable, else this
+// process's own binary.
+func sandboxExecutable(exe string) (string, error) {
+	if exe != "" {
+		return exe, nil
+	}
+	if SandboxExecutable != "" {
+		return SandboxExecutable, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find roleout's own binary to run the render sandbox: %w", err)
+	}
+	return exe, nil
+}
+
 // Renderer runs kustomize builds, each in a sandbox process, and caches
 // them by their inputs. The zero value is ready to use and safe for
 // concurrent use.
@@ -106,9 +130,10 @@ type Renderer struct {
 	// Processes is how many renders may run at once, each in its own
 	// process; 0 means one per CPU.
 	Processes int
-	// Executable is the binary run as the sandbox; empty means this
-	// process's own (roleout, or a test binary), which serves renders
-	// when started with the sandbox's environment variable.
+	// Executable is the binary run as the sandbox; empty means
+	// SandboxExecutable, else this process's own (roleout, or a test
+	// binary), which serves renders when started with the sandbox's
+	// environment variable.
 	Executable string
 
 	mu    sync.Mutex

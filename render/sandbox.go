@@ -86,11 +86,9 @@ func (r *Renderer) sandboxed(ctx context.Context, root, overlay string, opts Opt
 		return nil, childResult{}, err
 	}
 	defer release()
-	exe := r.Executable
-	if exe == "" {
-		if exe, err = os.Executable(); err != nil {
-			return nil, childResult{}, fmt.Errorf("find roleout's own binary to run the render sandbox: %w", err)
-		}
+	exe, err := sandboxExecutable(r.Executable)
+	if err != nil {
+		return nil, childResult{}, err
 	}
 	tmp, err := os.MkdirTemp("", "roleout-render-")
 	if err != nil {

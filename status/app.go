@@ -86,6 +86,45 @@ func (r *Rollback) Active() bool {
 	return r != nil && (r.State == RollbackPending || r.State == RollbackHeld || r.State == RollbackFailed)
 }
 
+// RollbackResult is the outcome of a rollback request as the status branch
+// records it (roleout rollback --output json).
+type RollbackResult struct {
+	App  string `json:"app"`
+	Role string `json:"role"`
+	// ToRevision is the recorded revision restored (--to-revision);
+	// RevisionNumber, RevisionName and Hash the role revision it became, the
+	// role's next number.
+	ToRevision     int64  `json:"toRevision"`
+	RevisionNumber int64  `json:"revision"`
+	RevisionName   string `json:"revisionName"`
+	Hash           string `json:"hash"`
+	// State is the request's (Rollback*): Held once carried out.
+	State string `json:"state"`
+	// Phase is the app's phase after the rollback (RolledBack once
+	// held), Result the role's (Applied or Failed), Message why it
+	// failed or was refused.
+	Phase   string `json:"phase"`
+	Result  string `json:"result"`
+	Message string `json:"message,omitempty"`
+	// StatusCommit is the status-branch commit the outcome was read from.
+	StatusCommit string `json:"statusCommit,omitempty"`
+}
+
+// RollbackOutcome returns the outcome of the rollback request made at
+// requestedAt as s records it, read from commit; nil when s records none.
+func (s *App) RollbackOutcome(requestedAt, commit string) *RollbackResult {
+	if s == nil || s.Rollback == nil || s.Rollback.RequestedAt != requestedAt {
+		return nil
+	}
+	r := s.Rollback
+	res := &RollbackResult{App: s.App, Role: r.Role, ToRevision: r.ToRevision, RevisionNumber: r.RevisionNumber, RevisionName: r.RevisionName,
+		Hash: r.Hash, State: r.State, Phase: s.Phase, Message: r.Message, StatusCommit: commit}
+	if rs := s.Role(r.Role); rs != nil {
+		res.Result = rs.Result
+	}
+	return res
+}
+
 // The results of a role in status.
 const (
 	RoleApplied   = "Applied"   // written in this rollout and healthy

@@ -9,7 +9,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/status"
 )
@@ -85,7 +84,7 @@ func TestRollbackCrossChecksTheCluster(t *testing.T) {
 	}
 	// --output json: one object with the result; the log is JSON too.
 	res := decodeRollback(t, out)
-	want := agent.RollbackResult{App: "xcheck", Role: "worker", ToRevision: 1, RevisionNumber: 3, RevisionName: rev1, Hash: res.Hash,
+	want := status.RollbackResult{App: "xcheck", Role: "worker", ToRevision: 1, RevisionNumber: 3, RevisionName: rev1, Hash: res.Hash,
 		State: status.RollbackHeld, Phase: status.PhaseRolledBack, Result: status.RoleApplied, Message: res.Message, StatusCommit: res.StatusCommit}
 	if res != want || res.Hash == "" || !strings.HasSuffix(rev1, "-"+res.Hash) || res.StatusCommit == "" || !strings.Contains(res.Message, "held at revision 3") {
 		t.Errorf("rollback --output json = %+v, want %+v", res, want)

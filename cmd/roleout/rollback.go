@@ -108,7 +108,7 @@ func runRollback(cmd *cobra.Command, global *globalOptions, o *rollbackOptions) 
 	req := c.Rollback
 	log.WithFields(logrus.Fields{"app": o.app, "role": o.role, "toRevision": o.revision, "requestedAt": req.RequestedAt}).
 		Infof("rollback requested in ConfigMap %s/%s: the agent serving the app carries it out", ns, control.ConfigMapName)
-	res := &agent.RollbackResult{App: o.app, Role: o.role, ToRevision: o.revision, State: status.RollbackPending}
+	res := &status.RollbackResult{App: o.app, Role: o.role, ToRevision: o.revision, State: status.RollbackPending}
 	if o.wait {
 		res, err = waitRollback(ctx, log, a, o, req.RequestedAt)
 	}
@@ -123,7 +123,7 @@ func runRollback(cmd *cobra.Command, global *globalOptions, o *rollbackOptions) 
 // waitRollback reads the status branch until the agent has recorded an
 // outcome of the request made at requestedAt other than Pending, or
 // o.timeout runs out; an outcome other than Held is an error.
-func waitRollback(ctx context.Context, log logrus.FieldLogger, a *agent.Agent, o *rollbackOptions, requestedAt string) (*agent.RollbackResult, error) {
+func waitRollback(ctx context.Context, log logrus.FieldLogger, a *agent.Agent, o *rollbackOptions, requestedAt string) (*status.RollbackResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
 	said := ""
@@ -153,7 +153,7 @@ func waitRollback(ctx context.Context, log logrus.FieldLogger, a *agent.Agent, o
 }
 
 // printRollback prints res: JSON, or a line of text.
-func printRollback(cmd *cobra.Command, global *globalOptions, res *agent.RollbackResult) error {
+func printRollback(cmd *cobra.Command, global *globalOptions, res *status.RollbackResult) error {
 	if global.output == "json" {
 		return writeJSON(cmd.OutOrStdout(), res)
 	}

@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/status"
 )
 
@@ -42,9 +41,9 @@ func rollbackOnce(t *testing.T, config string, args ...string) (code int, out, l
 }
 
 // decodeRollback decodes roleout rollback --output json's one object.
-func decodeRollback(t *testing.T, out string) agent.RollbackResult {
+func decodeRollback(t *testing.T, out string) status.RollbackResult {
 	t.Helper()
-	var res agent.RollbackResult
+	var res status.RollbackResult
 	dec := json.NewDecoder(strings.NewReader(out))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&res); err != nil || dec.More() {

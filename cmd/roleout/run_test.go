@@ -27,6 +27,9 @@ import (
 var cluster *testcluster.Cluster
 
 func TestMain(m *testing.M) {
+	// In-process commands render in children of the roleout binary make
+	// build made, not of this (race-built) test binary.
+	render.SandboxExecutable = os.Getenv("ROLEOUT_BINARY")
 	os.Exit(testcluster.Main(m, testcluster.DefaultOptions(), &cluster))
 }
 

@@ -1,4 +1,4 @@
-package agent
+package config
 
 import (
 	"errors"
@@ -10,10 +10,10 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
-// unsafeKubeconfigHint ends every refusal of checkKubeconfig.
-const unsafeKubeconfigHint = "set clusters.allowUnsafeKubeconfigs to allow it"
+// UnsafeKubeconfigHint ends every refusal of CheckKubeconfig.
+const UnsafeKubeconfigHint = "set clusters.allowUnsafeKubeconfigs to allow it"
 
-// checkKubeconfig refuses a kubeconfig read from a Secret that would make
+// CheckKubeconfig refuses a kubeconfig read from a Secret that would make
 // the agent run a program (exec and auth-provider plugins), read one of
 // its own files (tokenFile, client-certificate, client-key,
 // certificate-authority: the agent's service account token among them)
@@ -21,10 +21,10 @@ const unsafeKubeconfigHint = "set clusters.allowUnsafeKubeconfigs to allow it"
 // CVE-2022-24817. Every user and cluster of the file is checked, not only
 // the current context's, and each refusal names the user or cluster, the
 // contexts that use it, and the field. It is pure: it reads raw only.
-func checkKubeconfig(raw *clientcmdapi.Config) error {
+func CheckKubeconfig(raw *clientcmdapi.Config) error {
 	var errs []error
 	refuse := func(what, name string, byContext map[string][]string, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s %q%s %s; %s", what, name, usedBy(byContext[name]), fmt.Sprintf(format, args...), unsafeKubeconfigHint))
+		errs = append(errs, fmt.Errorf("%s %q%s %s; %s", what, name, usedBy(byContext[name]), fmt.Sprintf(format, args...), UnsafeKubeconfigHint))
 	}
 	users, clusters := map[string][]string{}, map[string][]string{}
 	for _, name := range slices.Sorted(maps.Keys(raw.Contexts)) {
