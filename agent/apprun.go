@@ -50,6 +50,10 @@ func (r *appRun) fail(ctx context.Context, err error, msg string) error {
 	r.st.Phase, r.st.Message = status.PhaseFailed, err.Error()
 	if s := r.prev.Status; s != nil {
 		r.st.Prerequisites, r.st.Roles = s.Prerequisites, s.Roles
+		if r.st.Rollback == nil {
+			// Not reached this time: a held rollback stays held.
+			r.st.Rollback = s.Rollback
+		}
 	}
 	r.steps = nil
 	return errors.Join(err, r.report(ctx, msg))

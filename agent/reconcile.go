@@ -57,7 +57,7 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app con
 		return nil
 	}
 	attempt, wait := a.retry(prev, snap.Revision)
-	if wait && a.rollbackSettled(app.Name, prev.Status) {
+	if wait && !a.rollbackAsked(app.Name, prev.Status) {
 		s := prev.Status
 		log.WithField("attempts", s.Attempts).Infof("commit %s failed %d time(s) in a row; retrying at %s; still waiting for: %s",
 			snap.Revision.Short(), s.Attempts, s.RetryAfter.UTC().Format(time.RFC3339), s.Message)

@@ -72,6 +72,22 @@ func (a *Agent) rollbackSettled(app string, prev *status.App) bool {
 	return last != nil && last.RequestedAt == req.RequestedAt && last.State != status.RollbackPending && last.State != status.RollbackFailed
 }
 
+// rollbackAsked reports whether the control ConfigMap asks something of
+// app's rollback that the previous status has not answered: a new
+// request, or the end of a hold (roleout resume). It is not held back by
+// the backoff of a failed commit.
+func (a *Agent) rollbackAsked(app string, prev *status.App) bool {
+	req := a.control.Get(app).Rollback
+	var last *status.Rollback
+	if prev != nil {
+		last = prev.Rollback
+	}
+	if req == nil {
+		return last.Active()
+	}
+	return last == nil || last.RequestedAt != req.RequestedAt
+}
+
 // heldRole is the role a reconcile puts back at a recorded revision.
 type heldRole struct {
 	role     string

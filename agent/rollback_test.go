@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -221,5 +222,55 @@ func TestRollbackWaitsWhilePaused(t *testing.T) {
 	h.agent.cfg.Apps[0].Paused = false
 	if st, applied = h.runOnce(t); !slices.Equal(applied, []string{"decode"}) || st.Rollback.State != status.RollbackHeld {
 		t.Errorf("unpaused: applied %v, rollback %+v", applied, st.Rollback)
+	}
+}
+
+// TestRollbackFailedBacksOff: a rollback whose wave does not get healthy
+// is Failed and retried as a failed commit is, after its backoff; a new
+// request is not held back by it.
+func TestRollbackFailedBacksOff(t *testing.T) {
+	h, ctl := rollbackHarness(t, nil)
+	h.agent.backoffRetries = true // as the running loop does
+	h.applier.failHealth = "decode"
+	h.setControl(ctl, rollbackData("decode", 1, "t1"))
+	st, applied := h.runOnce(t)
+	if !slices.Equal(applied, []string{"decode"}) || st.Phase != status.PhaseFailed || st.Rollback.State != status.RollbackFailed || st.RetryAfter == nil {
+		t.Fatalf("failed rollback: applied %v, phase %s, rollback %+v, retry %v", applied, st.Phase, st.Rollback, st.RetryAfter)
+	}
+	h.applier.failHealth = ""
+	h.agent.controlChanged([]string{"llm"})
+	if st, applied = h.runOnce(t); len(applied) != 0 || st.Rollback.State != status.RollbackFailed {
+		t.Errorf("before its backoff: applied %v, rollback %+v; want nothing", applied, st.Rollback)
+	}
+	// Revision 1 became 3 when the rollback was tried: a new request names
+	// 3.
+	h.setControl(ctl, rollbackData("decode", 3, "t2"))
+	if st, applied = h.runOnce(t); !slices.Equal(applied, []string{"decode"}) || st.Rollback.State != status.RollbackHeld {
+		t.Errorf("a new request: applied %v, rollback %+v; want it carried out at once", applied, st.Rollback)
+	}
+}
+
+// TestRollbackHeldThroughAFailure: a reconcile that fails before it plans
+// (the app's cluster unreachable) keeps the hold on record, so the next
+// one keeps the role where it was put back.
+func TestRollbackHeldThroughAFailure(t *testing.T) {
+	far := &fakeApplier{}
+	var down error
+	h, ctl := rollbackHarness(t, func(a *config.App) { a.Kubeconfig = "far.yaml" }, func(h *harness) {
+		h.agent.deps.ClusterFor = func(context.Context, config.App) (Cluster, error) { return far, down }
+	})
+	h.setControl(ctl, rollbackData("decode", 1, "t1"))
+	if st, _ := h.runOnce(t); st.Rollback.State != status.RollbackHeld {
+		t.Fatalf("rollback %+v", st.Rollback)
+	}
+	down = errors.New("connection refused")
+	h.agent.controlChanged([]string{"llm"})
+	if st, _ := h.runOnce(t); st.Phase != status.PhaseFailed || st.Rollback == nil || st.Rollback.State != status.RollbackHeld {
+		t.Fatalf("cluster down: phase %s, rollback %+v; want Failed, the hold on record", st.Phase, st.Rollback)
+	}
+	down, far.applied = nil, nil
+	st, _ := h.runOnce(t)
+	if len(far.applied) != 0 || st.Phase != status.PhaseRolledBack || st.Role("decode").RevisionNumber != 3 {
+		t.Errorf("cluster back: applied %v, phase %s, decode %+v; want the role still held, nothing applied", far.applied, st.Phase, st.Role("decode"))
 	}
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/testcluster"
-	"github.com/roleout/roleout/status"
 )
 
 // slowWaves is threeWaves with minReadySeconds on every Deployment, so
@@ -108,72 +107,6 @@ func waitForRoleWrite(t *testing.T, cs kubernetes.Interface, ns, role string, d 
 	return false
 }
 
-// TestResumeAfterKill SIGKILLs the agent at chosen points of a three-wave
-// rollout — after the first object of wave 1, between waves (right after
-// the wave-1 checkpoint), after the first object of wave 2 — and restarts
-// it: the rollout finishes at the commit, no object is written twice for
-// the same revision (counted in the API server's audit log), and the
-// history has each record once.
-func TestResumeAfterKill(t *testing.T) {
-	t.Parallel()
-	cs, err := kubernetes.NewForConfig(cluster.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases := []struct {
-		name   string
-		killAt func(t *testing.T, ns string) bool
-	}{
-		{"after the first object of wave 1", func(t *testing.T, ns string) bool {
-			return waitForRoleWrite(t, cs, ns, "a", time.Minute)
-		}},
-		{"between waves, after the wave-1 checkpoint", nil},
-		{"after the first object of wave 2", func(t *testing.T, ns string) bool {
-			return waitForRoleWrite(t, cs, ns, "b", time.Minute)
-		}},
-	}
-	for i, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			name := fmt.Sprintf("resume-%d", i+1)
-			_, repo, config := faultSetup(t, name)
-			if _, err := repo.Commit("main", "slow waves", slowWaves(name, "v1")); err != nil {
-				t.Fatal(err)
-			}
-			var out syncBuffer
-			cmd := startRoleout(t, &out, "run", "--once", "--config", config)
-			killAt := tc.killAt
-			if killAt == nil {
-				killAt = func(t *testing.T, ns string) bool {
-					return waitForStatus(t, repo, ns, time.Minute, func(st *status.App) bool { return st.Phase == status.PhaseProgressing })
-				}
-			}
-			reached := killAt(t, name)
-			_ = cmd.Process.Signal(syscall.SIGKILL)
-			_ = cmd.Wait()
-			if !reached {
-				t.Fatalf("the kill point was never reached:\n%s", out.String())
-			}
-			converge(t, config, 3)
-			checkConverged(t, repo, name, name, "v1")
-			want := []string{"namespaces/" + name}
-			for _, role := range []string{"a", "b", "c"} {
-				want = append(want, "configmaps/"+role+"-config", "deployments/"+role)
-			}
-			checkWrittenOnce(t, name, want)
-			rep, err := historyOf(t, repo, name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(rep.Rollouts) != 1 || rep.Rollouts[0].Result != status.PhaseSucceeded {
-				t.Errorf("history = %+v, want one Succeeded record", rep.Rollouts)
-			}
-		})
-	}
-}
-
-// TestNewCommitDuringWave1 pushes a new commit while wave 1 of a
-// three-wave rollout runs: wave 1 finishes, then the agent plans again
-// from the new commit; the later waves go straight to it, in order, and
 // the cluster ends at the newest commit.
 func TestNewCommitDuringWave1(t *testing.T) {
 	t.Parallel()

@@ -147,7 +147,7 @@ func waitRollback(ctx context.Context, log logrus.FieldLogger, a *agent.Agent, o
 				why = said
 			}
 			return nil, errors.New("rollback requested, not carried out within " + o.timeout.String() + " (" + why + "); the request stays, and the agent carries it out when it can")
-		case <-time.After(time.Second):
+		case <-time.After(2 * time.Second):
 		}
 	}
 }
