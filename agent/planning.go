@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -60,7 +61,7 @@ func (p planning) plan(ctx context.Context, req planRequest) (*render.Plan, erro
 	if err != nil {
 		return nil, err
 	}
-	return p.planObjects(ctx, req, objs, scopes)
+	return p.planObjects(ctx, req, objs, scopes, p.readCluster(ctx, req, objs))
 }
 
 // planRestored plans the app twice from one render: git's version, and
@@ -73,7 +74,10 @@ func (p planning) planRestored(ctx context.Context, req planRequest, held *heldR
 	if err != nil {
 		return nil, nil, err
 	}
-	if git, err = p.planObjects(ctx, req, objs, scopes); err != nil {
+	back := held.revision.UnstructuredObjects()
+	// The cluster is read once, for both plans.
+	facts := p.readCluster(ctx, req, append(slices.Clip(objs), back...))
+	if git, err = p.planObjects(ctx, req, objs, scopes, facts); err != nil {
 		return nil, nil, err
 	}
 	drop := map[object.Ref]bool{}
@@ -82,9 +86,9 @@ func (p planning) planRestored(ctx context.Context, req planRequest, held *heldR
 			drop[object.RefOf(o)] = true
 		}
 	}
-	objs = replaceRole(objs, held.role, drop, held.revision.UnstructuredObjects())
+	objs = replaceRole(objs, held.role, drop, back)
 	if scopes, err = kindScopes(ctx, req.cluster, objs); err == nil {
-		restored, err = p.planObjects(ctx, req, objs, scopes)
+		restored, err = p.planObjects(ctx, req, objs, scopes, facts)
 	}
 	if err != nil {
 		return git, nil, &restoreError{err: err}
@@ -127,8 +131,41 @@ func (p planning) render(ctx context.Context, req planRequest) ([]*unstructured.
 	return objs, scopes, nil
 }
 
-// planObjects confines and plans objs, rendered for req.
-func (p planning) planObjects(ctx context.Context, req planRequest, objs []*unstructured.Unstructured, scopes render.Scopes) (*render.Plan, error) {
+// clusterFacts are what a plan reads from the app's cluster: its
+// versions, the live collision counts and CRDs of the objects' workloads.
+type clusterFacts struct {
+	versions object.ClusterVersions
+	counts   map[object.Ref]*int32
+	crds     []*unstructured.Unstructured
+}
+
+// readCluster reads req's cluster for a plan of objs; nil plans offline.
+// An untrusted snapshot's objects are read from the cluster only inside
+// the app's namespaces, and the cluster's versions, read outside them,
+// not at all (docs/design.md, "Safety and trust", Previews).
+func (p planning) readCluster(ctx context.Context, req planRequest, objs []*unstructured.Unstructured) *clusterFacts {
+	c := req.cluster
+	if c == nil {
+		return nil
+	}
+	f := &clusterFacts{}
+	live := objs
+	if req.snap.Trust != sources.Trusted {
+		var inv []render.InventoryEntry
+		if req.prev != nil {
+			inv = req.prev.Inventory
+		}
+		live = diff.PreviewScope(req.app.Namespace, inv).Filter(objs)
+	} else {
+		f.versions = clusterVersions(ctx, c)
+	}
+	f.counts, f.crds = collisionCounts(ctx, c, live), liveCRDs(ctx, c, live)
+	return f
+}
+
+// planObjects confines and plans objs, rendered for req, with what
+// readCluster read (nil: offline).
+func (p planning) planObjects(ctx context.Context, req planRequest, objs []*unstructured.Unstructured, scopes render.Scopes, facts *clusterFacts) (*render.Plan, error) {
 	app, snap, at := req.app, req.snap, req.at()
 	if !req.unconfined {
 		if err := p.checkDestinations(ctx, req, objs, scopes); err != nil {
@@ -150,18 +187,8 @@ func (p planning) planObjects(ctx context.Context, req planRequest, objs []*unst
 		App: app.Name, Roles: roles, UnorderedRoles: render.UnorderedPolicy(app.UnorderedRoles),
 		History: prev.History, Inventory: prev.Inventory, Source: snap.Revision.String(), Masker: p.masker,
 	}
-	if c := req.cluster; c != nil {
-		// An untrusted snapshot's objects are read from the cluster only
-		// inside the app's namespaces, and the cluster's versions, read
-		// outside them, not at all (docs/design.md, "Safety and trust",
-		// Previews).
-		live := objs
-		if snap.Trust != sources.Trusted {
-			live = diff.PreviewScope(app.Namespace, prev.Inventory).Filter(objs)
-		} else {
-			opts.Versions = clusterVersions(ctx, c)
-		}
-		opts.CollisionCounts, opts.CRDs = collisionCounts(ctx, c, live), liveCRDs(ctx, c, live)
+	if facts != nil {
+		opts.Versions, opts.CollisionCounts, opts.CRDs = facts.versions, facts.counts, facts.crds
 	}
 	plan, err := p.planner.Plan(objs, opts)
 	if err != nil {

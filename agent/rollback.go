@@ -61,17 +61,6 @@ func (a *Agent) RollbackOutcome(ctx context.Context, appName, requestedAt string
 	return prev.Status.RollbackOutcome(requestedAt, read.Commit), nil
 }
 
-// rollbackSettled reports whether the previous status already answers the
-// app's rollback request (or its absence): nothing to carry out, end or
-// retry.
-func (a *Agent) rollbackSettled(app string, prev *status.App) bool {
-	req, last := a.control.Get(app).Rollback, prev.Rollback
-	if req == nil {
-		return !last.Active()
-	}
-	return last != nil && last.RequestedAt == req.RequestedAt && last.State != status.RollbackPending && last.State != status.RollbackFailed
-}
-
 // rollbackAsked reports whether the control ConfigMap asks something of
 // app's rollback that the previous status has not answered: a new
 // request, or the end of a hold (roleout resume). It is not held back by
@@ -86,6 +75,17 @@ func (a *Agent) rollbackAsked(app string, prev *status.App) bool {
 		return last.Active()
 	}
 	return last == nil || last.RequestedAt != req.RequestedAt
+}
+
+// rollbackSettled reports whether the previous status already answers the
+// app's rollback request (or its absence): nothing asked anew, and no
+// rollback pending or failed, to carry out or retry.
+func (a *Agent) rollbackSettled(app string, prev *status.App) bool {
+	if a.rollbackAsked(app, prev) {
+		return false
+	}
+	last := prev.Rollback
+	return last == nil || (last.State != status.RollbackPending && last.State != status.RollbackFailed)
 }
 
 // heldRole is the role a reconcile puts back at a recorded revision.

@@ -1,8 +1,10 @@
 package apply
 
 import (
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
+	"strings"
 )
 
 // ChangedPaths returns the dotted paths at which two normalised objects
@@ -13,24 +15,19 @@ import (
 func ChangedPaths(live, desired map[string]any) []string {
 	var out []string
 	changedPaths(live, desired, "", &out)
-	sort.SliceStable(out, func(i, j int) bool { return depth(out[i]) < depth(out[j]) })
+	slices.SortStableFunc(out, func(x, y string) int { return strings.Count(x, ".") - strings.Count(y, ".") })
 	return out
 }
 
 func changedPaths(a, b map[string]any, prefix string, out *[]string) {
-	keys := map[string]bool{}
-	for k := range a {
-		keys[k] = true
-	}
+	keys := slices.Collect(maps.Keys(a))
 	for k := range b {
-		keys[k] = true
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
 	}
-	sorted := make([]string, 0, len(keys))
-	for k := range keys {
-		sorted = append(sorted, k)
-	}
-	sort.Strings(sorted)
-	for _, k := range sorted {
+	slices.Sort(keys)
+	for _, k := range keys {
 		av, aok := a[k]
 		bv, bok := b[k]
 		path := prefix + k
@@ -43,15 +40,4 @@ func changedPaths(a, b map[string]any, prefix string, out *[]string) {
 			*out = append(*out, path)
 		}
 	}
-}
-
-// depth is the number of dots in a path.
-func depth(path string) int {
-	n := 0
-	for _, c := range path {
-		if c == '.' {
-			n++
-		}
-	}
-	return n
 }
