@@ -127,7 +127,7 @@ for n in "${names[@]}"; do
 	[[ " ${builds[*]} " == *" $b "* ]] || builds+=("$b")
 done
 if [ ${#builds[@]} -gt 0 ]; then
-	echo "cluster-bins: building ${builds[*]} (the first time on 2 cores: about 13 minutes for what the demo needs, 7 more for the test-only tools)"
+	echo "cluster-bins: building ${builds[*]} (the first time on 2 cores, after make build: about 9 minutes for what the demo needs, 7 more for the test-only tools)"
 	mkdir -p "$cache"
 	all_start=$(date +%s)
 	for b in "${builds[@]}"; do
