@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -65,7 +66,8 @@ type StatusOptions struct {
 // clone in a temporary directory, without a work tree, and reads only the
 // files it is asked for (status_tree.go).
 type StatusBranch struct {
-	opts StatusOptions
+	opts  StatusOptions
+	group commitGroup
 }
 
 // NewStatusBranch returns a StatusBranch for opts.
@@ -77,7 +79,7 @@ func NewStatusBranch(opts StatusOptions) *StatusBranch {
 		opts.SearchDepth = DefaultStatusSearchDepth
 	}
 	opts.Limits = opts.Limits.withDefaults()
-	return &StatusBranch{opts: opts}
+	return &StatusBranch{opts: opts, group: newCommitGroup()}
 }
 
 // ReadFile returns the content of name (a slash-separated path) on the
@@ -134,32 +136,53 @@ func (b *StatusBranch) Read(ctx context.Context, dir string) (StatusRead, error)
 // With SigningKeyFile set and a refused head (see Read), the commit still
 // goes on top of that head, so no one's push is lost and no force-push is
 // needed, but its tree is the trusted one plus files: what was written
-// without the key is dropped, and the message says so. A push rejected because another writer moved the branch is retried on
-// the new head with backoff, so neither writer's records are lost. It
-// returns the new commit's hash, or ErrNoChange when nothing changed.
+// without the key is dropped, and the message says so. A push rejected
+// because another writer moved the branch is retried on the new head with
+// backoff, so neither writer's records are lost. Calls that overlap in one
+// process are committed together (status_group.go): one clone and one
+// push for all of them, so the apps of a replica do not race each other
+// for the branch. It returns the new commit's hash, or ErrNoChange when
+// files change nothing.
 func (b *StatusBranch) Commit(ctx context.Context, files map[string][]byte, msg string) (string, error) {
+	return b.group.commit(ctx, b, files, msg)
+}
+
+// commitBatch commits batch as one commit, retrying a rejected push on
+// the new head, and gives each call its result.
+func (b *StatusBranch) commitBatch(ctx context.Context, batch []*pendingCommit) {
 	var lastErr error
 	for attempt := range b.opts.MaxAttempts {
 		if attempt > 0 {
 			select {
 			case <-ctx.Done():
-				return "", ctx.Err()
 			case <-time.After(backoff(attempt)):
 			}
+			if ctx.Err() != nil {
+				lastErr = ctx.Err()
+				break
+			}
 		}
-		hash, err := b.commitOnce(ctx, files, msg)
-		if err == nil || errors.Is(err, ErrNoChange) {
-			return hash, err
+		results, err := b.commitOnce(ctx, batch)
+		if err == nil {
+			for _, p := range batch {
+				p.done <- results[p]
+			}
+			return
 		}
 		lastErr = err
 		// A remote head the shallow clone has never seen shows up as
 		// ErrObjectNotFound during the fast-forward check: it moved.
-		var merge *mergeError
-		if errors.As(err, &merge) || !errors.Is(err, git.ErrNonFastForwardUpdate) && !errors.Is(err, plumbing.ErrObjectNotFound) && !isRejected(err) {
+		if !errors.Is(err, git.ErrNonFastForwardUpdate) && !errors.Is(err, plumbing.ErrObjectNotFound) && !isRejected(err) {
 			break
 		}
 	}
-	return "", fmt.Errorf("commit status to branch %s: %w", b.opts.Branch, b.explain(lastErr))
+	err := fmt.Errorf("commit status to branch %s: %w", b.opts.Branch, b.explain(lastErr))
+	if errors.Is(lastErr, context.Canceled) || errors.Is(lastErr, context.DeadlineExceeded) {
+		err = lastErr // the committing call's context: others try again
+	}
+	for _, p := range batch {
+		p.done <- commitResult{err: err}
+	}
 }
 
 // backoff returns the wait before retry attempt n (1, 2, …): growing,
@@ -169,32 +192,56 @@ func backoff(n int) time.Duration {
 	return base + rand.N(base)
 }
 
-func (b *StatusBranch) commitOnce(ctx context.Context, files map[string][]byte, msg string) (string, error) {
+// commitOnce makes one commit of the calls of batch on a fresh checkout
+// and pushes it. A call whose files fail to merge gets that error, one
+// whose files change nothing ErrNoChange; both stay out of the commit.
+// The error returned is the push's (or the checkout's), for every call.
+func (b *StatusBranch) commitOnce(ctx context.Context, batch []*pendingCommit) (map[*pendingCommit]commitResult, error) {
 	co, err := b.checkout(ctx)
 	if err == nil && co == nil {
 		co, err = b.initOrphan()
 	}
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	defer co.close()
-	if files, err = b.merge(co, files); err != nil {
-		return "", err
+	results := map[*pendingCommit]commitResult{}
+	all := map[string][]byte{}
+	var parts []*pendingCommit
+	var tree plumbing.Hash // of the one part, when there is one
+	for _, p := range batch {
+		files, err := b.merge(co, p.files)
+		if err != nil {
+			results[p] = commitResult{err: fmt.Errorf("commit status to branch %s: %w", b.opts.Branch, err)}
+			continue
+		}
+		base, after, err := co.edit(files)
+		if err != nil {
+			return nil, err
+		}
+		if after == base && co.refused == nil {
+			results[p] = commitResult{err: ErrNoChange}
+			continue
+		}
+		maps.Copy(all, files)
+		parts = append(parts, p)
+		tree = after
 	}
-	base, tree, err := co.edit(files)
+	switch {
+	case len(parts) == 0:
+		return results, nil
+	case len(parts) > 1:
+		if _, tree, err = co.edit(all); err != nil {
+			return nil, err
+		}
+	}
+	hash, err := co.commit(tree, co.restoreMessage(batchMessage(parts)), b.opts)
 	if err != nil {
-		return "", err
-	}
-	if tree == base && co.refused == nil {
-		return "", ErrNoChange
-	}
-	hash, err := co.commit(tree, co.restoreMessage(msg), b.opts)
-	if err != nil {
-		return "", err
+		return nil, err
 	}
 	auth, err := authFor(b.opts.URL, b.opts.Auth)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	ref := plumbing.NewBranchReferenceName(b.opts.Branch)
 	err = co.repo.PushContext(ctx, &git.PushOptions{
@@ -203,14 +250,17 @@ func (b *StatusBranch) commitOnce(ctx context.Context, files map[string][]byte, 
 		RefSpecs:   []gitconfig.RefSpec{gitconfig.RefSpec(fmt.Sprintf("%s:%s", ref, ref))},
 	})
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if b.opts.Anchor != nil && b.opts.SigningKeyFile != "" {
 		// The push landed: a failure to move the anchor leaves it on an
 		// ancestor of the new head, which reads still accept.
 		_ = b.opts.Anchor.Set(ctx, hash.String())
 	}
-	return hash.String(), nil
+	for _, p := range parts {
+		results[p] = commitResult{hash: hash.String()}
+	}
+	return results, nil
 }
 
 // clone makes a shallow clone of the status branch, depth commits deep,

@@ -77,19 +77,24 @@ func unionLines(_ string, remote, ours []byte) ([]byte, error) {
 	return []byte(strings.Join(lines, "\n") + "\n"), nil
 }
 
-// TestStatusBranchConcurrentWriters has two writers commit at once, 50
-// rounds each: each writes a file of its own and appends a record to one
-// shared history file. Each non-fast-forward rejection is retried on the
-// new head, the Merge hook keeps the other writer's records, and no
-// record is lost.
+// TestStatusBranchConcurrentWriters has two writers (two processes: a
+// StatusBranch each) commit at once, 50 rounds each: each writes a file of
+// its own and appends a record to one shared history file. Each
+// non-fast-forward rejection is retried on the new head, the Merge hook
+// keeps the other writer's records, and no record is lost.
 func TestStatusBranchConcurrentWriters(t *testing.T) {
 	b, show, log := newStatusBranch(t)
 	b.opts.Merge = unionLines
+	other := NewStatusBranch(b.opts)
 	ctx := context.Background()
 	const rounds = 50
 	var wg sync.WaitGroup
 	errs := make(chan error, 2*rounds)
 	for _, w := range []string{"a", "b"} {
+		b := b
+		if w == "b" {
+			b = other
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -128,6 +133,52 @@ func TestStatusBranchConcurrentWriters(t *testing.T) {
 	}
 	if n := len(log()); n != 2*rounds {
 		t.Errorf("status commits = %d, want %d", n, 2*rounds)
+	}
+}
+
+// TestStatusBranchGroupCommit has 20 calls of one process commit at once,
+// each a file of its own, and one more that changes nothing: every file
+// lands, in fewer commits than calls (they were committed together), and
+// the call that changed nothing still gets ErrNoChange.
+func TestStatusBranchGroupCommit(t *testing.T) {
+	b, show, log := newStatusBranch(t)
+	ctx := context.Background()
+	if _, err := b.Commit(ctx, map[string][]byte{"same/status.yaml": []byte("x\n")}, "roleout: first"); err != nil {
+		t.Fatal(err)
+	}
+	const calls = 20
+	var wg sync.WaitGroup
+	errs := make([]error, calls+1)
+	start := make(chan struct{})
+	for i := range calls + 1 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			files := map[string][]byte{fmt.Sprintf("app-%d/status.yaml", i): []byte(fmt.Sprintf("app %d\n", i))}
+			if i == calls {
+				files = map[string][]byte{"same/status.yaml": []byte("x\n")}
+			}
+			_, errs[i] = b.Commit(ctx, files, fmt.Sprintf("roleout: app-%d", i))
+		}()
+	}
+	close(start)
+	wg.Wait()
+	for i, err := range errs[:calls] {
+		if err != nil {
+			t.Errorf("call %d: %v", i, err)
+		}
+		if got, err := show("roleout/status", fmt.Sprintf("app-%d/status.yaml", i)); err != nil || got != fmt.Sprintf("app %d\n", i) {
+			t.Errorf("app-%d lost: %q %v", i, got, err)
+		}
+	}
+	if !errors.Is(errs[calls], ErrNoChange) {
+		t.Errorf("the call that changed nothing: %v, want ErrNoChange", errs[calls])
+	}
+	if n := len(log()) - 1; n >= calls {
+		t.Errorf("%d calls made %d commits: none was committed with another", calls, n)
+	} else {
+		t.Logf("%d calls made %d commits", calls, n)
 	}
 }
 

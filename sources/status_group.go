@@ -1,0 +1,143 @@
+package sources
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// maxBatch bounds the calls of Commit committed together.
+const maxBatch = 32
+
+// commitGroup lets the Commit calls that overlap in one process share a
+// commit (group commit): each call queues its files, and whichever call
+// takes the turn commits every queued call whose paths do not meet an
+// earlier one's, then hands the turn on. One clone and one push serve
+// them all, so a replica's apps never race each other for the branch,
+// and only replicas race, each with one push at a time.
+type commitGroup struct {
+	turn  chan struct{}
+	mu    sync.Mutex
+	queue []*pendingCommit
+}
+
+// pendingCommit is one Commit call waiting for its result.
+type pendingCommit struct {
+	files map[string][]byte
+	msg   string
+	done  chan commitResult
+}
+
+// commitResult is what Commit returns to one call.
+type commitResult struct {
+	hash string
+	err  error
+}
+
+func newCommitGroup() commitGroup { return commitGroup{turn: make(chan struct{}, 1)} }
+
+// commit queues files and waits for their commit, committing the queue
+// itself when the turn is free. When the call that committed it was
+// cancelled, a call whose own context is live queues again.
+func (g *commitGroup) commit(ctx context.Context, b *StatusBranch, files map[string][]byte, msg string) (string, error) {
+	for {
+		p := &pendingCommit{files: files, msg: msg, done: make(chan commitResult, 1)}
+		g.add(p)
+		r, ok := g.wait(ctx, b, p)
+		if !ok {
+			return "", ctx.Err()
+		}
+		if ctx.Err() == nil && (errors.Is(r.err, context.Canceled) || errors.Is(r.err, context.DeadlineExceeded)) {
+			continue
+		}
+		return r.hash, r.err
+	}
+}
+
+// wait takes turns committing the queue until p has its result; it
+// reports false when ctx ended while p was still queued (p is dropped).
+func (g *commitGroup) wait(ctx context.Context, b *StatusBranch, p *pendingCommit) (commitResult, bool) {
+	for {
+		select {
+		case r := <-p.done:
+			return r, true
+		case <-ctx.Done():
+			if g.remove(p) {
+				return commitResult{}, false
+			}
+			return <-p.done, true // being committed: its committer ends it
+		case g.turn <- struct{}{}:
+			if batch := g.take(); len(batch) > 0 {
+				b.commitBatch(ctx, batch)
+			}
+			<-g.turn
+		}
+	}
+}
+
+func (g *commitGroup) add(p *pendingCommit) {
+	g.mu.Lock()
+	g.queue = append(g.queue, p)
+	g.mu.Unlock()
+}
+
+// remove drops p from the queue, reporting whether it was still there.
+func (g *commitGroup) remove(p *pendingCommit) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for i, q := range g.queue {
+		if q == p {
+			g.queue = append(g.queue[:i], g.queue[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// take removes from the queue, in order, up to maxBatch calls whose
+// paths meet no earlier taken call's; the others wait for the next turn.
+func (g *commitGroup) take() []*pendingCommit {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var batch, rest []*pendingCommit
+	paths := map[string]bool{}
+	for _, p := range g.queue {
+		if len(batch) == maxBatch || meets(paths, p.files) {
+			rest = append(rest, p)
+			continue
+		}
+		for name := range p.files {
+			paths[name] = true
+		}
+		batch = append(batch, p)
+	}
+	g.queue = rest
+	return batch
+}
+
+// meets reports whether files write a path of paths.
+func meets(paths map[string]bool, files map[string][]byte) bool {
+	for name := range files {
+		if paths[name] {
+			return true
+		}
+	}
+	return false
+}
+
+// batchMessage is the commit message of parts: the one message, or a
+// count and each message's first line.
+func batchMessage(parts []*pendingCommit) string {
+	if len(parts) == 1 {
+		return parts[0].msg
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "roleout: %d status updates\n", len(parts))
+	for _, p := range parts {
+		first, _, _ := strings.Cut(p.msg, "\n")
+		b.WriteString("\n" + first)
+	}
+	return b.String()
+}
