@@ -19,6 +19,7 @@ import (
 	"github.com/roleout/roleout/drift"
 	"github.com/roleout/roleout/internal/secrets"
 	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/sharding"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
 )
@@ -106,6 +107,10 @@ type Agent struct {
 	// control is the copy of the control ConfigMap: which apps are
 	// suspended, which reconciles were requested.
 	control *control.Copy
+	// owner, when set (RunSharded), tells which apps this replica holds;
+	// replica is the same, for readiness and reloads (guarded by mu).
+	owner   Owner
+	replica *sharding.Replica
 }
 
 // New returns an Agent for cfg that applies to the cluster restCfg
@@ -266,9 +271,14 @@ func (a *Agent) RunOnce(ctx context.Context) error {
 		)
 		g.SetLimit(max(a.cfg.Concurrency, 1))
 		for _, app := range a.cfg.Apps {
+			actx, done, ok := a.begin(ctx, app.Name)
+			if !ok {
+				continue // another replica holds it (sharding.mode: dynamic)
+			}
 			g.Go(func() error {
+				defer done()
 				started := time.Now()
-				err := a.reconcileApp(ctx, snap, app)
+				err := a.reconcileApp(actx, snap, app)
 				a.live.progressed()
 				a.metrics.reconcile.WithLabelValues(app.Name).Observe(time.Since(started).Seconds())
 				mu.Lock()
@@ -312,20 +322,31 @@ func (a *Agent) fetchFollowed(ctx context.Context) (sources.Snapshot, error) {
 // newest revision was refused for its signature; nothing was applied.
 func (a *Agent) recordUntrusted(ctx context.Context, cause error) {
 	for _, app := range a.cfg.Apps {
-		log := a.log.WithField("app", app.Name)
-		log.WithError(cause).Error("source revision refused: nothing applied")
-		prev, err := a.readPrevious(ctx, log, app.Name)
-		if err != nil {
+		actx, done, ok := a.begin(ctx, app.Name)
+		if !ok {
 			continue
 		}
-		st := status.App{APIVersion: config.APIVersion, Kind: status.Kind, App: app.Name, Source: a.sourceURL, Path: app.Path}
-		if prev.Status != nil {
-			st = *prev.Status
-		}
-		st.Phase, st.Message, st.StatusBranch = status.PhaseFailed, cause.Error(), prev.Refused
-		run := &appRun{a: a, app: app, log: log, status: a.deps.Status, prev: prev, st: &st}
-		_ = run.report(ctx, fmt.Sprintf("roleout: %s refused an untrusted revision", app.Name))
+		a.recordRefused(actx, app, cause)
+		done()
 	}
+}
+
+// recordRefused records, in app's status, that the source's newest
+// revision was refused for its signature.
+func (a *Agent) recordRefused(ctx context.Context, app config.App, cause error) {
+	log := a.log.WithField("app", app.Name)
+	log.WithError(cause).Error("source revision refused: nothing applied")
+	prev, err := a.readPrevious(ctx, log, app.Name)
+	if err != nil {
+		return
+	}
+	st := status.App{APIVersion: config.APIVersion, Kind: status.Kind, App: app.Name, Source: a.sourceURL, Path: app.Path}
+	if prev.Status != nil {
+		st = *prev.Status
+	}
+	st.Phase, st.Message, st.StatusBranch = status.PhaseFailed, cause.Error(), prev.Refused
+	run := &appRun{a: a, app: app, log: log, status: a.deps.Status, prev: prev, st: &st}
+	_ = run.report(ctx, fmt.Sprintf("roleout: %s refused an untrusted revision", app.Name))
 }
 
 // untrustedHead returns the followed ref's head, refused for its

@@ -18,6 +18,9 @@
 //     Statuses, History);
 //   - rollback.go: a rollback request, carried out by the reconcile and
 //     held until a commit changes the role or resume ends it;
+//   - sharded.go: dynamic sharding (RunSharded, begin: which apps this
+//     replica may touch; package sharding keeps the Leases); leader.go:
+//     leader election;
 //   - how an app is written: applyas.go (field manager, ownership, apply
 //     and prune options), renderer.go (the kustomize adapter).
 //
@@ -31,5 +34,5 @@
 // every capability it uses in the interface and none found by type
 // assertion, and wires the implementations from sources, render and apply
 // into them (NewDeps). It is the only package besides cmd/roleout that
-// logs. internal/layout holds it to the imports docs/design.md draws.
+// logs (drift and sharding log through the logger it hands them). internal/layout holds it to the imports docs/design.md draws.
 package agent

@@ -67,6 +67,9 @@ func (a *Agent) Handler(hookSecret []byte) http.Handler {
 // Lease from the API server; the leader, and an agent without leader
 // election, once its first fetch has returned.
 func (a *Agent) readiness() (string, bool) {
+	if msg, ok, sharded := a.shardReadiness(); sharded {
+		return msg, ok
+	}
 	electing, seen, leading := a.elect.state()
 	switch {
 	case electing && !leading && !seen:

@@ -56,9 +56,14 @@ func (a *Agent) previews(ctx context.Context, extra ...sources.Head) error {
 	heads = append(heads, extra...)
 	var errs []error
 	for _, app := range a.cfg.Apps {
-		if err := a.previewApp(ctx, app, heads); err != nil {
+		actx, done, ok := a.begin(ctx, app.Name)
+		if !ok {
+			continue // another replica holds it and previews it
+		}
+		if err := a.previewApp(actx, app, heads); err != nil {
 			errs = append(errs, fmt.Errorf("app %s previews: %w", app.Name, err))
 		}
+		done()
 	}
 	return errors.Join(errs...)
 }

@@ -48,6 +48,9 @@ func (a *Agent) takeReload() {
 	}
 	ch := config.Compare(a.cfg, next)
 	a.cfg = next
+	if a.replica != nil {
+		a.replica.SetApps(appNames(next))
+	}
 	for _, name := range append(append([]string(nil), ch.Changed...), ch.Removed...) {
 		delete(a.done, name)
 		a.replan[name] = true

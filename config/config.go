@@ -55,7 +55,9 @@ type Config struct {
 	// Masks chooses how Secret values are masked and where the mask key
 	// is kept.
 	Masks Masks `json:"masks,omitempty"`
-	Apps  []App `json:"apps"`
+	// Sharding chooses how several replicas of the agent share the apps.
+	Sharding Sharding `json:"sharding,omitempty"`
+	Apps     []App    `json:"apps"`
 }
 
 // Clusters sets what the kubeconfigs of apps' clusters may do

@@ -123,6 +123,10 @@ func TestParseConfigErrors(t *testing.T) {
 			[]string{"status.branch: must differ from source.branch"}},
 		{"wrong kind", func(s string) string { return strings.Replace(s, "kind: AgentConfig", "kind: Agent", 1) },
 			[]string{"apiVersion/kind"}},
+		{"sharding mode", func(s string) string { return s + "sharding: {mode: spread}\n" },
+			[]string{`sharding.mode: must be leader, dynamic or static, got "spread"`}},
+		{"sharding name", func(s string) string { return s + "sharding: {mode: dynamic, name: Team_A}\n" },
+			[]string{`sharding.name: must be a DNS label`}},
 		{"duplicate key", func(s string) string {
 			return strings.Replace(s, "kind: AgentConfig", "kind: AgentConfig\nkind: AgentConfig", 1)
 		},
@@ -176,6 +180,18 @@ func TestExampleAgentConfig(t *testing.T) {
 	}
 	if len(c.Apps) != 2 || c.Apps[0].Render.MaxObjects != 10000 || *c.Apps[0].Roles[1].UpgradeOrder != 2 {
 		t.Errorf("examples/agent.yaml parsed as %+v", c)
+	}
+}
+
+// TestDeployAgentConfig: the agent.yaml of examples/deploy loads, and its
+// three replicas share the apps by Leases.
+func TestDeployAgentConfig(t *testing.T) {
+	c, err := Load("../examples/deploy/agent.yaml")
+	if err != nil {
+		t.Fatalf("examples/deploy/agent.yaml must parse: %v", err)
+	}
+	if got := c.Sharding.ModeOrDefault(); got != ShardingDynamic {
+		t.Errorf("examples/deploy/agent.yaml: sharding.mode %s, want dynamic", got)
 	}
 }
 

@@ -5,7 +5,54 @@ import (
 	"hash/fnv"
 	"strconv"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 )
+
+// The sharding modes (sharding.mode).
+const (
+	// ShardingLeader (the default): one replica works at a time, the
+	// holder of a leader-election Lease (roleout run --leader-elect);
+	// without that flag the agent runs alone.
+	ShardingLeader = "leader"
+	// ShardingDynamic: the apps are spread over the live replicas by
+	// Leases, and move when a replica joins or dies (package sharding).
+	ShardingDynamic = "dynamic"
+	// ShardingStatic: each replica serves the fixed share roleout run
+	// --shard i/n names.
+	ShardingStatic = "static"
+)
+
+// Sharding chooses how several replicas of the agent share the apps.
+type Sharding struct {
+	// Mode is leader (default), dynamic or static.
+	Mode string `json:"mode,omitempty"`
+	// Name names the replicas that share this configuration's apps under
+	// dynamic sharding: every Lease they keep in the agent's namespace is
+	// named <name>-member-<identity> or <name>-app-<app>. Default roleout;
+	// two agent configurations in one namespace need a name each.
+	Name string `json:"name,omitempty"`
+}
+
+// validate checks the mode and the name.
+func (s Sharding) validate(add func(field, format string, args ...any)) {
+	switch s.Mode {
+	case "", ShardingLeader, ShardingDynamic, ShardingStatic:
+	default:
+		add("sharding.mode", "must be %s, %s or %s, got %q", ShardingLeader, ShardingDynamic, ShardingStatic, s.Mode)
+	}
+	if s.Name != "" && (len(s.Name) > 40 || len(validation.IsDNS1123Label(s.Name)) > 0) {
+		add("sharding.name", "must be a DNS label of at most 40 characters (lower case letters, digits and '-'), got %q", s.Name)
+	}
+}
+
+// ModeOrDefault returns the mode, leader when unset.
+func (s Sharding) ModeOrDefault() string {
+	if s.Mode == "" {
+		return ShardingLeader
+	}
+	return s.Mode
+}
 
 // Shard keeps only the apps of shard i of n, by a stable hash of the app
 // name, so n agents split the apps between them.

@@ -65,6 +65,7 @@ func (c *Config) validate() error {
 		add("healthz.maxPollAge", "must be longer than schedule.interval (%s), or /healthz fails between polls; got %s", iv, d)
 	}
 	c.Masks.validate(add)
+	c.Sharding.validate(add)
 	if pr := c.Source.PullRequests; pr != nil && pr.ServiceAccount != "" {
 		ns, name, ok := strings.Cut(pr.ServiceAccount, "/")
 		if !ok || len(validation.IsDNS1123Label(ns)) > 0 || len(validation.IsDNS1123Subdomain(name)) > 0 {

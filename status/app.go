@@ -36,6 +36,10 @@ const (
 	// PhaseNotReconciled is the phase roleout status shows for an app the
 	// agent has not recorded yet; no status.yaml holds it.
 	PhaseNotReconciled = "NotReconciled"
+	// PhaseUnowned is the phase roleout status shows, under dynamic
+	// sharding, for an app that no live replica holds: whatever its
+	// status says, nothing reconciles it.
+	PhaseUnowned = "Unowned"
 )
 
 // Settled reports whether phase is the end of a rollout that succeeded:

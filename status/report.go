@@ -2,6 +2,7 @@ package status
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/roleout/roleout/render/revision"
 )
@@ -18,6 +19,22 @@ type Report struct {
 	// StatusBranch is set when the status branch head was refused (not
 	// signed by the status key): what is shown is older.
 	StatusBranch *BranchCondition `json:"statusBranch,omitempty"`
+	// Owner is the replica that holds the app under dynamic sharding
+	// (sharding.mode: dynamic). When none does, Phase is Unowned,
+	// RecordedPhase the phase the status branch holds and UnownedSince
+	// when the last owner was last seen.
+	Owner         string     `json:"owner,omitempty"`
+	RecordedPhase string     `json:"recordedPhase,omitempty"`
+	UnownedSince  *time.Time `json:"unownedSince,omitempty"`
+}
+
+// Unowned marks the report of an app that no live replica holds, since
+// since (zero: unknown).
+func (r *Report) Unowned(since time.Time) {
+	r.RecordedPhase, r.Phase = r.Phase, PhaseUnowned
+	if !since.IsZero() {
+		r.UnownedSince = &since
+	}
 }
 
 // Report returns what `roleout status` shows of the app: phase

@@ -16,10 +16,13 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/sirupsen/logrus"
+
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
 	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/sharding"
 )
 
 // applyDeployManifests applies examples/deploy to the test cluster, step
@@ -174,6 +177,7 @@ func TestAgentWithDeployRBAC(t *testing.T) {
 		t.Errorf("role revisions in roleout-system: %v, %d", err, len(crs.Items))
 	}
 	as := clientFor(t, sa)
+	checkShardingRBAC(t, as)
 	refused := map[string]error{}
 	_, refused["create a ClusterRoleBinding"] = as.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "escalate"}, RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "cluster-admin"},
@@ -186,5 +190,39 @@ func TestAgentWithDeployRBAC(t *testing.T) {
 		if !apierrors.IsForbidden(err) {
 			t.Errorf("%s as the agent: %v, want forbidden", what, err)
 		}
+	}
+}
+
+// checkShardingRBAC runs a sharding replica as the agent's service
+// account: the deploy RBAC lets it keep its member Lease, claim an app's
+// Lease and, leaving, hand it back and delete its member Lease.
+func checkShardingRBAC(t *testing.T, as kubernetes.Interface) {
+	t.Helper()
+	leases := as.CoordinationV1().Leases("roleout-system")
+	var logs syncBuffer
+	log := logrus.New()
+	log.SetOutput(&logs)
+	r, err := sharding.NewReplica(sharding.Options{Leases: leases, Group: "rbac-test", Identity: "rbac-replica",
+		LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 200 * time.Millisecond, Log: log}, []string{"shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); r.Run(ctx) }()
+	for deadline := time.Now().Add(20 * time.Second); len(r.View().Held) == 0 && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	held := r.View().Held
+	cancel()
+	<-done
+	if len(held) != 1 {
+		t.Fatalf("a sharding replica with the deploy RBAC holds %v, want [shop]:\n%s", held, logs.String())
+	}
+	if strings.Contains(logs.String(), "forbidden") {
+		t.Errorf("a sharding replica with the deploy RBAC was refused:\n%s", logs.String())
+	}
+	if _, err := leases.Get(context.Background(), sharding.MemberLeaseName("rbac-test", "rbac-replica"), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the replica's member Lease after it left: %v, want deleted", err)
 	}
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/sharding"
 	"github.com/roleout/roleout/status"
 )
 
@@ -36,9 +37,11 @@ type runOptions struct {
 	leaderElect               bool
 	leaseNamespace, leaseName string
 	leaseDuration             time.Duration
-	logFormat                 string
-	logLevel                  string
-	output                    string
+	// identity names this replica in Leases (sharding) and the audit log.
+	identity  string
+	logFormat string
+	logLevel  string
+	output    string
 }
 
 func newRunCommand(global *globalOptions) *cobra.Command {
@@ -61,7 +64,8 @@ func newRunCommand(global *globalOptions) *cobra.Command {
 	cmd.Flags().BoolVar(&o.leaderElect, "leader-elect", false, "reconcile only while holding a Lease, so several replicas can run")
 	cmd.Flags().StringVar(&o.leaseNamespace, "leader-elect-namespace", "", "namespace of the Lease (default: the pod's namespace, else default)")
 	cmd.Flags().StringVar(&o.leaseName, "leader-elect-name", "roleout", "name of the Lease (give each shard its own)")
-	cmd.Flags().DurationVar(&o.leaseDuration, "leader-elect-lease-duration", 15*time.Second, "how long a Lease holds without renewal: a standby replica takes over this long after the leader dies (renewal deadline 2/3 of it)")
+	cmd.Flags().DurationVar(&o.leaseDuration, "leader-elect-lease-duration", 15*time.Second, "how long a Lease holds without renewal: a standby replica takes over this long after the leader dies (renewal deadline 2/3 of it); also the member Leases' under sharding.mode dynamic")
+	cmd.Flags().StringVar(&o.identity, "identity", "", "this replica's name in Leases (sharding.mode dynamic, leader election) and in `roleout status` (default: the pod name, else the host name)")
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "plan and diff (server-side dry run) every app and log what would change; write nothing to the cluster or to git (no status, no previews)")
 	cmd.Flags().StringVar(&o.logFormat, "log-format", "text", "log format: text, json, or pretty (short lines for a person; default json with --output json)")
 	cmd.Flags().StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
@@ -92,16 +96,27 @@ func runAgent(ctx context.Context, cmd *cobra.Command, o *runOptions) error {
 		return err
 	}
 	restCfg.UserAgent = "roleout/" + version
+	mode := cfg.Sharding.ModeOrDefault()
+	if err := checkShardingFlags(mode, o); err != nil {
+		return err
+	}
+	if (o.leaderElect || mode == config.ShardingDynamic) && o.leaseDuration < 3*time.Second {
+		return fmt.Errorf("invalid --leader-elect-lease-duration %s: use 3s or more", o.leaseDuration)
+	}
 	var le config.LeaderElection
 	if o.leaderElect {
-		if o.leaseDuration < 3*time.Second {
-			return fmt.Errorf("invalid --leader-elect-lease-duration %s: use 3s or more", o.leaseDuration)
-		}
 		host, _ := os.Hostname()
-		le = config.LeaderElection{Namespace: leaseNamespace(o.leaseNamespace), Name: o.leaseName, Identity: fmt.Sprintf("%s-%d", host, os.Getpid()),
+		id := o.identity
+		if id == "" {
+			id = fmt.Sprintf("%s-%d", host, os.Getpid())
+		}
+		le = config.LeaderElection{Namespace: leaseNamespace(o.leaseNamespace), Name: o.leaseName, Identity: id,
 			LeaseDuration: o.leaseDuration, RenewDeadline: o.leaseDuration * 2 / 3, RetryPeriod: o.leaseDuration * 2 / 15}
 		// The API server's audit log then tells which replica wrote.
 		restCfg.UserAgent += " " + le.Identity
+	}
+	if mode == config.ShardingDynamic {
+		restCfg.UserAgent += " " + replicaIdentity(o.identity)
 	}
 	newAgent := agent.New
 	if o.dryRun {
@@ -125,10 +140,46 @@ func runAgent(ctx context.Context, cmd *cobra.Command, o *runOptions) error {
 	}
 	go reloadOnChange(ctx, log, o, a)
 	log.WithField("apps", len(cfg.Apps)).Info("agent started")
-	if o.leaderElect {
+	switch {
+	case o.leaderElect:
 		return a.RunAsLeader(ctx, restCfg, le)
+	case mode == config.ShardingDynamic:
+		return a.RunSharded(ctx, restCfg, sharding.Options{Identity: replicaIdentity(o.identity),
+			LeaseDuration: o.leaseDuration, RenewDeadline: o.leaseDuration * 2 / 3, RetryPeriod: o.leaseDuration * 2 / 15})
 	}
 	return a.Run(ctx)
+}
+
+// checkShardingFlags refuses flags that do not go with the sharding
+// mode: dynamic sharding assigns the apps itself and keeps one replica
+// per app, so it takes no --shard, no --leader-elect and no --once (a
+// one-off run would reconcile apps another replica holds; --dry-run
+// writes nothing and is allowed); static sharding needs --shard.
+func checkShardingFlags(mode string, o *runOptions) error {
+	switch {
+	case mode == config.ShardingDynamic && o.shard != "":
+		return errors.New("--shard does not go with sharding.mode dynamic, which spreads the apps by Leases: drop --shard, or set sharding.mode static")
+	case mode == config.ShardingDynamic && o.leaderElect:
+		return errors.New("--leader-elect does not go with sharding.mode dynamic: every replica works, each on its own apps; drop --leader-elect")
+	case mode == config.ShardingDynamic && o.once && !o.dryRun:
+		return errors.New("run --once does not go with sharding.mode dynamic: it would reconcile apps that a running replica holds; use run --once --dry-run, or roleout reconcile")
+	case mode == config.ShardingStatic && o.shard == "":
+		return errors.New("sharding.mode static needs --shard i/n on each replica")
+	}
+	return nil
+}
+
+// replicaIdentity is the flag's identity, else the pod name (its host
+// name), else the host name.
+func replicaIdentity(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	if pod := os.Getenv("POD_NAME"); pod != "" {
+		return pod
+	}
+	host, _ := os.Hostname()
+	return host
 }
 
 // leaseNamespace is the flag's namespace, else the pod's (from its service

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -33,6 +35,9 @@ func newStatusCommand(global *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := addOwners(cmd.Context(), cfg, reps); err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: owners not shown (sharding.mode dynamic): %v\n", err)
+			}
 			if global.output == "json" {
 				return writeJSON(cmd.OutOrStdout(), reps)
 			}
@@ -48,13 +53,26 @@ func newStatusCommand(global *globalOptions) *cobra.Command {
 // printStatuses prints one line per app, then its drift and message.
 func printStatuses(w io.Writer, reps []status.Report) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "APP\tPHASE\tREVISION\tDRIFT")
+	sharded := slices.ContainsFunc(reps, func(r status.Report) bool { return r.Owner != "" || r.Phase == status.PhaseUnowned })
+	if sharded {
+		fmt.Fprintln(tw, "APP\tPHASE\tREVISION\tDRIFT\tOWNER")
+	} else {
+		fmt.Fprintln(tw, "APP\tPHASE\tREVISION\tDRIFT")
+	}
 	for _, r := range reps {
 		rev := r.SourceRevision
 		if rev == "" {
 			rev = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", r.App, r.Phase, rev, len(r.Drift))
+		line := fmt.Sprintf("%s\t%s\t%s\t%d", r.App, r.Phase, rev, len(r.Drift))
+		if sharded {
+			owner := r.Owner
+			if owner == "" {
+				owner = "-"
+			}
+			line += "\t" + owner
+		}
+		fmt.Fprintln(tw, line)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -66,9 +84,29 @@ func printStatuses(w io.Writer, reps []status.Report) error {
 		for _, d := range r.Drift {
 			fmt.Fprintf(w, "%s: drift since %s: %s\n", r.App, d.Since.UTC().Format("2006-01-02T15:04:05Z"), d)
 		}
+		if r.Phase == status.PhaseUnowned {
+			since := "since an unknown time"
+			if r.UnownedSince != nil {
+				since = "since " + r.UnownedSince.UTC().Format("2006-01-02T15:04:05Z")
+			}
+			fmt.Fprintf(w, "%s: no live replica holds it (%s); its status says %s\n", r.App, since, r.RecordedPhase)
+		}
 		if r.Message != "" && len(r.Drift) == 0 {
 			fmt.Fprintf(w, "%s: %s\n", r.App, r.Message)
 		}
 	}
 	return nil
+}
+
+// addOwners adds, under sharding.mode dynamic, who owns each app from
+// the Leases on the agent's cluster.
+func addOwners(ctx context.Context, cfg *config.Config, reps []status.Report) error {
+	if cfg.Sharding.ModeOrDefault() != config.ShardingDynamic {
+		return nil
+	}
+	restCfg, err := clusterConfig(cfg.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	return agent.AddOwners(ctx, cfg, restCfg, reps)
 }

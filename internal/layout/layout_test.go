@@ -43,14 +43,16 @@ var allowed = map[string][]string{
 	"status": {"apply", "diff", "internal/object", "render", "render/revision", "sources"},
 	// Drift while the agent runs: the watches' baseline and state.
 	"drift": {"apply", "internal/object", "render", "status"},
+	// Apps spread over live replicas by Leases (sharding.mode: dynamic).
+	"sharding": nil,
 	// The control ConfigMap: suspend, resume and reconcile.
 	"control": {"config", "internal/object"},
 	// The agent's loop: the only package that joins sources, render and apply.
-	"agent":         {"apply", "config", "control", "diff", "drift", "internal/object", "internal/secrets", "render", "render/predict", "render/revision", "sources", "status"},
+	"agent":         {"apply", "config", "control", "diff", "drift", "internal/object", "internal/secrets", "render", "render/predict", "render/revision", "sharding", "sources", "status"},
 	"agent/starter": {"config", "sources"},
 	// The CLI goes through agent; it imports the rest only for the types it
 	// prints or reads.
-	"cmd/roleout": {"agent", "agent/starter", "apply", "config", "control", "diff", "internal/object", "render", "status"},
+	"cmd/roleout": {"agent", "agent/starter", "apply", "config", "control", "diff", "internal/object", "render", "sharding", "status"},
 }
 
 func TestImportRules(t *testing.T) {
