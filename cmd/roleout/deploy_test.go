@@ -77,8 +77,8 @@ func TestDeployManifests(t *testing.T) {
 		t.Fatal(err)
 	}
 	pods, err := cs.CoreV1().Pods("roleout-system").List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=roleout"})
-	if err != nil || len(pods.Items) != 2 {
-		t.Fatalf("agent pods = %d (%v), want 2", len(pods.Items), err)
+	if err != nil || len(pods.Items) != 3 {
+		t.Fatalf("agent pods = %d (%v), want the 3 replicas", len(pods.Items), err)
 	}
 	// The namespace really enforces the level: a privileged pod is refused.
 	bad := &corev1.Pod{

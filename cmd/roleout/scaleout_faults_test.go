@@ -104,12 +104,28 @@ func (s *scaleOut) statuses() []status.Report {
 	return reps
 }
 
+// rolledOut waits until every app succeeded at head, reading the status
+// files from the repository directly (roleout status clones the branch
+// once per app: too heavy to poll).
+func (s *scaleOut) rolledOut(what, head string, d time.Duration) {
+	s.t.Helper()
+	deadline := time.Now().Add(d)
+	for i := 0; i < *scaleAppsFlag; {
+		app := fmt.Sprintf("so-%d", i)
+		if waitForStatus(s.t, s.repo, app, time.Until(deadline), succeededAt(head)) {
+			i++
+			continue
+		}
+		s.waitAll(what, time.Second, func(status.Report) bool { return false }) // fails with the reports and logs
+	}
+}
+
 // waitAll waits until every app's report satisfies cond, and returns
 // the reports.
 func (s *scaleOut) waitAll(what string, d time.Duration, cond func(status.Report) bool) []status.Report {
 	s.t.Helper()
 	var reps []status.Report
-	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(time.Second) {
 		reps = s.statuses()
 		ok := len(reps) == *scaleAppsFlag
 		for _, r := range reps {
@@ -200,7 +216,8 @@ func TestFaultScaleOut(t *testing.T) {
 			return r.Phase == status.PhaseSucceeded && r.SourceRevision == "main@sha1:"+head && r.Owner != ""
 		}
 	}
-	reps := s.waitAll("3 replicas roll out v1", 3*time.Minute, at(head))
+	s.rolledOut("3 replicas roll out v1", head, 3*time.Minute)
+	reps := s.waitAll("3 replicas roll out v1", 30*time.Second, at(head))
 	t.Logf("3 replicas rolled out %d apps in %s", scaleApps, time.Since(started).Round(time.Millisecond))
 
 	// Each app has one owner, as the Leases say, and was written once (the
@@ -262,7 +279,8 @@ func TestFaultScaleOut(t *testing.T) {
 	}
 	time.Sleep(1500 * time.Millisecond)
 	s.kill("so-b")
-	reps = s.waitAll("the others finish v2", 2*time.Minute, at(head))
+	s.rolledOut("the others finish v2", head, 2*time.Minute)
+	reps = s.waitAll("the others finish v2", 30*time.Second, at(head))
 	final := checkOwners(t, reps, "so-a", "so-c", "so-d")
 	t.Logf("v2 rolled out in %s with so-b killed", time.Since(committed).Round(time.Millisecond))
 	for app, ws := range configWrites(t, committed) {
@@ -303,7 +321,8 @@ func TestFaultScaleOut(t *testing.T) {
 	}
 	s.start("so-a")
 	restarted := time.Now()
-	reps = s.waitAll("so-a alone rolls out v3", 3*time.Minute, at(head))
+	s.rolledOut("so-a alone rolls out v3", head, 3*time.Minute)
+	reps = s.waitAll("so-a alone rolls out v3", 30*time.Second, at(head))
 	t.Logf("so-a alone rolled out v3 in %s", time.Since(restarted).Round(time.Millisecond))
 	checkOwners(t, reps, "so-a")
 	for i := range scaleApps {
