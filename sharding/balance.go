@@ -30,14 +30,19 @@ const gone = "gone"
 // from the list leaves the members at once, but its holder's claims are
 // respected for a lease duration still (holding), in case it was deleted
 // under a replica that still works.
-func (r *Replica) observe(items []coordv1.Lease, now time.Time) {
+//
+// It returns the member Leases unchanged for Options.ForgetAfter: left behind by
+// replicas that died (a Deployment's pods get new names), to delete.
+func (r *Replica) observe(items []coordv1.Lease, now time.Time) (stale []coordv1.Lease) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	listed := map[string]bool{}
 	for i := range items {
 		if l := &items[i]; l.Labels[LabelKind] == kindMember {
 			listed[l.Name] = true
-			r.sight(l, now)
+			if s := r.sight(l, now); now.Sub(s.at) > r.o.ForgetAfter && l.Name != MemberLeaseName(r.o.Group, r.o.Identity) {
+				stale = append(stale, *l)
+			}
 		}
 	}
 	var live []string
@@ -60,6 +65,19 @@ func (r *Replica) observe(items []coordv1.Lease, now time.Time) {
 		r.o.Log.WithField("members", live).Info("sharding: live members changed")
 	}
 	r.live = live
+	return stale
+}
+
+// forget deletes the member Leases of replicas long dead, each only if
+// it is still the version seen (a precondition on its resourceVersion).
+func (r *Replica) forget(ctx context.Context, stale []coordv1.Lease) {
+	for _, l := range stale {
+		uid, rv := l.UID, l.ResourceVersion
+		err := r.o.Leases.Delete(ctx, l.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid, ResourceVersion: &rv}})
+		if err == nil {
+			r.o.Log.WithField("lease", l.Name).Info("sharding: deleted the member Lease of a replica gone for good")
+		}
+	}
 }
 
 // holding reports whether member's claims must be respected at now: it

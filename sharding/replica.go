@@ -33,7 +33,11 @@ type Options struct {
 	// its own (shorter, so that it stops before another takes over);
 	// RetryPeriod how often it renews and looks at the others.
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
-	Log                                       logrus.FieldLogger
+	// ForgetAfter is how long a member Lease stays unchanged before a
+	// live replica deletes it (its replica is gone for good). Default 20
+	// lease durations.
+	ForgetAfter time.Duration
+	Log         logrus.FieldLogger
 	// Gained and Lost are told the apps this replica starts and stops
 	// holding; they are called without the replica's lock held.
 	Gained, Lost func(apps []string)
@@ -100,6 +104,9 @@ func NewReplica(o Options, apps []string) (*Replica, error) {
 	}
 	if o.Group == "" {
 		o.Group = DefaultGroup
+	}
+	if o.ForgetAfter == 0 {
+		o.ForgetAfter = 20 * o.LeaseDuration
 	}
 	var tok [8]byte
 	_, _ = rand.Read(tok[:])
@@ -200,8 +207,9 @@ func (r *Replica) step(ctx context.Context) {
 		}
 		return
 	}
-	r.observe(list.Items, time.Now())
+	stale := r.observe(list.Items, time.Now())
 	r.balance(ctx, list.Items)
+	r.forget(ctx, stale)
 }
 
 // renew renews the member Lease (creating it, or taking it over from an

@@ -113,8 +113,10 @@ func (w *world) start(id string) *member {
 	log := logrus.New()
 	log.SetOutput(testWriter{w.t})
 	log.SetLevel(logrus.ErrorLevel)
-	r, err := NewReplica(Options{Leases: leases, Identity: id, LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second,
-		RetryPeriod: 300 * time.Millisecond, Log: log.WithField("replica", id),
+	// Timings loose enough for a loaded machine running the race detector:
+	// a session must not end for a slow API server.
+	r, err := NewReplica(Options{Leases: leases, Identity: id, LeaseDuration: 6 * time.Second, RenewDeadline: 4 * time.Second,
+		RetryPeriod: 300 * time.Millisecond, ForgetAfter: 8 * time.Second, Log: log.WithField("replica", id),
 		Gained: func(apps []string) { w.record(id, apps, true) },
 		Lost:   func(apps []string) { w.record(id, apps, false) }}, w.apps)
 	if err != nil {
@@ -173,7 +175,7 @@ func (w *world) record(id string, apps []string, gained bool) {
 func (w *world) settled(members ...*member) map[string]string {
 	w.t.Helper()
 	var last string
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		held := map[string]string{}
 		dup := ""
 		for _, m := range members {
@@ -322,6 +324,33 @@ func TestOneIdentityOneMember(t *testing.T) {
 	first.leases.off.Store(true)
 	w.settled(second)
 	w.checkNoOverlap()
+}
+
+// TestForgetsDeadMembers: the member Lease of a replica that died (here
+// never renewed) is deleted once it stayed unchanged for ForgetAfter; a
+// live one's is kept.
+func TestForgetsDeadMembers(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, 2)
+	leases := w.cs.CoordinationV1().Leases(w.ns)
+	ghost := newLease(DefaultGroup, kindMember, MemberLeaseName(DefaultGroup, "ghost"), map[string]string{AnnotationIdentity: "ghost"},
+		"ghost", 6*time.Second, time.Now().Add(-time.Hour))
+	if _, err := leases.Create(context.Background(), ghost, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	alive := w.start("alive")
+	w.settled(alive)
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if _, err := leases.Get(context.Background(), ghost.Name, metav1.GetOptions{}); err != nil {
+			break
+		}
+	}
+	if _, err := leases.Get(context.Background(), ghost.Name, metav1.GetOptions{}); err == nil {
+		t.Errorf("the dead member's Lease is still there")
+	}
+	if _, err := leases.Get(context.Background(), MemberLeaseName(DefaultGroup, "alive"), metav1.GetOptions{}); err != nil {
+		t.Errorf("the live member's Lease: %v", err)
+	}
 }
 
 // testWriter sends a logger's lines to the test log.
