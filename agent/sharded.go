@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/client-go/kubernetes"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/sharding"
-	"github.com/roleout/roleout/status"
 )
 
 // Owner tells which apps this replica may touch (sharding.mode:
@@ -115,34 +113,4 @@ func (m *metrics) shards(r *sharding.Replica) {
 			return float64(n)
 		})
 	m.registry.MustRegister(owned, unowned)
-}
-
-// AddOwners sets, under dynamic sharding, each report's owner from the
-// Leases in the agent's namespace (one read, the reader's clock), and
-// marks the apps that no live replica holds Unowned. Without dynamic
-// sharding it does nothing.
-func AddOwners(ctx context.Context, cfg *config.Config, restCfg *rest.Config, reps []status.Report) error {
-	if cfg.Sharding.ModeOrDefault() != config.ShardingDynamic {
-		return nil
-	}
-	cs, err := kubernetes.NewForConfig(restCfg)
-	if err != nil {
-		return err
-	}
-	names := make([]string, len(reps))
-	for i, r := range reps {
-		names[i] = r.App
-	}
-	owners, err := sharding.Owners(ctx, cs.CoordinationV1().Leases(cfg.Status.ClusterRevisions.AgentNamespace()), cfg.Sharding.Name, names, time.Now())
-	if err != nil {
-		return fmt.Errorf("read the owners' Leases: %w", err)
-	}
-	for i := range reps {
-		o := owners[reps[i].App]
-		reps[i].Owner = o.Owner
-		if o.Owner == "" {
-			reps[i].Unowned(o.UnownedSince)
-		}
-	}
-	return nil
 }

@@ -6,11 +6,14 @@ import (
 	"io"
 	"slices"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/sharding"
 	"github.com/roleout/roleout/status"
 )
 
@@ -98,8 +101,10 @@ func printStatuses(w io.Writer, reps []status.Report) error {
 	return nil
 }
 
-// addOwners adds, under sharding.mode dynamic, who owns each app from
-// the Leases on the agent's cluster.
+// addOwners sets, under sharding.mode dynamic, each report's owner from
+// the Leases in the agent's namespace on its cluster (one read, this
+// process's clock), and marks the apps that no live replica holds
+// Unowned.
 func addOwners(ctx context.Context, cfg *config.Config, reps []status.Report) error {
 	if cfg.Sharding.ModeOrDefault() != config.ShardingDynamic {
 		return nil
@@ -108,5 +113,25 @@ func addOwners(ctx context.Context, cfg *config.Config, reps []status.Report) er
 	if err != nil {
 		return err
 	}
-	return agent.AddOwners(ctx, cfg, restCfg, reps)
+	cs, err := kubernetes.NewForConfig(restCfg)
+	if err != nil {
+		return err
+	}
+	names := make([]string, len(reps))
+	for i, r := range reps {
+		names[i] = r.App
+	}
+	leases := cs.CoordinationV1().Leases(cfg.Status.ClusterRevisions.AgentNamespace())
+	owners, err := sharding.Owners(ctx, leases, cfg.Sharding.Name, names, time.Now())
+	if err != nil {
+		return fmt.Errorf("read the owners' Leases: %w", err)
+	}
+	for i := range reps {
+		o := owners[reps[i].App]
+		reps[i].Owner = o.Owner
+		if o.Owner == "" {
+			reps[i].Unowned(o.UnownedSince)
+		}
+	}
+	return nil
 }
