@@ -226,6 +226,8 @@ func (r *Replica) leave() {
 	for wait := time.Now().Add(r.o.RenewDeadline); time.Now().Before(wait) && r.anyBusy(); {
 		time.Sleep(20 * time.Millisecond)
 	}
+	// Run's context has ended: handing back needs one of its own,
+	// bounded by the renew deadline.
 	ctx, cancel := context.WithTimeout(context.Background(), r.o.RenewDeadline)
 	defer cancel()
 	for app, l := range held {

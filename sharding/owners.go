@@ -14,11 +14,11 @@ import (
 // Ownership is who owns an app: a live member, or none since a time.
 type Ownership struct {
 	// Owner is the live member holding the app's Lease; "" for none.
-	Owner string `json:"owner,omitempty"`
+	Owner string
 	// UnownedSince is, for an app without an owner, when its last owner
 	// was last seen renewing its member Lease, else when the app was
 	// first seen without one.
-	UnownedSince time.Time `json:"unownedSince,omitzero"`
+	UnownedSince time.Time
 }
 
 // View is what a replica knows of the sharding.

@@ -226,6 +226,8 @@ func (r *Replica) renew(ctx context.Context, start time.Time) {
 	case err == nil:
 		r.own, r.lastRenew, r.waiting = l, start, ""
 		if r.session == nil {
+			// Not tied to Run's context: only endLocked ends a
+			// session (a missed renewal, or leave).
 			r.session, r.end = context.WithCancelCause(context.Background())
 			r.o.Log.WithField("identity", r.o.Identity).Info("sharding: member Lease held, taking part")
 			defer r.poke() // claim at once
