@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/sharding"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
 )
@@ -64,9 +65,11 @@ func (r *appRun) fail(ctx context.Context, err error, msg string) error {
 // restarted agent resumes at the next wave, and stops the rollout when the
 // followed ref has moved to a newer commit or the app was suspended. The
 // progress is recorded even when ctx is cancelled meanwhile (the agent is
-// stopping): what was applied must be on the status branch.
+// stopping): what was applied must be on the status branch. Under
+// dynamic sharding that record still stops before another replica may
+// hold the app (sharding.Outlive).
 func (r *appRun) checkpoint(ctx context.Context) func(int) error {
-	ctx = context.WithoutCancel(ctx)
+	ctx = sharding.Outlive(ctx)
 	steps := r.steps
 	return func(wave int) error {
 		progress := *r.st
@@ -109,7 +112,7 @@ func (r *appRun) commit(ctx context.Context, st *status.App, msg string, progres
 	if err != nil {
 		return err
 	}
-	_, err = r.status.Commit(ctx, files, msg)
+	_, err = r.status.Commit(ctx, files, a.signed(msg))
 	if errors.Is(err, sources.ErrNoChange) {
 		if !progress {
 			r.driftReported(ctx, st)

@@ -238,10 +238,17 @@ func Statuses(ctx context.Context, cfg *config.Config, app string) ([]status.Rep
 		}
 		apps = []config.App{a}
 	}
-	branch := sources.NewStatusBranch(StatusOptions(cfg))
+	names := make([]string, len(apps))
+	for i, a := range apps {
+		names[i] = a.Name
+	}
+	reads, err := sources.NewStatusBranch(StatusOptions(cfg)).ReadEach(ctx, names)
+	if err != nil {
+		return nil, err
+	}
 	var out []status.Report
-	for _, a := range apps {
-		rec, err := status.Load(ctx, branch, a.Name)
+	for _, name := range names {
+		rec, err := status.Parse(reads[name], name)
 		if err != nil {
 			return nil, err
 		}

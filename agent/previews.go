@@ -115,7 +115,7 @@ func (a *Agent) previewApp(ctx context.Context, app config.App, heads []sources.
 		return nil
 	}
 	sort.Strings(changes)
-	_, err = a.deps.Status.Commit(ctx, files, fmt.Sprintf("roleout: %s previews: %s", app.Name, strings.Join(changes, ", ")))
+	_, err = a.deps.Status.Commit(ctx, files, a.signed(fmt.Sprintf("roleout: %s previews: %s", app.Name, strings.Join(changes, ", "))))
 	if errors.Is(err, sources.ErrNoChange) {
 		return nil
 	}

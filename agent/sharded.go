@@ -114,3 +114,20 @@ func (m *metrics) shards(r *sharding.Replica) {
 		})
 	m.registry.MustRegister(owned, unowned)
 }
+
+// ReplicaTrailer is the git trailer that names, under dynamic sharding,
+// the replica that wrote a status commit.
+const ReplicaTrailer = "Roleout-Replica"
+
+// signed returns msg, a status commit's message, with a trailer naming
+// this replica under dynamic sharding, so that the status branch's
+// history says which replica wrote each record.
+func (a *Agent) signed(msg string) string {
+	a.mu.Lock()
+	r := a.replica
+	a.mu.Unlock()
+	if r == nil {
+		return msg
+	}
+	return msg + "\n\n" + ReplicaTrailer + ": " + r.Identity()
+}

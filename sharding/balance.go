@@ -217,8 +217,9 @@ func (r *Replica) leave() {
 	}
 	var own *coordv1.Lease
 	var lost []string
+	fence := func() {}
 	if r.session != nil {
-		own = r.own
+		own, fence = r.own, r.endFence
 		lost = r.endLocked(context.Canceled)
 	}
 	r.mu.Unlock()
@@ -226,6 +227,7 @@ func (r *Replica) leave() {
 	for wait := time.Now().Add(r.o.RenewDeadline); time.Now().Before(wait) && r.anyBusy(); {
 		time.Sleep(20 * time.Millisecond)
 	}
+	fence() // what still runs stops before the apps are handed over
 	// Run's context has ended: handing back needs one of its own,
 	// bounded by the renew deadline.
 	ctx, cancel := context.WithTimeout(context.Background(), r.o.RenewDeadline)

@@ -64,6 +64,12 @@ type Replica struct {
 	apps    []string
 	session context.Context
 	end     context.CancelCauseFunc
+	// fence ends when other replicas may take this session's apps: a
+	// lease duration (less a retry period) after the last renewal sent.
+	// Work that must outlive a cancelled reconcile (its progress record)
+	// is bounded by it; see Outlive.
+	fence    context.Context
+	endFence context.CancelFunc
 	// lastRenew is when the last successful renewal of the member Lease
 	// was sent; own is that Lease as the API server returned it.
 	lastRenew time.Time
@@ -178,14 +184,42 @@ func (r *Replica) Begin(ctx context.Context, app string) (context.Context, func(
 	actx, cancel := context.WithCancelCause(ctx)
 	session := r.session
 	stop := context.AfterFunc(session, func() { cancel(context.Cause(session)) })
+	hold, endHold := context.WithCancelCause(context.Background())
+	fstop := context.AfterFunc(r.fence, func() { endHold(errFenced) })
+	actx = context.WithValue(actx, outliveKey{}, hold)
 	return actx, func() {
 		stop()
 		cancel(nil)
+		fstop()
+		endHold(context.Canceled)
 		r.mu.Lock()
 		r.busy[app]--
 		r.mu.Unlock()
 		r.poke()
 	}, true
+}
+
+// errFenced ends what outlived a session once others may take its apps.
+var errFenced = errors.New("sharding: the session ended and other replicas may hold its apps now")
+
+// outliveKey is the context key of the context Outlive returns.
+type outliveKey struct{}
+
+// Outlive returns a context that is not cancelled with ctx, for work that
+// must finish when a reconcile is cancelled (recording what it applied).
+// When ctx comes from Begin, it still ends, with the reconcile, or once
+// other replicas may take the app after its session ended, so that
+// nothing of this replica's is written after another's.
+func Outlive(ctx context.Context) context.Context {
+	c := context.WithoutCancel(ctx)
+	hold, ok := ctx.Value(outliveKey{}).(context.Context)
+	if !ok {
+		return c
+	}
+	c, cancel := context.WithCancelCause(c)
+	// hold ends when the reconcile does, so this never outlives it.
+	context.AfterFunc(hold, func() { cancel(context.Cause(hold)) })
+	return c
 }
 
 // poke makes Run step at once.
@@ -229,6 +263,7 @@ func (r *Replica) renew(ctx context.Context, start time.Time) {
 			// Not tied to Run's context: only endLocked ends a
 			// session (a missed renewal, or leave).
 			r.session, r.end = context.WithCancelCause(context.Background())
+			r.fence, r.endFence = context.WithCancel(context.Background())
 			r.o.Log.WithField("identity", r.o.Identity).Info("sharding: member Lease held, taking part")
 			defer r.poke() // claim at once
 		}
@@ -299,7 +334,8 @@ func (r *Replica) expire() {
 // no app is held. It returns the apps that were.
 func (r *Replica) endLocked(cause error) []string {
 	r.end(cause)
-	r.session, r.end, r.own = nil, nil, nil
+	time.AfterFunc(time.Until(r.lastRenew.Add(r.o.LeaseDuration-r.o.RetryPeriod)), r.endFence)
+	r.session, r.end, r.own, r.fence, r.endFence = nil, nil, nil, nil, nil
 	r.deadline.Stop()
 	lost := make([]string, 0, len(r.held))
 	for app := range r.held {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -41,6 +42,9 @@ type world struct {
 	inUse    map[string]string // app → replica reconciling it now
 	overlaps []string
 	events   []event
+	// outlived is how long each reconcile cut short by the end of its
+	// session went on recording (until Outlive's context ended).
+	outlived []time.Duration
 }
 
 type event struct {
@@ -154,6 +158,15 @@ func (w *world) work(ctx context.Context, r *Replica, id, app string) {
 		case <-actx.Done():
 		case <-time.After(30 * time.Millisecond):
 		}
+		if actx.Err() != nil && !errors.Is(context.Cause(actx), context.Canceled) {
+			// The session ended: record its progress for as long as
+			// Outlive allows, as a rollout's checkpoint does.
+			cut := time.Now()
+			<-Outlive(actx).Done()
+			w.mu.Lock()
+			w.outlived = append(w.outlived, time.Since(cut))
+			w.mu.Unlock()
+		}
 		w.mu.Lock()
 		delete(w.inUse, app)
 		w.mu.Unlock()
@@ -230,8 +243,9 @@ func count(held map[string]string) map[string]int {
 // share 30 apps, each held by exactly one, as the Leases say; a fourth
 // joins and takes about a quarter; one is cut off from the API server
 // and stops (ends every reconcile, holds nothing) before any other takes
-// one of its apps; one leaves and hands its apps over. The referee sees
-// no app reconciled by two replicas at any time.
+// one of its apps, and what it records after that (Outlive) ends before
+// too; one leaves and hands its apps over. The referee sees no app
+// reconciled by two replicas at any time.
 func TestReplicasShareApps(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, 30)
@@ -289,6 +303,14 @@ func TestReplicasShareApps(t *testing.T) {
 		}
 	}
 	w.checkNoOverlap()
+	// Its cut-short reconciles went on recording after the session ended
+	// (a third of a lease, less a retry period, here 1.7 s), and stopped
+	// before another replica took the app (no overlap above).
+	w.mu.Lock()
+	if len(w.outlived) == 0 || slices.Max(w.outlived) < time.Second {
+		t.Errorf("the cut-off replica's reconciles recorded for %v after its session ended, want about 1.7 s", w.outlived)
+	}
+	w.mu.Unlock()
 
 	// replica-a leaves: it hands its apps over.
 	a.stop()

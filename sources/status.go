@@ -131,6 +131,34 @@ func (b *StatusBranch) Read(ctx context.Context, dir string) (StatusRead, error)
 	return co.read(out), nil
 }
 
+// ReadEach returns Read's result for each of dirs from one clone of the
+// branch (a reader of every app's status clones once, not once per app):
+// every read is of the same commit, and each has the read limits to
+// itself.
+func (b *StatusBranch) ReadEach(ctx context.Context, dirs []string) (map[string]StatusRead, error) {
+	co, err := b.checkout(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read status branch %s: %w", b.opts.Branch, err)
+	}
+	if co != nil {
+		defer co.close()
+	}
+	out := make(map[string]StatusRead, len(dirs))
+	for _, dir := range dirs {
+		files := map[string][]byte{}
+		if co == nil {
+			out[dir] = StatusRead{Files: files}
+			continue
+		}
+		co.tr = nil // a budget of its own
+		if err := co.files(dir, files); err != nil {
+			return nil, fmt.Errorf("read %s from status branch %s: %w", dir, b.opts.Branch, err)
+		}
+		out[dir] = co.read(files)
+	}
+	return out, nil
+}
+
 // Commit writes files (path → content; nil content deletes the path) on
 // top of the status branch as one commit with message msg and pushes it.
 // With SigningKeyFile set and a refused head (see Read), the commit still

@@ -128,16 +128,41 @@ func meets(paths map[string]bool, files map[string][]byte) bool {
 }
 
 // batchMessage is the commit message of parts: the one message, or a
-// count and each message's first line.
+// count and each message's first line, then the trailers all of them end
+// with (the replica that wrote them).
 func batchMessage(parts []*pendingCommit) string {
 	if len(parts) == 1 {
 		return parts[0].msg
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "roleout: %d status updates\n", len(parts))
+	common := trailers(parts[0].msg)
 	for _, p := range parts {
 		first, _, _ := strings.Cut(p.msg, "\n")
 		b.WriteString("\n" + first)
+		if trailers(p.msg) != common {
+			common = ""
+		}
+	}
+	if common != "" {
+		b.WriteString("\n\n" + common)
 	}
 	return b.String()
+}
+
+// trailers returns the trailer block of a commit message: its last
+// paragraph after the first, when every line of it is "Token: value".
+func trailers(msg string) string {
+	i := strings.LastIndex(msg, "\n\n")
+	if i < 0 {
+		return ""
+	}
+	block := msg[i+2:]
+	for _, line := range strings.Split(block, "\n") {
+		token, value, ok := strings.Cut(line, ": ")
+		if !ok || token == "" || value == "" || strings.ContainsAny(token, " \t") {
+			return ""
+		}
+	}
+	return block
 }

@@ -239,4 +239,17 @@ func TestStatusBranchReadFiles(t *testing.T) {
 	if got, err := b.ReadFiles(ctx, "missing"); err != nil || len(got) != 0 {
 		t.Errorf("missing dir: %v %v", got, err)
 	}
+	each, err := b.ReadEach(ctx, []string{"web", "other", "missing"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{"web", "other", "missing"} {
+		one, err := b.Read(ctx, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(one, each[dir]); diff != "" {
+			t.Errorf("ReadEach's %s differs from Read's (-Read +ReadEach):\n%s", dir, diff)
+		}
+	}
 }

@@ -20,6 +20,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
 
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
@@ -32,12 +33,12 @@ import (
 // -args -scale-apps=60 to run them).
 var scaleAppsFlag = flag.Int("scale-apps", 16, "apps the replicas of TestFaultScaleOut share")
 
-// scaleFiles returns the files of the scale-out apps at tag: app so-i
-// is a Namespace and a ConfigMap holding the tag.
-func scaleFiles(tag string) map[string]string {
+// files returns the files of s's apps at tag: app <prefix>-i is a
+// Namespace and a ConfigMap holding the tag.
+func (s *scaleOut) files(tag string) map[string]string {
 	files := map[string]string{}
-	for i := range *scaleAppsFlag {
-		app := fmt.Sprintf("so-%d", i)
+	for i := range s.apps {
+		app := fmt.Sprintf("%s-%d", s.prefix, i)
 		files["apps/"+app+"/kustomization.yaml"] = "namespace: " + app + "\nresources: [namespace.yaml, config.yaml]\n"
 		files["apps/"+app+"/namespace.yaml"] = "apiVersion: v1\nkind: Namespace\nmetadata: {name: " + app + "}\n"
 		files["apps/"+app+"/config.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: config, annotations: {roleout.dev/role: config}}\ndata: {tag: \"" + tag + "\"}\n"
@@ -45,9 +46,12 @@ func scaleFiles(tag string) map[string]string {
 	return files
 }
 
-// scaleOut is the test's repository, configuration and replicas.
+// scaleOut is a test's apps (named <prefix>-i, sharded as the group
+// prefix), repository, configuration and replicas.
 type scaleOut struct {
 	t        *testing.T
+	prefix   string
+	apps     int
 	repo     *testgit.Repo
 	config   string
 	addr     string
@@ -55,21 +59,64 @@ type scaleOut struct {
 	logs     map[string]*syncBuffer
 }
 
-// start starts replica id: roleout run with dynamic sharding; so-a
-// serves its HTTP endpoints on s.addr.
-func (s *scaleOut) start(id string) {
+// newScaleOut serves n apps at v1 and writes a configuration that shares
+// them by dynamic sharding (a 2 s poll, 8 reconciles at once); replicas
+// are killed when the test ends.
+func newScaleOut(t *testing.T, prefix string, n int) *scaleOut {
+	srv := testgit.New(t, testgit.Options{})
+	s := &scaleOut{t: t, prefix: prefix, apps: n, addr: freeAddress(t), replicas: map[string]*exec.Cmd{}, logs: map[string]*syncBuffer{}}
+	s.repo = srv.MustRepo(t, prefix)
+	if _, err := s.repo.Commit("main", "v1", s.files("v1")); err != nil {
+		t.Fatal(err)
+	}
+	var apps strings.Builder
+	for i := range n {
+		fmt.Fprintf(&apps, "- {name: %[1]s-%[2]d, path: apps/%[1]s-%[2]d, prune: true}\n", prefix, i)
+	}
+	s.config = writeConfig(t, s.repo.URL(), apps.String())
+	f, err := os.OpenFile(s.config, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "schedule: {interval: 2s}\nhttp: {address: \"-\"}\nconcurrency: 8\nsharding: {mode: dynamic, name: %s}\n", prefix)
+	f.Close()
+	t.Cleanup(func() {
+		for id := range s.replicas {
+			s.kill(id)
+		}
+	})
+	return s
+}
+
+// start starts replica id with config: roleout run with dynamic
+// sharding; its first (<prefix>-a) serves its HTTP endpoints on s.addr.
+func (s *scaleOut) startWith(id, config string) {
 	s.logs[id] = &syncBuffer{}
-	config := s.config
-	if id == "so-a" {
+	if id == s.prefix+"-a" {
 		config = withHTTPAddress(s.t, config, s.addr)
 	}
 	s.replicas[id] = startRoleout(s.t, s.logs[id], "run", "--config", config, "--identity", id, "--leader-elect-lease-duration", "6s")
 }
 
+// start starts replica id with s's configuration.
+func (s *scaleOut) start(id string) { s.startWith(id, s.config) }
+
+// stop sends SIGTERM to replica id and waits until it has left.
+func (s *scaleOut) stop(id string) {
+	_ = s.replicas[id].Process.Signal(syscall.SIGTERM)
+	if err := s.replicas[id].Wait(); err != nil {
+		s.t.Errorf("%s did not stop cleanly on SIGTERM: %v\n%s", id, err, tail(s.logs[id].String(), 20))
+	}
+	delete(s.replicas, id)
+}
+
 // metric returns the line of /metrics at s.addr that starts with name.
-func (s *scaleOut) metric(name string) string {
+func (s *scaleOut) metric(name string) string { return metricAt(s.addr, name) }
+
+// metricAt returns the line of /metrics at addr that starts with name.
+func metricAt(addr, name string) string {
 	c := http.Client{Timeout: 5 * time.Second}
-	resp, err := c.Get("http://" + s.addr + "/metrics")
+	resp, err := c.Get("http://" + addr + "/metrics")
 	if err != nil {
 		return err.Error()
 	}
@@ -105,19 +152,32 @@ func (s *scaleOut) statuses() []status.Report {
 }
 
 // rolledOut waits until every app succeeded at head, reading the status
-// files from the repository directly (roleout status clones the branch
-// once per app: too heavy to poll).
+// files from the repository directly (cheaper to poll than roleout
+// status, which clones the branch).
 func (s *scaleOut) rolledOut(what, head string, d time.Duration) {
 	s.t.Helper()
 	deadline := time.Now().Add(d)
-	for i := 0; i < *scaleAppsFlag; {
-		app := fmt.Sprintf("so-%d", i)
+	for i := 0; i < s.apps; {
+		app := fmt.Sprintf("%s-%d", s.prefix, i)
 		if waitForStatus(s.t, s.repo, app, time.Until(deadline), succeededAt(head)) {
 			i++
 			continue
 		}
 		s.waitAll(what, time.Second, func(status.Report) bool { return false }) // fails with the reports and logs
 	}
+}
+
+// succeeded reports whether every app has succeeded at head, as its
+// status file on the branch says.
+func (s *scaleOut) succeeded(head string) bool {
+	for i := range s.apps {
+		data, err := s.repo.Show("roleout/status", fmt.Sprintf("%s-%d/status.yaml", s.prefix, i))
+		var st status.App
+		if err != nil || yaml.Unmarshal([]byte(data), &st) != nil || !succeededAt(head)(&st) {
+			return false
+		}
+	}
+	return true
 }
 
 // waitAll waits until every app's report satisfies cond, and returns
@@ -127,7 +187,7 @@ func (s *scaleOut) waitAll(what string, d time.Duration, cond func(status.Report
 	var reps []status.Report
 	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(time.Second) {
 		reps = s.statuses()
-		ok := len(reps) == *scaleAppsFlag
+		ok := len(reps) == s.apps
 		for _, r := range reps {
 			ok = ok && cond(r)
 		}
@@ -151,15 +211,15 @@ func tail(s string, n int) string {
 
 // configWrites returns, by app, the successful writes (not dry runs) of
 // each replica to the app's ConfigMap since from.
-func configWrites(t *testing.T, from time.Time) map[string][]testcluster.Write {
-	t.Helper()
+func (s *scaleOut) configWrites(from time.Time) map[string][]testcluster.Write {
+	s.t.Helper()
 	writes, err := cluster.Writes("roleout/")
 	if err != nil {
-		t.Fatal(err)
+		s.t.Fatal(err)
 	}
 	out := map[string][]testcluster.Write{}
 	for _, w := range writes {
-		if w.Resource == "configmaps" && w.Name == "config" && strings.HasPrefix(w.Namespace, "so-") && !w.DryRun && w.Code < 300 && !w.Time.Before(from) {
+		if w.Resource == "configmaps" && w.Name == "config" && strings.HasPrefix(w.Namespace, s.prefix+"-") && !w.DryRun && w.Code < 300 && !w.Time.Before(from) {
 			out[w.Namespace] = append(out[w.Namespace], w)
 		}
 	}
@@ -175,42 +235,23 @@ func writer(w testcluster.Write) string {
 
 // TestFaultScaleOut runs replicas of one configuration with
 // sharding.mode dynamic against the real API server and git server: 3
-// replicas share 16 apps (-scale-apps), each owned and written by exactly one; a
-// fourth joins and takes some without a write; one is SIGKILLed while a
-// commit rolls out and the others finish its apps, no object written by
-// two replicas for one revision; with every
-// replica dead, roleout status shows every app Unowned; one replica
-// started alone with a commit in flight takes every app and rolls it
-// out; no revision number is reused and nothing is deleted.
+// replicas share 16 apps (-scale-apps), each owned and written by
+// exactly one; a fourth joins and takes some without a write; one is
+// SIGKILLed while a commit rolls out and the others finish its apps, no
+// object written by two replicas for one revision; with every replica
+// dead, roleout status shows every app Unowned; one replica started
+// alone with a commit in flight takes every app, and two more join
+// while it rolls out; two of three leave on SIGTERM while another
+// commit rolls out. No revision number is reused, no ConfigMap is
+// written twice for one revision but where its writer died or left, and
+// nothing is deleted.
 func TestFaultScaleOut(t *testing.T) {
-	srv := testgit.New(t, testgit.Options{})
-	repo := srv.MustRepo(t, "scaleout")
-	if _, err := repo.Commit("main", "v1", scaleFiles("v1")); err != nil {
-		t.Fatal(err)
-	}
-	var apps strings.Builder
-	scaleApps := *scaleAppsFlag
-	for i := range scaleApps {
-		fmt.Fprintf(&apps, "- {name: so-%d, path: apps/so-%d, prune: true}\n", i, i)
-	}
-	config := writeConfig(t, repo.URL(), apps.String())
-	f, err := os.OpenFile(config, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Fprint(f, "schedule: {interval: 2s}\nhttp: {address: \"-\"}\nconcurrency: 8\nsharding: {mode: dynamic, name: scaleout}\n")
-	f.Close()
-	s := &scaleOut{t: t, repo: repo, config: config, addr: freeAddress(t), replicas: map[string]*exec.Cmd{}, logs: map[string]*syncBuffer{}}
-	defer func() {
-		for id := range s.replicas {
-			s.kill(id)
-		}
-	}()
+	s := newScaleOut(t, "so", *scaleAppsFlag)
 	started := time.Now()
 	for _, id := range []string{"so-a", "so-b", "so-c"} {
 		s.start(id)
 	}
-	head, _ := repo.Rev("refs/heads/main")
+	head, _ := s.repo.Rev("refs/heads/main")
 	at := func(head string) func(status.Report) bool {
 		return func(r status.Report) bool {
 			return r.Phase == status.PhaseSucceeded && r.SourceRevision == "main@sha1:"+head && r.Owner != ""
@@ -218,12 +259,12 @@ func TestFaultScaleOut(t *testing.T) {
 	}
 	s.rolledOut("3 replicas roll out v1", head, 3*time.Minute)
 	reps := s.waitAll("3 replicas roll out v1", 30*time.Second, at(head))
-	t.Logf("3 replicas rolled out %d apps in %s", scaleApps, time.Since(started).Round(time.Millisecond))
+	t.Logf("3 replicas rolled out %d apps in %s", s.apps, time.Since(started).Round(time.Millisecond))
 
 	// Each app has one owner, as the Leases say, and was written once (the
 	// replica that started first held every app until the others joined,
 	// so its writer need not be its owner now).
-	owners := checkOwners(t, reps, "so-a", "so-b", "so-c")
+	owners := s.checkOwners(reps, "so-a", "so-b", "so-c")
 	ownedByA := 0
 	for _, id := range owners {
 		if id == "so-a" {
@@ -239,11 +280,7 @@ func TestFaultScaleOut(t *testing.T) {
 	if got := readyzOf(s.addr); !strings.HasPrefix(got, fmt.Sprintf("200 ok: member so-a of 3, holding %d apps", ownedByA)) {
 		t.Errorf("so-a's /readyz: %s", got)
 	}
-	for app, ws := range configWrites(t, started) {
-		if len(ws) != 1 {
-			t.Errorf("%s: ConfigMap written %d times (by %v), want once", app, len(ws), writersOf(ws))
-		}
-	}
+	s.checkWrittenOnce("v1", started)
 
 	// A fourth replica joins: it takes some apps, with no write.
 	joined := time.Now()
@@ -253,7 +290,7 @@ func TestFaultScaleOut(t *testing.T) {
 		time.Sleep(500 * time.Millisecond)
 		reps = s.statuses()
 	}
-	after := checkOwners(t, reps, "so-a", "so-b", "so-c", "so-d")
+	after := s.checkOwners(reps, "so-a", "so-b", "so-c", "so-d")
 	moved := 0
 	for app, id := range after {
 		if id != owners[app] {
@@ -263,40 +300,26 @@ func TestFaultScaleOut(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("so-d took %d of %d apps", moved, scaleApps)
-	if moved == 0 || moved > scaleApps/2 {
-		t.Errorf("so-d took %d of %d apps, want about a quarter", moved, scaleApps)
+	t.Logf("so-d took %d of %d apps", moved, s.apps)
+	if moved == 0 || moved > s.apps/2 {
+		t.Errorf("so-d took %d of %d apps, want about a quarter", moved, s.apps)
 	}
-	if ws := configWrites(t, joined); len(ws) > 0 {
+	if ws := s.configWrites(joined); len(ws) > 0 {
 		t.Errorf("apps were written again when so-d joined: %v", ws)
 	}
 
 	// A commit rolls out; so-b is killed in the middle of it.
 	committed := time.Now()
-	head, err = repo.Commit("main", "v2", scaleFiles("v2"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	head = s.commit("v2")
 	time.Sleep(1500 * time.Millisecond)
 	s.kill("so-b")
 	s.rolledOut("the others finish v2", head, 2*time.Minute)
 	reps = s.waitAll("the others finish v2", 30*time.Second, at(head))
-	final := checkOwners(t, reps, "so-a", "so-c", "so-d")
+	final := s.checkOwners(reps, "so-a", "so-c", "so-d")
 	t.Logf("v2 rolled out in %s with so-b killed", time.Since(committed).Round(time.Millisecond))
-	for app, ws := range configWrites(t, committed) {
-		byWriter := map[string]int{}
-		for _, w := range ws {
-			byWriter[writer(w)]++
-		}
-		for id, n := range byWriter {
-			if n > 1 {
-				t.Errorf("%s: %s wrote the ConfigMap of v2 %d times", app, id, n)
-			}
-		}
-		if len(byWriter) > 1 && (after[app] != "so-b" || writer(ws[0]) != "so-b") {
-			t.Errorf("%s: ConfigMap of v2 written by %v; only a handover from the killed so-b may add a second writer", app, writersOf(ws))
-		}
-		if final[app] == "so-b" {
+	s.checkWrittenOnce("v2", committed, "so-b")
+	for app, id := range final {
+		if id == "so-b" {
 			t.Errorf("%s still owned by the killed so-b", app)
 		}
 	}
@@ -306,7 +329,7 @@ func TestFaultScaleOut(t *testing.T) {
 		s.kill(id)
 	}
 	died := time.Now()
-	reps = s.waitAll("every app Unowned", time.Minute, func(r status.Report) bool {
+	s.waitAll("every app Unowned", time.Minute, func(r status.Report) bool {
 		return r.Phase == status.PhaseUnowned && r.RecordedPhase == status.PhaseSucceeded && r.UnownedSince != nil && !r.UnownedSince.After(died)
 	})
 	_, text, _ := cli("status", "--config", s.config)
@@ -314,27 +337,79 @@ func TestFaultScaleOut(t *testing.T) {
 		t.Errorf("roleout status does not show the apps unowned:\n%s", text)
 	}
 
-	// One replica comes back with a commit in flight: it takes every app.
-	head, err = repo.Commit("main", "v3", scaleFiles("v3"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.start("so-a")
+	// One replica comes back with a commit in flight: it takes every app;
+	// two more join while it rolls out, and take their share when idle.
 	restarted := time.Now()
-	s.rolledOut("so-a alone rolls out v3", head, 3*time.Minute)
-	reps = s.waitAll("so-a alone rolls out v3", 30*time.Second, at(head))
-	t.Logf("so-a alone rolled out v3 in %s", time.Since(restarted).Round(time.Millisecond))
-	checkOwners(t, reps, "so-a")
-	for i := range scaleApps {
+	head = s.commit("v3")
+	s.start("so-a")
+	time.Sleep(1500 * time.Millisecond)
+	s.start("so-b")
+	s.start("so-c")
+	s.rolledOut("so-a, joined by so-b and so-c, rolls out v3", head, 3*time.Minute)
+	reps = s.waitAll("so-a, joined by so-b and so-c, rolls out v3", time.Minute, at(head))
+	t.Logf("1 replica, then 3, rolled out v3 in %s", time.Since(restarted).Round(time.Millisecond))
+	s.checkWrittenOnce("v3", restarted)
+	for !slices.ContainsFunc(reps, func(r status.Report) bool { return r.Owner == "so-c" }) && time.Since(restarted) < 2*time.Minute {
+		time.Sleep(500 * time.Millisecond)
+		reps = s.statuses()
+	}
+	s.checkOwners(reps, "so-a", "so-b", "so-c")
+
+	// Back to one with a commit in flight: so-b and so-c leave on SIGTERM
+	// and hand their apps over.
+	shrunk := time.Now()
+	head = s.commit("v4")
+	time.Sleep(1500 * time.Millisecond)
+	s.stop("so-b")
+	s.stop("so-c")
+	s.rolledOut("so-a alone finishes v4", head, 2*time.Minute)
+	reps = s.waitAll("so-a alone finishes v4", 30*time.Second, at(head))
+	t.Logf("v4 rolled out in %s with 2 of 3 replicas leaving", time.Since(shrunk).Round(time.Millisecond))
+	s.checkOwners(reps, "so-a")
+	s.checkWrittenOnce("v4", shrunk, "so-b", "so-c")
+	for i := range s.apps {
 		app := fmt.Sprintf("so-%d", i)
-		checkInvariants(t, repo, app, app)
+		checkInvariants(t, s.repo, app, app)
+	}
+}
+
+// commit commits s's apps at tag and returns the commit.
+func (s *scaleOut) commit(tag string) string {
+	s.t.Helper()
+	head, err := s.repo.Commit("main", tag, s.files(tag))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return head
+}
+
+// checkWrittenOnce checks that since from each app's ConfigMap was
+// written once, at tag, but where its first writer is one of gone (it
+// died or left mid-rollout, and the app's new owner wrote it again).
+func (s *scaleOut) checkWrittenOnce(tag string, from time.Time, gone ...string) {
+	s.t.Helper()
+	writes := s.configWrites(from)
+	for i := range s.apps {
+		app := fmt.Sprintf("%s-%d", s.prefix, i)
+		ws := writes[app]
+		byWriter := map[string]int{}
+		for _, w := range ws {
+			byWriter[writer(w)]++
+		}
+		switch {
+		case len(ws) == 0:
+			s.t.Errorf("%s: ConfigMap of %s never written", app, tag)
+		case len(ws) > 1 && (len(ws) > 2 || len(byWriter) != 2 || !slices.Contains(gone, writer(ws[0]))):
+			s.t.Errorf("%s: ConfigMap of %s written %d times, by %v; only a replica that died or left may be followed by one other", app, tag, len(ws), writersOf(ws))
+		}
 	}
 }
 
 // checkOwners checks that every app has an owner among ids, that each of
 // ids owns some, and that the app Leases name the same owners; it
 // returns the owner of each app.
-func checkOwners(t *testing.T, reps []status.Report, ids ...string) map[string]string {
+func (s *scaleOut) checkOwners(reps []status.Report, ids ...string) map[string]string {
+	t := s.t
 	t.Helper()
 	cs, err := kubernetes.NewForConfig(cluster.Config)
 	if err != nil {
@@ -345,7 +420,7 @@ func checkOwners(t *testing.T, reps []status.Report, ids ...string) map[string]s
 	for _, r := range reps {
 		owners[r.App] = r.Owner
 		count[r.Owner]++
-		l, err := cs.CoordinationV1().Leases("default").Get(context.Background(), sharding.AppLeaseName("scaleout", r.App), metav1.GetOptions{})
+		l, err := cs.CoordinationV1().Leases("default").Get(context.Background(), sharding.AppLeaseName(s.prefix, r.App), metav1.GetOptions{})
 		if err != nil {
 			t.Errorf("%s: its Lease: %v", r.App, err)
 		} else if h := l.Spec.HolderIdentity; h == nil || *h != r.Owner {

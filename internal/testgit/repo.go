@@ -256,6 +256,16 @@ func (r *Repo) Log(rev string) ([]string, error) {
 	return strings.Split(strings.TrimRight(out, "\n"), "\n"), nil
 }
 
+// Messages returns the commits reachable from rev, newest first, each as
+// its hash, a space and its whole message.
+func (r *Repo) Messages(rev string) ([]string, error) {
+	out, err := r.git("-C", r.bare, "log", "-z", "--format=%H %B", rev)
+	if err != nil {
+		return nil, err
+	}
+	return strings.Split(strings.TrimRight(out, "\x00"), "\x00"), nil
+}
+
 // git runs the git program with a fixed identity and no user or system
 // configuration, and returns its standard output.
 func (r *Repo) git(args ...string) (string, error) { return r.gitEnv(nil, args...) }

@@ -34,12 +34,18 @@ type agentProc struct {
 // startAgent starts `roleout run --config config` with extra environment
 // variables env (GODEBUG=gctrace=1, …); name names its log file.
 func (e *env) startAgent(ctx context.Context, name, config string, env ...string) (*agentProc, error) {
+	return e.startAgentArgs(ctx, name, []string{"run", "--config", config, "--log-level", "info"}, env...)
+}
+
+// startAgentArgs starts roleout with args and extra environment
+// variables env; name names its log file.
+func (e *env) startAgentArgs(ctx context.Context, name string, args []string, env ...string) (*agentProc, error) {
 	p := &agentProc{logPath: filepath.Join(e.work, name+".log"), done: make(chan error, 1)}
 	var err error
 	if p.logFile, err = os.Create(p.logPath); err != nil {
 		return nil, err
 	}
-	p.cmd = exec.CommandContext(ctx, e.roleoutBin, "run", "--config", config, "--log-level", "info")
+	p.cmd = exec.CommandContext(ctx, e.roleoutBin, args...)
 	p.cmd.Env = append(os.Environ(), env...)
 	p.cmd.Stdout, p.cmd.Stderr = p.logFile, p.logFile
 	p.cmd.WaitDelay = 30 * time.Second

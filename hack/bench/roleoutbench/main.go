@@ -4,8 +4,9 @@
 // side by side with `kubectl apply --server-side -k` and with Flux's apply
 // engine (fluxcd/pkg/ssa, built from the separate module hack/bench/flux),
 // and against the API server's raw server-side-apply throughput; it also
-// times how fast `roleout run` heals drift its watches see (scenario 10)
-// and what its watches cost in memory and requests (scenario 11).
+// times how fast `roleout run` heals drift its watches see (scenario 10),
+// what its watches cost in memory and requests (scenario 11), and how
+// replicas sharing 100 apps by dynamic sharding converge (scenario 12).
 //
 //	go run ./hack/bench/roleoutbench [-pairs 5] [-only 1,3] [-out out/bench.txt] [-cpuprofile DIR]
 //
@@ -80,6 +81,7 @@ var scenarios = []scenario{
 	{8, "memory", true, (*env).memory},
 	{10, "drift heal", true, (*env).drift},
 	{11, "memory and requests while watching", true, (*env).watchMemory},
+	{12, "scale-out", true, (*env).scaleOut},
 }
 
 func main() {
