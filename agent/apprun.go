@@ -98,10 +98,16 @@ func (r *appRun) commit(ctx context.Context, st *status.App, msg string, progres
 	a.mu.Lock()
 	a.results[app.Name] = st
 	delete(a.done, app.Name)
-	if status.Settled(st.Phase) {
-		a.done[app.Name] = st.SourceRevision
-	}
 	a.mu.Unlock()
+	// Done (no poll reads the branch again at this revision) only once
+	// the status is recorded: a failed commit is tried again next poll.
+	recorded := func() {
+		if status.Settled(st.Phase) {
+			a.mu.Lock()
+			a.done[app.Name] = st.SourceRevision
+			a.mu.Unlock()
+		}
+	}
 	if st.Phase == status.PhaseFailed && a.backoffRetries {
 		at := metav1.NewTime(a.deps.now().Add(a.deps.Backoffs.Commit.After(st.Attempts)).Truncate(time.Second))
 		st.RetryAfter = &at
@@ -113,6 +119,9 @@ func (r *appRun) commit(ctx context.Context, st *status.App, msg string, progres
 		return err
 	}
 	_, err = r.status.Commit(ctx, files, a.signed(msg))
+	if err == nil || errors.Is(err, sources.ErrNoChange) {
+		recorded()
+	}
 	if errors.Is(err, sources.ErrNoChange) {
 		if !progress {
 			r.driftReported(ctx, st)

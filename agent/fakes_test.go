@@ -300,6 +300,9 @@ type fakeStatus struct {
 	// refused, when set, is reported with every read: the head was
 	// refused and files are those of an older, trusted commit.
 	refused *sources.VerificationError
+	// failFinal fails that many of the next commits that are not
+	// checkpoints (a rollout's final record), writing nothing.
+	failFinal int
 }
 
 func (f *fakeStatus) Read(_ context.Context, dir string) (sources.StatusRead, error) {
@@ -321,6 +324,10 @@ func (f *fakeStatus) Read(_ context.Context, dir string) (sources.StatusRead, er
 func (f *fakeStatus) Commit(_ context.Context, files map[string][]byte, msg string) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.failFinal > 0 && !strings.Contains(msg, " [wave ") {
+		f.failFinal--
+		return "", errors.New("commit status to branch roleout/status: the branch moved on every attempt")
+	}
 	if f.files == nil {
 		f.files = map[string][]byte{}
 	}

@@ -232,6 +232,22 @@ func TestReconcileSkipsWhatIsDone(t *testing.T) {
 			t.Errorf("renders = %d, status commits = %d; want 1 and 1", h.renderer.calls, len(h.status.commits))
 		}
 	})
+	t.Run("a status that was not recorded is recorded at the next poll", func(t *testing.T) {
+		h := newHarness(threeRoles("decode:1"), nil)
+		h.status.failFinal = 1
+		if err := h.agent.RunOnce(context.Background()); err == nil {
+			t.Fatal("a failed status commit must fail the reconcile")
+		}
+		if st := h.appStatus(t); st.Phase != status.PhaseProgressing {
+			t.Fatalf("after the failed final record the status says %s, want the last checkpoint's Progressing", st.Phase)
+		}
+		if err := h.agent.RunOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if st := h.appStatus(t); st.Phase != status.PhaseSucceeded || st.SourceRevision != h.fetcher.snap.Revision.String() {
+			t.Errorf("after the next poll the status says %s at %s, want Succeeded at the commit", st.Phase, st.SourceRevision)
+		}
+	})
 }
 
 func TestReconcileFetchError(t *testing.T) {

@@ -194,8 +194,11 @@ func (r *Replica) Begin(ctx context.Context, app string) (context.Context, func(
 		endHold(context.Canceled)
 		r.mu.Lock()
 		r.busy[app]--
+		handOver := r.leaving[app] && r.busy[app] == 0
 		r.mu.Unlock()
-		r.poke()
+		if handOver {
+			r.poke() // hand it over now, not at the next step
+		}
 	}, true
 }
 

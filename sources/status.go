@@ -29,7 +29,7 @@ type StatusOptions struct {
 	// committer.
 	AuthorName, AuthorEmail string
 	// MaxAttempts bounds the retries of a push rejected as
-	// non-fast-forward. Default 10.
+	// non-fast-forward. Default DefaultStatusAttempts.
 	MaxAttempts int
 	// SigningKeyFile, when set, signs every status commit: an armored PGP
 	// secret key or an OpenSSH private key, without a passphrase. Reads
@@ -73,7 +73,7 @@ type StatusBranch struct {
 // NewStatusBranch returns a StatusBranch for opts.
 func NewStatusBranch(opts StatusOptions) *StatusBranch {
 	if opts.MaxAttempts == 0 {
-		opts.MaxAttempts = 10
+		opts.MaxAttempts = DefaultStatusAttempts
 	}
 	if opts.SearchDepth == 0 {
 		opts.SearchDepth = DefaultStatusSearchDepth
@@ -203,6 +203,9 @@ func (b *StatusBranch) commitBatch(ctx context.Context, batch []*pendingCommit) 
 		if !errors.Is(err, git.ErrNonFastForwardUpdate) && !errors.Is(err, plumbing.ErrObjectNotFound) && !isRejected(err) {
 			break
 		}
+		if attempt == b.opts.MaxAttempts-1 {
+			lastErr = fmt.Errorf("another writer moved the branch before each of %d pushes (last: %w); the record is tried again at the next poll", b.opts.MaxAttempts, err)
+		}
 	}
 	err := fmt.Errorf("commit status to branch %s: %w", b.opts.Branch, b.explain(lastErr))
 	if errors.Is(lastErr, context.Canceled) || errors.Is(lastErr, context.DeadlineExceeded) {
@@ -213,10 +216,17 @@ func (b *StatusBranch) commitBatch(ctx context.Context, batch []*pendingCommit) 
 	}
 }
 
-// backoff returns the wait before retry attempt n (1, 2, …): growing,
-// with jitter so that two writers that collided do not collide again.
+// DefaultStatusAttempts is how many pushes a status commit tries by
+// default before it gives up until the next poll: enough that a replica
+// among several busy ones, which wins each race with odds of about 1 in
+// N, almost never runs out ((2/3)^30 is 5 in a million).
+const DefaultStatusAttempts = 30
+
+// backoff returns the wait before retry attempt n (1, 2, …): growing to
+// at most 2 s, with jitter so that two writers that collided do not
+// collide again.
 func backoff(n int) time.Duration {
-	base := time.Duration(n*n) * 50 * time.Millisecond
+	base := min(time.Duration(n*n)*50*time.Millisecond, time.Second)
 	return base + rand.N(base)
 }
 
