@@ -184,6 +184,13 @@ func (c *sandboxChild) run(ctx context.Context, exe, tmp string, req []byte) ([]
 		return nil, &errResultSize{limit: c.maxResult}
 	}
 	waitErr := <-exited
+	if errors.Is(waitErr, exec.ErrWaitDelay) {
+		// The child exited 0 with its result written, but its stderr's
+		// copy was not done within WaitDelay (a loaded machine, or a
+		// program holding the pipe): only the stderr tail, kept for
+		// crash messages, may be short.
+		waitErr = nil
+	}
 	// Programs the render ran (exec functions, helm) die with it.
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	if waitErr != nil || r.err != nil || len(r.data) == 0 {
