@@ -69,7 +69,7 @@ type Replica struct {
 	// Work that must outlive a cancelled reconcile (its progress record)
 	// is bounded by it; see Outlive.
 	fence    context.Context
-	endFence context.CancelFunc
+	endFence func()
 	// lastRenew is when the last successful renewal of the member Lease
 	// was sent; own is that Lease as the API server returned it.
 	lastRenew time.Time
@@ -184,14 +184,12 @@ func (r *Replica) Begin(ctx context.Context, app string) (context.Context, func(
 	actx, cancel := context.WithCancelCause(ctx)
 	session := r.session
 	stop := context.AfterFunc(session, func() { cancel(context.Cause(session)) })
-	hold, endHold := context.WithCancelCause(context.Background())
-	fstop := context.AfterFunc(r.fence, func() { endHold(errFenced) })
+	hold, endHold := context.WithCancel(r.fence)
 	actx = context.WithValue(actx, outliveKey{}, hold)
 	return actx, func() {
 		stop()
 		cancel(nil)
-		fstop()
-		endHold(context.Canceled)
+		endHold()
 		r.mu.Lock()
 		r.busy[app]--
 		handOver := r.leaving[app] && r.busy[app] == 0
@@ -266,7 +264,8 @@ func (r *Replica) renew(ctx context.Context, start time.Time) {
 			// Not tied to Run's context: only endLocked ends a
 			// session (a missed renewal, or leave).
 			r.session, r.end = context.WithCancelCause(context.Background())
-			r.fence, r.endFence = context.WithCancel(context.Background())
+			fence, end := context.WithCancelCause(context.Background())
+			r.fence, r.endFence = fence, func() { end(errFenced) }
 			r.o.Log.WithField("identity", r.o.Identity).Info("sharding: member Lease held, taking part")
 			defer r.poke() // claim at once
 		}

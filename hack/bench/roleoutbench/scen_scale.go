@@ -56,27 +56,40 @@ type scaleReplica struct {
 }
 
 // cpu returns the CPU time of the process and its waited-for children
-// (render sandboxes), from /proc/PID/stat, in seconds.
+// (render sandboxes), in seconds.
 func (r *scaleReplica) cpu() float64 {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", r.proc.cmd.Process.Pid))
 	if err != nil {
 		return 0
 	}
-	s := string(data)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-	var ticks float64
+	_, secs, _ := procCPU(string(data))
+	return secs
+}
+
+// procCPU returns a process's program name and the CPU time of it and
+// of the children it has waited for, in seconds, from the text of its
+// /proc/PID/stat; ok is false when the text does not parse.
+func procCPU(stat string) (name string, secs float64, ok bool) {
+	open, end := strings.IndexByte(stat, '('), strings.LastIndexByte(stat, ')')
+	if open < 0 || end < open || end+2 > len(stat) {
+		return "", 0, false
+	}
+	f := strings.Fields(stat[end+2:])
+	if len(f) < 15 {
+		return "", 0, false
+	}
 	for _, i := range []int{11, 12, 13, 14} { // utime stime cutime cstime
 		v, _ := strconv.ParseFloat(f[i], 64)
-		ticks += v
+		secs += v / 100
 	}
-	return ticks / 100
+	return stat[open+1 : end], secs, true
 }
 
 // cpuByProgram returns the CPU time of every process on the machine,
-// with that of the children each has waited for, summed by program name
-// (/proc/PID/stat), in seconds: the git server's `git` processes count
-// for the program that serves them (this benchmark), a replica's render
-// sandboxes for `roleout`.
+// with that of the children each has waited for, summed by program name,
+// in seconds: the git server's `git` processes count for the program
+// that serves them (this benchmark), a replica's render sandboxes for
+// `roleout`.
 func cpuByProgram() map[string]float64 {
 	out := map[string]float64{}
 	dirs, _ := os.ReadDir("/proc")
@@ -88,15 +101,8 @@ func cpuByProgram() map[string]float64 {
 		if err != nil {
 			continue
 		}
-		s := string(data)
-		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if open < 0 || end < open {
-			continue
-		}
-		f := strings.Fields(s[end+2:])
-		for _, i := range []int{11, 12, 13, 14} { // utime stime cutime cstime
-			v, _ := strconv.ParseFloat(f[i], 64)
-			out[s[open+1:end]] += v / 100
+		if name, secs, ok := procCPU(string(data)); ok {
+			out[name] += secs
 		}
 	}
 	return out
