@@ -113,6 +113,21 @@ func (s *scaleOut) stop(id string) {
 // metric returns the line of /metrics at s.addr that starts with name.
 func (s *scaleOut) metric(name string) string { return metricAt(s.addr, name) }
 
+// settledMetric returns so-a's /metrics line that starts with name once it
+// reads want, or the last one read after within. A replica's gauges are
+// what it saw at its last look at the Leases (every retry period), so
+// they may lag what roleout status has just read.
+func (s *scaleOut) settledMetric(name, want string, within time.Duration) string {
+	deadline := time.Now().Add(within)
+	for {
+		got := s.metric(name)
+		if got == want || time.Now().After(deadline) {
+			return got
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
 // metricAt returns the line of /metrics at addr that starts with name.
 func metricAt(addr, name string) string {
 	c := http.Client{Timeout: 5 * time.Second}
@@ -271,10 +286,13 @@ func TestFaultScaleOut(t *testing.T) {
 			ownedByA++
 		}
 	}
-	if got, want := s.metric(`roleout_apps_owned{replica="so-a"}`), fmt.Sprintf(`roleout_apps_owned{replica="so-a"} %d`, ownedByA); got != want {
-		t.Errorf("so-a's /metrics: %q, want %q", got, want)
+	// One lease time: so-a sees another member live once its Lease has
+	// been seen to change.
+	wantOwned := fmt.Sprintf(`roleout_apps_owned{replica="so-a"} %d`, ownedByA)
+	if got := s.settledMetric(`roleout_apps_owned{replica="so-a"}`, wantOwned, 6*time.Second); got != wantOwned {
+		t.Errorf("so-a's /metrics: %q, want %q", got, wantOwned)
 	}
-	if got := s.metric("roleout_apps_unowned "); got != "roleout_apps_unowned 0" {
+	if got := s.settledMetric("roleout_apps_unowned ", "roleout_apps_unowned 0", 6*time.Second); got != "roleout_apps_unowned 0" {
 		t.Errorf("so-a's /metrics: %q, want no app unowned", got)
 	}
 	if got := readyzOf(s.addr); !strings.HasPrefix(got, fmt.Sprintf("200 ok: member so-a of 3, holding %d apps", ownedByA)) {
