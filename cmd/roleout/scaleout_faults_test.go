@@ -88,6 +88,9 @@ func newScaleOut(t *testing.T, prefix string, n int) *scaleOut {
 	return s
 }
 
+// scaleLease is the replicas' lease duration.
+const scaleLease = 6 * time.Second
+
 // start starts replica id with config: roleout run with dynamic
 // sharding; its first (<prefix>-a) serves its HTTP endpoints on s.addr.
 func (s *scaleOut) startWith(id, config string) {
@@ -95,7 +98,7 @@ func (s *scaleOut) startWith(id, config string) {
 	if id == s.prefix+"-a" {
 		config = withHTTPAddress(s.t, config, s.addr)
 	}
-	s.replicas[id] = startRoleout(s.t, s.logs[id], "run", "--config", config, "--identity", id, "--leader-elect-lease-duration", "6s")
+	s.replicas[id] = startRoleout(s.t, s.logs[id], "run", "--config", config, "--identity", id, "--leader-elect-lease-duration", scaleLease.String())
 }
 
 // start starts replica id with s's configuration.
@@ -113,12 +116,13 @@ func (s *scaleOut) stop(id string) {
 // metric returns the line of /metrics at s.addr that starts with name.
 func (s *scaleOut) metric(name string) string { return metricAt(s.addr, name) }
 
-// settledMetric returns so-a's /metrics line that starts with name once it
-// reads want, or the last one read after within. A replica's gauges are
-// what it saw at its last look at the Leases (every retry period), so
-// they may lag what roleout status has just read.
-func (s *scaleOut) settledMetric(name, want string, within time.Duration) string {
-	deadline := time.Now().Add(within)
+// settledMetric returns the line of /metrics at s.addr that starts with
+// name once it reads want, or the last one read after a lease time. A
+// replica's gauges are what it saw at its last look at the Leases, and it
+// counts another member live only once that member's Lease has been seen
+// to change, so they may lag what roleout status has just read.
+func (s *scaleOut) settledMetric(name, want string) string {
+	deadline := time.Now().Add(scaleLease)
 	for {
 		got := s.metric(name)
 		if got == want || time.Now().After(deadline) {
@@ -286,13 +290,11 @@ func TestFaultScaleOut(t *testing.T) {
 			ownedByA++
 		}
 	}
-	// One lease time: so-a sees another member live once its Lease has
-	// been seen to change.
 	wantOwned := fmt.Sprintf(`roleout_apps_owned{replica="so-a"} %d`, ownedByA)
-	if got := s.settledMetric(`roleout_apps_owned{replica="so-a"}`, wantOwned, 6*time.Second); got != wantOwned {
+	if got := s.settledMetric(`roleout_apps_owned{replica="so-a"}`, wantOwned); got != wantOwned {
 		t.Errorf("so-a's /metrics: %q, want %q", got, wantOwned)
 	}
-	if got := s.settledMetric("roleout_apps_unowned ", "roleout_apps_unowned 0", 6*time.Second); got != "roleout_apps_unowned 0" {
+	if got := s.settledMetric("roleout_apps_unowned ", "roleout_apps_unowned 0"); got != "roleout_apps_unowned 0" {
 		t.Errorf("so-a's /metrics: %q, want no app unowned", got)
 	}
 	if got := readyzOf(s.addr); !strings.HasPrefix(got, fmt.Sprintf("200 ok: member so-a of 3, holding %d apps", ownedByA)) {
