@@ -155,14 +155,14 @@ func TestFaultCutOff(t *testing.T) {
 	s.rolledOut("2 replicas roll out v1", head, 2*time.Minute)
 	var reps []status.Report
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(500 * time.Millisecond) {
+		// Settled: every app where Assign puts it, not a step on the way
+		// (an app ct-b is still to hand over, or one between owners).
 		reps = s.statuses()
-		n := 0
+		settled := len(reps) == s.apps
 		for _, r := range reps {
-			if r.Owner == "ct-b" {
-				n++
-			}
+			settled = settled && r.Owner == sharding.Assign(r.App, []string{"ct-a", "ct-b"})
 		}
-		if n > 0 || time.Now().After(deadline) {
+		if settled || time.Now().After(deadline) {
 			break
 		}
 	}
