@@ -93,6 +93,8 @@ type Agent struct {
 	synced map[string][32]byte
 	// live is what /healthz reports of the loop.
 	live *liveness
+	// flights is what each rollout is applying now (Flights).
+	flights *flights
 	// elect is this replica's part in leader election, for /readyz.
 	elect *election
 	// drift watches what the apps applied (Run) and keeps their drift.
@@ -227,7 +229,7 @@ func NewWithDeps(cfg *config.Config, deps Deps, log logrus.FieldLogger) *Agent {
 		deps.Backoffs = DefaultBackoffs()
 	}
 	a := &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), mu: &sync.Mutex{}, results: map[string]*status.App{}, done: map[string]string{}, synced: map[string][32]byte{}, replan: map[string]bool{}, checked: map[string]time.Time{}, trigger: make(chan struct{}, 1), metrics: newMetrics(),
-		live: &liveness{bound: cfg.MaxPollAge(deps.now())}, elect: &election{}}
+		live: &liveness{bound: cfg.MaxPollAge(deps.now())}, elect: &election{}, flights: newFlights()}
 	a.drift = drift.New(log, deps.now, a.Trigger, deps.Backoffs.Heal)
 	a.control = control.NewCopy(deps.Control, log, a.servesApp, a.controlChanged)
 	a.metrics.registry.MustRegister(a.drift.Metric)

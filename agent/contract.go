@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -73,7 +72,7 @@ type ClusterReader interface {
 type Cluster interface {
 	ClusterReader
 	Apply(ctx context.Context, objs []*unstructured.Unstructured, opts apply.ApplyOptions) ([]apply.Result, error)
-	WaitHealthy(ctx context.Context, objs []*unstructured.Unstructured, timeout time.Duration) error
+	WaitHealthy(ctx context.Context, objs []*unstructured.Unstructured, opts apply.WaitOptions) error
 	// ResetMapper forgets discovered kinds after CRDs were installed.
 	ResetMapper()
 	// CheckOwners refuses, before anything is written, objects that

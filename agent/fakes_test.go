@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/sirupsen/logrus"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -182,6 +181,9 @@ func (f *fakeApplier) Apply(_ context.Context, objs []*unstructured.Unstructured
 			}
 		}
 		res = append(res, r)
+		if opts.Progress != nil {
+			opts.Progress(len(res), len(objs))
+		}
 	}
 	return res, errors.Join(errs...)
 }
@@ -193,10 +195,13 @@ func (f *fakeApplier) namespaces() []string {
 	return slices.Clone(f.appliedNS)
 }
 
-func (f *fakeApplier) WaitHealthy(_ context.Context, objs []*unstructured.Unstructured, _ time.Duration) error {
-	for _, o := range objs {
+func (f *fakeApplier) WaitHealthy(_ context.Context, objs []*unstructured.Unstructured, opts apply.WaitOptions) error {
+	for i, o := range objs {
 		if o.GetName() == f.failHealth {
 			return &apply.NotReadyError{Object: object.RefOf(o), Status: "InProgress", Message: "Available: 0/1"}
+		}
+		if opts.Progress != nil {
+			opts.Progress(i+1, len(objs))
 		}
 	}
 	return nil

@@ -271,8 +271,11 @@ func (run *appRun) applyWaves(ctx context.Context, checkpoint func(wave int) err
 	if err := run.checkOwners(ctx); err != nil {
 		return err
 	}
+	defer a.flights.land(app.Name)
 	if r.prereqChanged {
-		if err := run.applyStep(ctx, log.WithField("step", "prerequisites"), r.plan.Prerequisites, opts); err != nil {
+		var ready func(int, int)
+		opts.Progress, ready = run.takeOff(0, 0, nil, len(r.plan.Prerequisites))
+		if err := run.applyStep(ctx, log.WithField("step", "prerequisites"), r.plan.Prerequisites, opts, ready); err != nil {
 			return fmt.Errorf("prerequisites: %w", err)
 		}
 		r.markPrerequisitesApplied()
@@ -292,7 +295,9 @@ func (run *appRun) applyWaves(ctx context.Context, checkpoint func(wave int) err
 		}
 		wlog := log.WithFields(logrus.Fields{"wave": i + 1, "upgradeOrder": wave.UpgradeOrder, "roles": changed})
 		waveStarted := time.Now()
-		err := run.applyStep(ctx, wlog, objs, opts)
+		var ready func(int, int)
+		opts.Progress, ready = run.takeOff(i+1, wave.UpgradeOrder, changed, len(objs))
+		err := run.applyStep(ctx, wlog, objs, opts, ready)
 		r.recordWave(i, waveStarted, err)
 		if err != nil {
 			r.markWaveFailed(i, err)
@@ -351,8 +356,9 @@ func (run *appRun) prune(ctx context.Context) error {
 	return nil
 }
 
-// applyStep applies objs and waits until they are healthy.
-func (run *appRun) applyStep(ctx context.Context, log logrus.FieldLogger, objs []*unstructured.Unstructured, opts apply.ApplyOptions) error {
+// applyStep applies objs and waits until they are healthy, telling ready
+// (when not nil) how many are after each look.
+func (run *appRun) applyStep(ctx context.Context, log logrus.FieldLogger, objs []*unstructured.Unstructured, opts apply.ApplyOptions, ready func(n, total int)) error {
 	a, app := run.a, run.app
 	started := time.Now()
 	log.WithField("objects", len(objs)).Info("applying")
@@ -375,7 +381,7 @@ func (run *appRun) applyStep(ctx context.Context, log logrus.FieldLogger, objs [
 	if err != nil {
 		return err
 	}
-	if err := run.cluster.WaitHealthy(ctx, objs, app.Timeout.Duration); err != nil {
+	if err := run.cluster.WaitHealthy(ctx, objs, apply.WaitOptions{Timeout: app.Timeout.Duration, Progress: ready}); err != nil {
 		return err
 	}
 	a.live.progressed()

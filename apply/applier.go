@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -137,6 +138,12 @@ type ApplyOptions struct {
 	// (TakenFields): drift made while no agent watched does not survive a
 	// rollout of its role. Without it such an object is skipped.
 	HealTaken bool
+	// Progress, when set, is called after each object is written (or
+	// skipped, or failed) with how many of the call's objects are done:
+	// the web view's progress bar. Calls may come from several
+	// goroutines at once, never with a smaller done than an earlier call
+	// saw; it must return quickly.
+	Progress func(done, total int)
 	// Owner refuses, with an OwnershipError and no write, objects that
 	// exist and are not the owner's (see CheckOwners, which checks a whole
 	// rollout before it starts). The zero value checks nothing.
@@ -157,9 +164,17 @@ func (a *Applier) Apply(ctx context.Context, objs []*unstructured.Unstructured, 
 	live := a.prefetch(ctx, objs, detail)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(a.opts.Concurrency)
+	var mu sync.Mutex
+	done := 0
 	for i, o := range objs {
 		g.Go(func() error {
 			results[i] = a.applyOne(gctx, o, opts, live)
+			if opts.Progress != nil {
+				mu.Lock()
+				done++
+				opts.Progress(done, len(objs))
+				mu.Unlock()
+			}
 			return nil
 		})
 	}

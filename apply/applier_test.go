@@ -90,7 +90,7 @@ func TestApplyActionsAndHealth(t *testing.T) {
 		if diff := cmp.Diff(s.want, actions(res)); diff != "" {
 			t.Errorf("%s: actions (-want +got):\n%s", s.name, diff)
 		}
-		if err := a.WaitHealthy(ctx, s.objs, time.Minute); err != nil {
+		if err := a.WaitHealthy(ctx, s.objs, WaitOptions{Timeout: time.Minute}); err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
 	}
@@ -122,7 +122,7 @@ func TestWaitHealthyTimeoutNamesObject(t *testing.T) {
 	if _, err := a.Apply(ctx, []*unstructured.Unstructured{stuck}, ApplyOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	err := a.WaitHealthy(ctx, []*unstructured.Unstructured{stuck}, 2*time.Second)
+	err := a.WaitHealthy(ctx, []*unstructured.Unstructured{stuck}, WaitOptions{Timeout: 2 * time.Second})
 	var nr *NotReadyError
 	if !errors.As(err, &nr) {
 		t.Fatalf("error %v, want a NotReadyError", err)

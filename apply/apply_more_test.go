@@ -171,7 +171,7 @@ spec:
 	if _, err := a.Apply(ctx, []*unstructured.Unstructured{crd}, ApplyOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.WaitHealthy(ctx, []*unstructured.Unstructured{crd}, time.Minute); err != nil {
+	if err := a.WaitHealthy(ctx, []*unstructured.Unstructured{crd}, WaitOptions{Timeout: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
 	cr := obj(t, "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1, namespace: default}\nspec: {size: 3}\n")

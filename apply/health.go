@@ -37,6 +37,16 @@ func (e *NotReadyError) Error() string {
 
 func (e *NotReadyError) Unwrap() error { return e.Err }
 
+// WaitOptions are the per-call choices of WaitHealthy.
+type WaitOptions struct {
+	// Timeout bounds the wait.
+	Timeout time.Duration
+	// Progress, when set, is called after each read of the objects with
+	// how many of them are healthy (ready) of all (total): the web view's
+	// progress bar. It must return quickly.
+	Progress func(ready, total int)
+}
+
 // WaitHealthy waits until every object in objs is Current by kstatus:
 // Deployments rolled out, StatefulSets at their update revision,
 // DaemonSets updated and available on every node, Jobs complete (kstatus
@@ -47,7 +57,8 @@ func (e *NotReadyError) Unwrap() error { return e.Err }
 // when an object's status is Failed. For a workload, the error also says
 // what its first pod that is not ready reports (unschedulable, an image
 // that cannot be pulled), when roleout may list pods.
-func (a *Applier) WaitHealthy(ctx context.Context, objs []*unstructured.Unstructured, timeout time.Duration) error {
+func (a *Applier) WaitHealthy(ctx context.Context, objs []*unstructured.Unstructured, opts WaitOptions) error {
+	timeout := opts.Timeout
 	deadline := time.Now().Add(timeout)
 	pending := append([]*unstructured.Unstructured(nil), objs...)
 	tick := time.NewTicker(a.opts.PollInterval)
@@ -68,6 +79,9 @@ func (a *Applier) WaitHealthy(ctx context.Context, objs []*unstructured.Unstruct
 				notReady = nr
 			}
 			still = append(still, o)
+		}
+		if opts.Progress != nil {
+			opts.Progress(len(objs)-len(still), len(objs))
 		}
 		if len(still) == 0 {
 			return nil

@@ -42,7 +42,7 @@ spec:
         containers: [{name: app, image: registry.example/model:1.0}]
 `)
 	applyOrFail(t, a, slow)
-	err := a.WaitHealthy(ctx, []*unstructured.Unstructured{slow}, 8*time.Second)
+	err := a.WaitHealthy(ctx, []*unstructured.Unstructured{slow}, WaitOptions{Timeout: 8 * time.Second})
 	var nr *NotReadyError
 	if !errors.As(err, &nr) {
 		t.Fatalf("a LeaderWorkerSet with no ready group passed the health gate: %v", err)

@@ -48,7 +48,7 @@ func TestWaitHealthyStormService(t *testing.T) {
 	ctx := context.Background()
 	slow := stormService(t, "slow", "nowhere")
 	applyOrFail(t, a, slow)
-	err := a.WaitHealthy(ctx, []*unstructured.Unstructured{slow}, 8*time.Second)
+	err := a.WaitHealthy(ctx, []*unstructured.Unstructured{slow}, WaitOptions{Timeout: 8 * time.Second})
 	var nr *NotReadyError
 	if !errors.As(err, &nr) || !strings.Contains(err.Error(), "StormService replicas:") || !strings.Contains(err.Error(), "of 2 ready") {
 		t.Fatalf("a StormService with no ready replica at the health gate: %v, want it held with its replicas counted", err)
@@ -63,7 +63,7 @@ func TestWaitHealthyStormService(t *testing.T) {
 	}
 	fast := stormService(t, "fast", "")
 	applyOrFail(t, a, fast)
-	if err := a.WaitHealthy(ctx, []*unstructured.Unstructured{fast}, time.Minute); err != nil {
+	if err := a.WaitHealthy(ctx, []*unstructured.Unstructured{fast}, WaitOptions{Timeout: time.Minute}); err != nil {
 		t.Errorf("a StormService whose pods run did not pass the health gate: %v", err)
 	}
 }

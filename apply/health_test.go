@@ -74,7 +74,7 @@ spec:
 			if _, err := a.Apply(ctx, []*unstructured.Unstructured{o}, ApplyOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			err := a.WaitHealthy(ctx, []*unstructured.Unstructured{o}, tc.timeout)
+			err := a.WaitHealthy(ctx, []*unstructured.Unstructured{o}, WaitOptions{Timeout: tc.timeout})
 			if tc.wantErr != "" {
 				var nr *NotReadyError
 				if !errors.As(err, &nr) || !regexp.MustCompile(tc.wantErr).MatchString(err.Error()) {
@@ -132,7 +132,7 @@ spec:
 	if _, err := a.Apply(ctx, []*unstructured.Unstructured{crd}, ApplyOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.WaitHealthy(ctx, []*unstructured.Unstructured{crd}, time.Minute); err != nil {
+	if err := a.WaitHealthy(ctx, []*unstructured.Unstructured{crd}, WaitOptions{Timeout: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
 	cr := obj(t, "apiVersion: example.com/v1\nkind: Gauge\nmetadata: {name: fuel, namespace: default}\nspec: {level: 3}\n")
@@ -180,7 +180,7 @@ spec:
 				t.Fatal(err)
 			}
 			got := ""
-			if err := a.WaitHealthy(ctx, []*unstructured.Unstructured{cr}, time.Second); err != nil {
+			if err := a.WaitHealthy(ctx, []*unstructured.Unstructured{cr}, WaitOptions{Timeout: time.Second}); err != nil {
 				got = err.Error()
 			}
 			if got != tc.want {

@@ -174,7 +174,7 @@ func startLWS(t *testing.T, a *Applier) []*unstructured.Unstructured {
 	if _, err := a.Apply(ctx, crds, ApplyOptions{Force: true}); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.WaitHealthy(ctx, crds, time.Minute); err != nil {
+	if err := a.WaitHealthy(ctx, crds, WaitOptions{Timeout: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
 	a.ResetMapper()

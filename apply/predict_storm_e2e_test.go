@@ -44,7 +44,7 @@ func startAibrix(t *testing.T, a *Applier) []*unstructured.Unstructured {
 		if _, aibrix.err = a.Apply(ctx, crds, ApplyOptions{Force: true}); aibrix.err != nil {
 			return
 		}
-		if aibrix.err = a.WaitHealthy(ctx, crds, time.Minute); aibrix.err != nil {
+		if aibrix.err = a.WaitHealthy(ctx, crds, WaitOptions{Timeout: time.Minute}); aibrix.err != nil {
 			return
 		}
 		args := []string{"--kubeconfig=" + cluster.Kubeconfig, "--controllers=stormservice-controller", "--disable-webhook",

@@ -57,7 +57,9 @@ type Config struct {
 	Masks Masks `json:"masks,omitempty"`
 	// Sharding chooses how several replicas of the agent share the apps.
 	Sharding Sharding `json:"sharding,omitempty"`
-	Apps     []App    `json:"apps"`
+	// UI is the read-only web view.
+	UI   UI    `json:"ui,omitempty"`
+	Apps []App `json:"apps"`
 }
 
 // Clusters sets what the kubeconfigs of apps' clusters may do

@@ -268,3 +268,34 @@ func TestShard(t *testing.T) {
 		}
 	}
 }
+
+func TestUIListener(t *testing.T) {
+	for _, c := range []struct {
+		yaml, addr, why string
+	}{
+		{"", "", "not a loopback address"},
+		{"http: {address: \"127.0.0.1:8080\"}\n", "127.0.0.1:8080", ""},
+		{"http: {address: \"-\"}\n", "", `http.address is "-"`},
+		{"ui: {address: \"127.0.0.1:8090\"}\n", "127.0.0.1:8090", ""},
+		{"ui: {auth: kubernetes}\n", ":8080", ""},
+		{"ui: {enabled: false}\nhttp: {address: \"127.0.0.1:8080\"}\n", "", "ui.enabled is false"},
+	} {
+		cfg, err := Parse([]byte(minimalConfig+c.yaml), "agent.yaml")
+		if err != nil {
+			t.Fatalf("%q: %v", c.yaml, err)
+		}
+		addr, why := cfg.UIListener()
+		if addr != c.addr || !strings.Contains(why, c.why) || (c.why == "" && why != "") {
+			t.Errorf("%q: UIListener = %q, %q; want %q, %q", c.yaml, addr, why, c.addr, c.why)
+		}
+	}
+	for yaml, want := range map[string]string{
+		"ui: {auth: oidc}\n":                "ui.auth: must be none or kubernetes",
+		"ui: {address: \"0.0.0.0:8090\"}\n": "ui.address: \"0.0.0.0:8090\" is not a loopback address",
+		"ui: {address: \"8090\"}\n":         "ui.address: must be host:port",
+	} {
+		if _, err := Parse([]byte(minimalConfig+yaml), "agent.yaml"); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", yaml, err, want)
+		}
+	}
+}

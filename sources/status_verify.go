@@ -6,8 +6,11 @@ import (
 	"fmt"
 
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/storage/memory"
 )
 
 // DefaultStatusSearchDepth bounds how many commits below a refused head
@@ -322,4 +325,29 @@ func statusCommit(repo *git.Repository, h plumbing.Hash) (*object.Commit, error)
 		}
 	}
 	return repo.CommitObject(h)
+}
+
+// Head returns the commit the status branch's head points at, from one
+// ref listing (no objects): "" when the branch does not exist. A reader
+// that polls (the web view) clones again only when it moved.
+func (b *StatusBranch) Head(ctx context.Context) (string, error) {
+	auth, err := authFor(b.opts.URL, b.opts.Auth)
+	if err != nil {
+		return "", err
+	}
+	remote := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{b.opts.URL}})
+	refs, err := remote.ListContext(ctx, &git.ListOptions{Auth: auth})
+	if err != nil {
+		if errors.Is(err, transport.ErrEmptyRemoteRepository) {
+			return "", nil
+		}
+		return "", b.explain(err)
+	}
+	want := plumbing.NewBranchReferenceName(b.opts.Branch)
+	for _, r := range refs {
+		if r.Name() == want && r.Type() == plumbing.HashReference {
+			return r.Hash().String(), nil
+		}
+	}
+	return "", nil
 }

@@ -58,7 +58,7 @@ func applyManifests(t *testing.T, c *testcluster.Cluster, dir string) {
 		if _, err := a.Apply(ctx, objs, apply.ApplyOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		if err := a.WaitHealthy(ctx, objs, 2*time.Minute); err != nil {
+		if err := a.WaitHealthy(ctx, objs, apply.WaitOptions{Timeout: 2 * time.Minute}); err != nil {
 			t.Fatalf("%v (the restricted Pod Security level refused the agent's pods?)", err)
 		}
 	}

@@ -48,7 +48,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.AddCommand(newVersionCommand(opts), newRunCommand(opts), newRenderCommand(opts), newPlanCommand(opts), newDiffCommand(opts), newRollbackCommand(opts), newHistoryCommand(opts), newStatusCommand(opts))
 	root.AddCommand(newControlCommands(opts)...)
-	root.AddCommand(newInitCommand(opts))
+	root.AddCommand(newInitCommand(opts), newUICommand(opts))
 	if err := root.Execute(); err != nil {
 		var exit *exitCodeError
 		if errors.As(err, &exit) {

@@ -135,7 +135,7 @@ func runAgent(ctx context.Context, cmd *cobra.Command, o *runOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := serveHTTP(ctx, log, cfg.HTTP, a); err != nil {
+	if err := serveHTTP(ctx, log, cfg, a); err != nil {
 		return err
 	}
 	go reloadOnChange(ctx, log, o, a)
@@ -194,33 +194,74 @@ func leaseNamespace(flag string) string {
 	return "default"
 }
 
-// serveHTTP serves the agent's endpoints on cfg.Address until ctx ends.
-func serveHTTP(ctx context.Context, log *logrus.Logger, cfg config.HTTP, a *agent.Agent) error {
-	if cfg.Address == "-" {
-		return nil
-	}
-	var secret []byte
-	if cfg.HookSecretFile != "" {
-		data, err := os.ReadFile(cfg.HookSecretFile)
+// serveHTTP serves the agent's endpoints on http.address until ctx
+// ends, and the web view at / there or on ui.address (config.UIListener).
+func serveHTTP(ctx context.Context, log *logrus.Logger, cfg *config.Config, a *agent.Agent) error {
+	uiAddr, why := cfg.UIListener()
+	var view http.Handler
+	if uiAddr != "" {
+		v, err := newView(ctx, cfg, uiAddr, uiRefresh, log)
 		if err != nil {
-			return fmt.Errorf("read http.hookSecretFile: %w", err)
+			return err
 		}
-		secret = []byte(strings.TrimSpace(string(data)))
+		v.Live = a // the waves in flight, between status commits
+		view = v
+	} else if cfg.UI.On() {
+		log.WithField("reason", why).Warn("the web view is not served")
 	}
-	l, err := net.Listen("tcp", cfg.Address)
-	if err != nil {
-		return fmt.Errorf("listen on http.address %s: %w", cfg.Address, err)
+	if cfg.HTTP.Address != "-" {
+		var secret []byte
+		if cfg.HTTP.HookSecretFile != "" {
+			data, err := os.ReadFile(cfg.HTTP.HookSecretFile)
+			if err != nil {
+				return fmt.Errorf("read http.hookSecretFile: %w", err)
+			}
+			secret = []byte(strings.TrimSpace(string(data)))
+		}
+		var h http.Handler = a.Handler(secret)
+		if view != nil && uiAddr == cfg.HTTP.Address {
+			h = withView(h, view)
+		}
+		at, err := listenAndServe(ctx, "http.address", cfg.HTTP.Address, h)
+		if err != nil {
+			return err
+		}
+		log.WithFields(logrus.Fields{"address": at, "hook": len(secret) > 0, "ui": uiAddr == cfg.HTTP.Address}).Info("serving /healthz, /readyz, /metrics")
 	}
-	srv := &http.Server{Handler: a.Handler(secret), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(l) }()
-	go func() {
-		<-ctx.Done()
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shutdown)
-	}()
-	log.WithFields(logrus.Fields{"address": l.Addr().String(), "hook": len(secret) > 0}).Info("serving /healthz, /readyz, /metrics")
+	if view != nil && uiAddr != cfg.HTTP.Address {
+		at, err := listenAndServe(ctx, "ui.address", uiAddr, view)
+		if err != nil {
+			return err
+		}
+		log.WithField("address", at).Info("serving the web view")
+	}
 	return nil
+}
+
+// uiRefresh is how often roleout run's web view looks for a new status
+// branch head (one ref listing when nothing moved).
+const uiRefresh = 5 * time.Second
+
+// withView serves the agent's endpoints on their paths and the web view
+// on every other.
+func withView(agentEndpoints, view http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	for _, p := range []string{"/healthz", "/readyz", "/metrics", "/hook"} {
+		mux.Handle(p, agentEndpoints)
+	}
+	mux.Handle("/", view)
+	return mux
+}
+
+// listenAndServe listens on addr (the config field named field) and
+// serves h there until ctx ends; it returns the address listened on.
+func listenAndServe(ctx context.Context, field, addr string, h http.Handler) (string, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", fmt.Errorf("listen on %s %s: %w", field, addr, err)
+	}
+	go func() { _ = serveUntil(ctx, l, h) }()
+	return l.Addr().String(), nil
 }
 
 // printRunSummary prints, after run --once, one line per role of every

@@ -134,7 +134,7 @@ func startLWSController(t *testing.T) {
 	if _, err := a.Apply(ctx, crds, apply.ApplyOptions{Force: true}); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.WaitHealthy(ctx, crds, time.Minute); err != nil {
+	if err := a.WaitHealthy(ctx, crds, apply.WaitOptions{Timeout: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
 	config := filepath.Join(t.TempDir(), "lws.yaml")

@@ -50,9 +50,12 @@ var allowed = map[string][]string{
 	// The agent's loop: the only package that joins sources, render and apply.
 	"agent":         {"apply", "config", "control", "diff", "drift", "internal/object", "internal/secrets", "render", "render/predict", "render/revision", "sharding", "sources", "status"},
 	"agent/starter": {"config", "sources"},
+	// The read-only web view: the status branch's records as pages, for
+	// roleout ui and roleout run.
+	"ui": {"config", "internal/object", "internal/secrets", "render/revision", "sources", "status"},
 	// The CLI goes through agent; it imports the rest only for the types it
 	// prints or reads.
-	"cmd/roleout": {"agent", "agent/starter", "apply", "config", "control", "diff", "internal/object", "render", "sharding", "status"},
+	"cmd/roleout": {"agent", "agent/starter", "apply", "config", "control", "diff", "internal/object", "render", "sharding", "sources", "status", "ui"},
 }
 
 func TestImportRules(t *testing.T) {

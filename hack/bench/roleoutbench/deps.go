@@ -162,9 +162,9 @@ func (a timedApplier) Apply(ctx context.Context, objs []*unstructured.Unstructur
 }
 
 // WaitHealthy times the wrapped WaitHealthy.
-func (a timedApplier) WaitHealthy(ctx context.Context, objs []*unstructured.Unstructured, timeout time.Duration) error {
+func (a timedApplier) WaitHealthy(ctx context.Context, objs []*unstructured.Unstructured, opts apply.WaitOptions) error {
 	defer a.clk.since("health", time.Now())
-	return a.Cluster.WaitHealthy(ctx, objs, timeout)
+	return a.Cluster.WaitHealthy(ctx, objs, opts)
 }
 
 // ObserveAll times the wrapped ObserveAll.

@@ -1,0 +1,184 @@
+package ui
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	authnv1 "k8s.io/api/authentication/v1"
+	authzv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// TokenCookie holds a token pasted on the login page.
+const TokenCookie = "roleout_token"
+
+// Reader is who reads the view.
+type Reader struct {
+	Name   string
+	UID    string
+	Groups []string
+	Extra  map[string][]string
+}
+
+// Authorizer decides who reads the view and which apps they see.
+type Authorizer interface {
+	// Authenticate returns the reader of r, or an error (401).
+	Authenticate(r *http.Request) (*Reader, error)
+	// CanSee reports whether reader may see the apps of namespace.
+	CanSee(ctx context.Context, reader *Reader, namespace string) (bool, error)
+}
+
+// ErrNoToken is Authenticate's error for a request that carries none.
+var ErrNoToken = errors.New("no bearer token: send Authorization: Bearer TOKEN (an auth proxy or kubectl proxy does), or paste one at /login")
+
+// Open is the Authorizer of ui.auth none: everyone reads everything. It
+// is only served on loopback listeners.
+type Open struct{}
+
+// Authenticate returns a reader with no name.
+func (Open) Authenticate(*http.Request) (*Reader, error) { return &Reader{Name: "anonymous"}, nil }
+
+// CanSee returns true.
+func (Open) CanSee(context.Context, *Reader, string) (bool, error) { return true, nil }
+
+// authCacheTTL is how long a TokenReview or SubjectAccessReview answer is
+// reused: a revoked token or a removed RoleBinding counts within it.
+const authCacheTTL = 30 * time.Second
+
+// Kubernetes is the Authorizer of ui.auth kubernetes: the request's
+// bearer token (or the TokenCookie) is checked with a TokenReview, and an
+// app shown when a SubjectAccessReview says its user may get pods in the
+// app's namespace (what the view ClusterRole grants there).
+type Kubernetes struct {
+	Client kubernetes.Interface
+	// Audiences, when set, are the audiences the TokenReview asks for.
+	Audiences []string
+
+	now    func() time.Time
+	mu     sync.Mutex
+	tokens map[[32]byte]cachedReview
+	access map[string]cachedAccess
+}
+
+type cachedReview struct {
+	reader *Reader
+	err    error
+	at     time.Time
+}
+
+type cachedAccess struct {
+	ok bool
+	at time.Time
+}
+
+// NewKubernetes returns the Authorizer of ui.auth kubernetes on client.
+func NewKubernetes(client kubernetes.Interface) *Kubernetes {
+	return &Kubernetes{Client: client, now: time.Now, tokens: map[[32]byte]cachedReview{}, access: map[string]cachedAccess{}}
+}
+
+// bearer returns the token of r: its Authorization header, else its
+// TokenCookie.
+func bearer(r *http.Request) string {
+	if h := r.Header.Get("Authorization"); h != "" {
+		if t, ok := strings.CutPrefix(h, "Bearer "); ok {
+			return strings.TrimSpace(t)
+		}
+		return ""
+	}
+	if c, err := r.Cookie(TokenCookie); err == nil {
+		return strings.TrimSpace(c.Value)
+	}
+	return ""
+}
+
+// Authenticate reviews the request's token.
+func (k *Kubernetes) Authenticate(r *http.Request) (*Reader, error) {
+	token := bearer(r)
+	if token == "" {
+		return nil, ErrNoToken
+	}
+	key := sha256.Sum256([]byte(token)) // the token itself is never kept
+	k.mu.Lock()
+	c, ok := k.tokens[key]
+	k.mu.Unlock()
+	if ok && k.now().Sub(c.at) < authCacheTTL {
+		return c.reader, c.err
+	}
+	reader, err := k.review(r.Context(), token)
+	var failed *reviewError
+	if err != nil && !errors.As(err, &failed) {
+		return nil, err // the API server's error: not cached
+	}
+	k.mu.Lock()
+	if len(k.tokens) > 10000 {
+		clear(k.tokens)
+	}
+	k.tokens[key] = cachedReview{reader: reader, err: err, at: k.now()}
+	k.mu.Unlock()
+	return reader, err
+}
+
+// reviewError is a token the API server did not authenticate.
+type reviewError struct{ msg string }
+
+func (e *reviewError) Error() string { return e.msg }
+
+func (k *Kubernetes) review(ctx context.Context, token string) (*Reader, error) {
+	tr, err := k.Client.AuthenticationV1().TokenReviews().Create(ctx, &authnv1.TokenReview{
+		Spec: authnv1.TokenReviewSpec{Token: token, Audiences: k.Audiences},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return nil, errors.New("the token could not be reviewed: " + err.Error())
+	}
+	if !tr.Status.Authenticated {
+		msg := "the token was not authenticated by the API server"
+		if tr.Status.Error != "" {
+			msg += ": " + tr.Status.Error
+		}
+		return nil, &reviewError{msg}
+	}
+	u := tr.Status.User
+	extra := map[string][]string{}
+	for k, v := range u.Extra {
+		extra[k] = v
+	}
+	return &Reader{Name: u.Username, UID: u.UID, Groups: u.Groups, Extra: extra}, nil
+}
+
+// CanSee asks a SubjectAccessReview whether reader may get pods in
+// namespace.
+func (k *Kubernetes) CanSee(ctx context.Context, reader *Reader, namespace string) (bool, error) {
+	key := reader.UID + "\x00" + reader.Name + "\x00" + strings.Join(reader.Groups, ",") + "\x00" + namespace
+	k.mu.Lock()
+	c, ok := k.access[key]
+	k.mu.Unlock()
+	if ok && k.now().Sub(c.at) < authCacheTTL {
+		return c.ok, nil
+	}
+	extra := map[string]authzv1.ExtraValue{}
+	for k, v := range reader.Extra {
+		extra[k] = v
+	}
+	sar, err := k.Client.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authzv1.SubjectAccessReview{
+		Spec: authzv1.SubjectAccessReviewSpec{
+			User: reader.Name, UID: reader.UID, Groups: reader.Groups, Extra: extra,
+			ResourceAttributes: &authzv1.ResourceAttributes{Namespace: namespace, Verb: "get", Resource: "pods"},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return false, err
+	}
+	k.mu.Lock()
+	if len(k.access) > 10000 {
+		clear(k.access)
+	}
+	k.access[key] = cachedAccess{ok: sar.Status.Allowed, at: k.now()}
+	k.mu.Unlock()
+	return sar.Status.Allowed, nil
+}

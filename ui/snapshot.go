@@ -1,0 +1,149 @@
+package ui
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/render/revision"
+	"github.com/roleout/roleout/sources"
+	"github.com/roleout/roleout/status"
+)
+
+// Snapshot is what the view shows: every app of the config as one read of
+// the status branch found it.
+type Snapshot struct {
+	// Commit is the status branch commit read ("" when the branch does
+	// not exist yet), and Read when.
+	Commit string
+	Read   time.Time
+	// Branch names the status branch.
+	Branch string
+	// Err says why the last read failed; the apps are then those of the
+	// read before it (none at first).
+	Err  string
+	Apps []*App
+
+	byName map[string]*App
+}
+
+// App is one app of a Snapshot.
+type App struct {
+	Name      string
+	Namespace string
+	Path      string
+	// Report is its phase, revision, drift and roles, as roleout status
+	// shows them.
+	Report status.Report
+	// Status is its status.yaml; nil when it has none yet, or it does not
+	// parse (Problems says so).
+	Status *status.App
+	// Rollouts are the records of history.yaml, newest first.
+	Rollouts []status.Rollout
+	// Revisions are each role's recorded revisions, oldest first.
+	Revisions map[string][]revision.RoleRevision
+	// Previews are the pull-request previews, by ref.
+	Previews []status.Preview
+	// Problems say what of the app's files could not be read, for the
+	// page to say so; what could be read is shown.
+	Problems []string
+	// Version changes whenever any of the app's files does: the live
+	// stream sends an event for the app when it does.
+	Version string
+}
+
+// App returns the app called name, or nil.
+func (s *Snapshot) App(name string) *App {
+	if s == nil {
+		return nil
+	}
+	return s.byName[name]
+}
+
+// NewSnapshot builds the snapshot of apps from reads (by app name) of the
+// status branch at commit. It never fails: a file that does not parse is
+// a problem of its app's, and the rest is shown.
+func NewSnapshot(branch, commit string, apps []config.App, reads map[string]sources.StatusRead, now time.Time) *Snapshot {
+	s := &Snapshot{Commit: commit, Read: now, Branch: branch, byName: map[string]*App{}}
+	for _, a := range apps {
+		v := newApp(a, reads[a.Name])
+		s.Apps = append(s.Apps, v)
+		s.byName[a.Name] = v
+	}
+	return s
+}
+
+// newApp reads what it can of one app's files.
+func newApp(a config.App, read sources.StatusRead) *App {
+	v := &App{Name: a.Name, Namespace: a.Namespace, Path: a.Path, Version: version(read.Files)}
+	rec, err := status.Parse(read, a.Name)
+	if err != nil {
+		// One broken file must not hide the others: read each on its own.
+		v.Problems = append(v.Problems, err.Error())
+		rec = &status.Records{App: a.Name, Files: read.Files, Refused: status.Condition(read)}
+		if data, ok := read.Files[status.StatusPath(a.Name)]; ok {
+			if st, err := status.ParseApp(data, status.StatusPath(a.Name)); err == nil {
+				rec.Status = st
+			}
+		}
+	}
+	if rec.Files == nil {
+		rec.Files = map[string][]byte{}
+	}
+	v.Report = rec.Report()
+	v.Status = rec.Status
+	v.Revisions = rec.History
+	rollouts, err := rec.Rollouts()
+	if err != nil {
+		v.Problems = append(v.Problems, err.Error())
+	}
+	for i := len(rollouts) - 1; i >= 0; i-- {
+		v.Rollouts = append(v.Rollouts, rollouts[i])
+	}
+	if _, ok := rec.Files[status.HistoryPath(a.Name)]; !ok && rec.Status != nil {
+		v.Problems = append(v.Problems, fmt.Sprintf("the status branch has no %s: no rollout records to show", status.HistoryPath(a.Name)))
+	}
+	v.Previews, v.Problems = previews(a.Name, rec.Files, v.Problems)
+	return v
+}
+
+// previews reads the app's previews/*.json; one that does not parse is a
+// problem.
+func previews(app string, files map[string][]byte, problems []string) ([]status.Preview, []string) {
+	var out []status.Preview
+	dir := path.Dir(status.PreviewPath(app, "x", ".json")) + "/"
+	for name := range files {
+		rest, ok := strings.CutPrefix(name, dir)
+		if !ok || strings.Contains(rest, "/") || !strings.HasSuffix(rest, ".json") {
+			continue
+		}
+		p, ok := status.ReadPreview(files, app, strings.TrimSuffix(rest, ".json"))
+		if !ok {
+			problems = append(problems, fmt.Sprintf("status branch file %s is not a valid preview", name))
+			continue
+		}
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Ref < out[j].Ref })
+	return out, problems
+}
+
+// version digests files: paths and contents.
+func version(files map[string][]byte) string {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	for _, n := range names {
+		fmt.Fprintf(h, "%s\x00%d\x00", n, len(files[n]))
+		h.Write(files[n])
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}

@@ -1,0 +1,179 @@
+package ui
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/sources"
+)
+
+// Branch is the status branch as the view reads it.
+type Branch interface {
+	// Head is the branch's head commit, cheap to ask ("" when none).
+	Head(ctx context.Context) (string, error)
+	// ReadEach reads each app's folder from one commit.
+	ReadEach(ctx context.Context, dirs []string) (map[string]sources.StatusRead, error)
+}
+
+// eventLog is how many events a reconnecting stream can resume from.
+const eventLog = 512
+
+// Event is one change the live stream sends: an app whose files changed
+// (App set), or the status branch read failing or recovering.
+type Event struct {
+	ID      uint64 `json:"id"`
+	App     string `json:"app,omitempty"`
+	Phase   string `json:"phase,omitempty"`
+	Version string `json:"version,omitempty"`
+	// Commit is the status branch commit read.
+	Commit string `json:"commit,omitempty"`
+	Err    string `json:"error,omitempty"`
+}
+
+// Store holds the newest Snapshot and the events between them. Refresh
+// reads the branch again when its head moved; Run does so on a ticker.
+type Store struct {
+	branch Branch
+	name   string
+	apps   []config.App
+	log    logrus.FieldLogger
+	now    func() time.Time
+
+	mu     sync.Mutex
+	snap   *Snapshot
+	events []Event // the newest eventLog, oldest first
+	nextID uint64
+	wake   chan struct{} // closed and replaced on every new event
+}
+
+// NewStore returns a store of apps (the config's) on the status branch
+// called name, read through branch.
+func NewStore(branch Branch, name string, apps []config.App, log logrus.FieldLogger) *Store {
+	return &Store{branch: branch, name: name, apps: apps, log: log, now: time.Now, nextID: 1, wake: make(chan struct{}),
+		snap: NewSnapshot(name, "", apps, nil, time.Time{})}
+}
+
+// Snapshot returns the newest snapshot.
+func (s *Store) Snapshot() *Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.snap
+}
+
+// Run refreshes the snapshot every interval until ctx ends.
+func (s *Store) Run(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		s.Refresh(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Refresh reads the status branch again if its head moved since the last
+// read, and records an event for each app whose files changed. A failed
+// read keeps the last snapshot, says why in it, and is an event once.
+func (s *Store) Refresh(ctx context.Context) {
+	head, err := s.branch.Head(ctx)
+	prev := s.Snapshot()
+	if err == nil && head == prev.Commit && !prev.Read.IsZero() && prev.Err == "" {
+		return
+	}
+	var next *Snapshot
+	if err == nil {
+		var reads map[string]sources.StatusRead
+		dirs := make([]string, len(s.apps))
+		for i, a := range s.apps {
+			dirs[i] = a.Name
+		}
+		if reads, err = s.branch.ReadEach(ctx, dirs); err == nil {
+			commit := head
+			for _, r := range reads {
+				commit = r.Head
+				break
+			}
+			next = NewSnapshot(s.name, commit, s.apps, reads, s.now())
+		}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return
+		}
+		failed := *prev
+		failed.Err = "reading status branch " + s.name + ": " + err.Error()
+		if prev.Err == "" {
+			s.log.WithError(err).Warn("web view: the status branch could not be read; showing the last read")
+		}
+		s.publish(&failed, func() []Event {
+			if prev.Err == failed.Err {
+				return nil
+			}
+			return []Event{{Err: failed.Err}}
+		})
+		return
+	}
+	s.publish(next, func() []Event {
+		var evs []Event
+		if prev.Err != "" {
+			evs = append(evs, Event{Commit: next.Commit})
+		}
+		for _, a := range next.Apps {
+			if old := prev.App(a.Name); old == nil || old.Version != a.Version || old.Report.Phase != a.Report.Phase {
+				evs = append(evs, Event{App: a.Name, Phase: a.Report.Phase, Version: a.Version, Commit: next.Commit})
+			}
+		}
+		return evs
+	})
+}
+
+// publish makes snap the newest and records the events changes returns.
+func (s *Store) publish(snap *Snapshot, changes func() []Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.snap = snap
+	evs := changes()
+	if len(evs) == 0 {
+		return
+	}
+	for _, e := range evs {
+		e.ID = s.nextID
+		s.nextID++
+		s.events = append(s.events, e)
+	}
+	if n := len(s.events) - eventLog; n > 0 {
+		s.events = append(s.events[:0:0], s.events[n:]...)
+	}
+	close(s.wake)
+	s.wake = make(chan struct{})
+}
+
+// Since returns the events after id, oldest first, a channel closed when
+// there are newer ones, and whether the events after id are all still
+// held (false: some were dropped, and the reader should reload).
+func (s *Store) Since(id uint64) ([]Event, <-chan struct{}, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Event
+	for _, e := range s.events {
+		if e.ID > id {
+			out = append(out, e)
+		}
+	}
+	complete := id == 0 || len(s.events) == 0 || s.events[0].ID <= id+1 || id >= s.nextID-1
+	return out, s.wake, complete
+}
+
+// LastID is the newest event's id (0 when none).
+func (s *Store) LastID() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.nextID - 1
+}
