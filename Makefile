@@ -12,7 +12,7 @@ FAULT_FLAGS ?=
 ROLEOUT_TEST_ENV := ROLEOUT_BINARY=$(abspath $(BIN))/roleout
 IMAGE     ?= roleout:$(VERSION)
 
-.PHONY: all build test test-race test-fuzz test-unit test-faults bench run run-check fuzz cluster-bins cluster-bins-core cluster-up cluster-down lint docker clean
+.PHONY: all build test test-race test-fuzz test-unit test-faults bench bench-ui run run-check fuzz cluster-bins cluster-bins-core cluster-up cluster-down lint docker clean
 
 all: build
 
@@ -64,8 +64,12 @@ test-unit:
 
 ## bench: roleout vs kubectl, Flux's ssa engine and raw SSA, drift heal times and watch memory, on the local control plane
 ## (docs/benchmarks.md); BENCH_PAIRS=N rounds (default 5), BENCH_FLAGS='-only 10,11' some scenarios
-bench: cluster-bins
+bench: cluster-bins bench-ui
 	$(GO) run ./hack/bench/roleoutbench $(BENCH_FLAGS)
+
+## bench-ui: the web view's pages at 1,000 apps and a 4,000-object app (Go benchmarks, server time and page weight)
+bench-ui:
+	$(GO) test -run '^$$' -bench . -benchtime 20x ./ui
 
 ## run: the demo: a local control plane, examples/llm-serving in a local git repository, two real rollouts
 run: build cluster-bins-core

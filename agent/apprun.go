@@ -133,6 +133,7 @@ func (r *appRun) commit(ctx context.Context, st *status.App, msg string, progres
 		return fmt.Errorf("record status: %w", err)
 	}
 	log.WithField("phase", st.Phase).Info(msg)
+	a.flights.touch() // the web view reads the branch again
 	if status.Settled(st.Phase) || st.Phase == status.PhaseProgressing {
 		a.syncClusterRevisions(ctx, log, app, files)
 	}

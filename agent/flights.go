@@ -31,6 +31,10 @@ func (f *flights) update(app string, change func(*status.Flight)) {
 	change(&fl)
 	fl.App = app
 	f.apps[app] = fl
+	f.wakeLocked()
+}
+
+func (f *flights) wakeLocked() {
 	close(f.wake)
 	f.wake = make(chan struct{})
 }
@@ -43,12 +47,21 @@ func (f *flights) land(app string) {
 		return
 	}
 	delete(f.apps, app)
-	close(f.wake)
-	f.wake = make(chan struct{})
+	f.wakeLocked()
+}
+
+// touch wakes the readers without a change of flights: a status commit
+// landed, which the web view reads at once instead of at its next
+// refresh.
+func (f *flights) touch() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.wakeLocked()
 }
 
 // Flights returns, by app, the wave each rollout in flight is applying,
-// and a channel closed at the next change. A copy: the caller may keep it.
+// and a channel closed at the next change or status commit. A copy: the
+// caller may keep it.
 func (a *Agent) Flights() (map[string]status.Flight, <-chan struct{}) {
 	f := a.flights
 	f.mu.Lock()

@@ -104,6 +104,7 @@ func (run *appRun) observeWorkloads(ctx context.Context, log logrus.FieldLogger,
 			}
 			st.Workloads = append(st.Workloads, ws)
 		}
+		r.recordWorkloads(role.Name, st.Workloads)
 	}
 }
 

@@ -91,3 +91,18 @@ func (r *rollout) recordWave(i int, started time.Time, err error) {
 	}
 	r.waves = append(r.waves, rec)
 }
+
+// recordWorkloads sets, in the newest wave's record, role's workloads:
+// their predicted and observed identities (history.yaml keeps them, so
+// the history shows what each rollout predicted and got).
+func (r *rollout) recordWorkloads(role string, ws []status.Workload) {
+	if len(r.waves) == 0 {
+		return
+	}
+	w := &r.waves[len(r.waves)-1]
+	for i := range w.Roles {
+		if w.Roles[i].Name == role {
+			w.Roles[i].Workloads = ws
+		}
+	}
+}

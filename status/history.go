@@ -2,6 +2,7 @@ package status
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -11,6 +12,12 @@ import (
 
 // MaxRollouts bounds history.yaml; older records are dropped.
 const MaxRollouts = 100
+
+// MaxRolloutsWithWorkloads is how many of the newest records keep their
+// roles' workloads (RoleRecord.Workloads); older ones drop them, so an
+// app of a thousand workloads does not make history.yaml a hundred times
+// that.
+const MaxRolloutsWithWorkloads = 10
 
 // Rollout is one rollout in an app's history.yaml: what started it, when,
 // and what each wave did.
@@ -50,6 +57,10 @@ type RoleRecord struct {
 	// and previews call it install: revision.Decision.PlanAction), or
 	// retry or heal.
 	Action string `json:"action"`
+	// Workloads are the role's workloads with the identity predicted for
+	// the template applied and the one observed after the wave (in the
+	// newest MaxRolloutsWithWorkloads records only).
+	Workloads []Workload `json:"workloads,omitempty"`
 }
 
 // ReadHistory returns the rollout records of app among files, an app's
@@ -66,7 +77,8 @@ func ReadHistory(files map[string][]byte, app string) ([]Rollout, error) {
 	return records, nil
 }
 
-// AppendRollout returns prev with rec added, the newest MaxRollouts kept,
+// AppendRollout returns prev with rec added, the newest MaxRollouts kept
+// (the workloads of the newest MaxRolloutsWithWorkloads only),
 // and whether there is anything new to record: a failure that repeats at
 // every poll (the same source revision, the same error) is recorded once,
 // so a broken commit does not make a status commit per poll.
@@ -77,11 +89,7 @@ func AppendRollout(prev []Rollout, rec Rollout) ([]Rollout, bool) {
 			return prev, false
 		}
 	}
-	records := append(append([]Rollout(nil), prev...), rec)
-	if len(records) > MaxRollouts {
-		records = records[len(records)-MaxRollouts:]
-	}
-	return records, true
+	return keepNewest(append(append([]Rollout(nil), prev...), rec)), true
 }
 
 // MergeFile is the status branch's Merge hook: an app's history.yaml
@@ -98,7 +106,7 @@ func MergeFile(p string, remote, ours []byte) ([]byte, error) {
 // mergeHistory unions two versions of an app's history.yaml. A record is
 // keyed by source revision, trigger and start time; on a key both hold,
 // ours wins. Records are sorted by start time (on a tie the remote's
-// first) and the newest MaxRollouts kept.
+// first) and the newest MaxRollouts kept (keepNewest).
 func mergeHistory(app string, remote, ours []byte) ([]byte, error) {
 	theirs, err := ReadHistory(map[string][]byte{HistoryPath(app): remote}, app)
 	if err != nil {
@@ -124,8 +132,41 @@ func mergeHistory(app string, remote, ours []byte) ([]byte, error) {
 		records = append(records, r)
 	}
 	sort.SliceStable(records, func(i, j int) bool { return records[i].Started.Before(&records[j].Started) })
+	return yaml.Marshal(keepNewest(records))
+}
+
+// keepNewest returns the newest MaxRollouts of records (oldest first),
+// the workloads of those before the newest MaxRolloutsWithWorkloads
+// dropped. It never changes what records' slices share with the caller.
+func keepNewest(records []Rollout) []Rollout {
 	if len(records) > MaxRollouts {
 		records = records[len(records)-MaxRollouts:]
 	}
-	return yaml.Marshal(records)
+	for i := range len(records) - MaxRolloutsWithWorkloads {
+		if !records[i].hasWorkloads() {
+			continue
+		}
+		waves := make([]Wave, len(records[i].Waves))
+		for w, wave := range records[i].Waves {
+			wave.Roles = slices.Clone(wave.Roles)
+			for r := range wave.Roles {
+				wave.Roles[r].Workloads = nil
+			}
+			waves[w] = wave
+		}
+		records[i].Waves = waves
+	}
+	return records
+}
+
+// hasWorkloads reports whether a role of r records its workloads.
+func (r Rollout) hasWorkloads() bool {
+	for _, w := range r.Waves {
+		for _, role := range w.Roles {
+			if len(role.Workloads) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -139,3 +139,60 @@ func TestFlightSenderThrottles(t *testing.T) {
 		t.Errorf("after the throttle: %q, want a's change alone", got)
 	}
 }
+
+// TestOwners: with Owners (sharding.mode dynamic) the overview has an
+// owner column, an app no live replica holds shows Unowned with its
+// recorded phase on its page, a change of owner is an event, and a new
+// read of the branch keeps the owners until they are read again.
+func TestOwners(t *testing.T) {
+	log := logrus.New()
+	log.SetOutput(io.Discard)
+	b := fixture(t)
+	store := NewStore(b, "roleout/status", []config.App{{Name: "shop", Namespace: "ns-shop"}, {Name: "nohist", Namespace: "ns-nohist"}}, log)
+	since := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	holder := map[string]string{"shop": "replica-a", "nohist": ""}
+	store.Owners = func(_ context.Context, reps []status.Report) error {
+		mu.Lock()
+		defer mu.Unlock()
+		for i := range reps {
+			reps[i].Owner = holder[reps[i].App]
+			if reps[i].Owner == "" {
+				reps[i].Unowned(since)
+			}
+		}
+		return nil
+	}
+	store.Refresh(context.Background())
+	hs := httptest.NewServer(NewServer(store, Open{}, log))
+	t.Cleanup(hs.Close)
+	_, _, body := get(t, hs.URL+"/")
+	if !strings.Contains(body, "<th>Owner</th>") || !strings.Contains(body, "<code>replica-a</code>") || !strings.Contains(body, "p-Unowned") {
+		t.Errorf("overview with owners:\n%s", body)
+	}
+	_, _, body = get(t, hs.URL+"/apps/nohist")
+	if !strings.Contains(body, "no live replica holds it since 2026-12-01 09:00:00Z (recorded phase Failed)") {
+		t.Errorf("an app without an owner:\n%s", body)
+	}
+	last := store.LastID()
+	mu.Lock()
+	holder["nohist"] = "replica-b"
+	mu.Unlock()
+	store.Refresh(context.Background())
+	evs, _, _ := store.Since(last)
+	if len(evs) != 1 || evs[0].App != "nohist" || evs[0].Phase != status.PhaseFailed {
+		t.Errorf("events after nohist's new owner: %+v", evs)
+	}
+	// A new head keeps the owners (no flicker to the recorded phase).
+	store.Owners = func(context.Context, []status.Report) error { return context.Canceled }
+	st := appStatus("shop")
+	st.Phase = status.PhaseSucceeded
+	b.set("c9", map[string][]byte{"shop/status.yaml": mustYAML(t, st)})
+	store.Refresh(context.Background())
+	if a := store.Snapshot().App("shop"); a.Report.Owner != "replica-a" || a.Report.Phase != status.PhaseSucceeded {
+		t.Errorf("shop after a new head and a failed owners read: %+v", a.Report)
+	}
+	if a := store.Snapshot().App("nohist"); a.Report.Owner != "replica-b" {
+		t.Errorf("nohist after a new head: %+v", a.Report)
+	}
+}

@@ -78,6 +78,7 @@ func identString(i any) string {
 func (s *Server) overview(w http.ResponseWriter, r *http.Request, q *request) {
 	p := s.base(q, "Apps")
 	p.Query, p.Phase = r.URL.Query().Get("q"), r.URL.Query().Get("phase")
+	p.Owners = s.store.Owners != nil
 	phases := map[string]bool{}
 	var rows []overviewRow
 	for _, a := range q.snap.Apps {

@@ -167,7 +167,9 @@ type page struct {
 	Phases               []string
 	Rows                 []overviewRow
 	Shown, Total, Hidden int
-	Pages                []pageLink
+	// Owners shows the owner column (sharding.mode dynamic).
+	Owners bool
+	Pages  []pageLink
 
 	// app, history, revision
 	A       *App

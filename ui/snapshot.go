@@ -38,8 +38,10 @@ type App struct {
 	Namespace string
 	Path      string
 	// Report is its phase, revision, drift and roles, as roleout status
-	// shows them.
+	// shows them, with its owner when the Store reads owners.
 	Report status.Report
+	// recorded is Report as the status branch has it, before owners.
+	recorded status.Report
 	// Status is its status.yaml; nil when it has none yet, or it does not
 	// parse (Problems says so).
 	Status *status.App
@@ -67,24 +69,31 @@ func (s *Snapshot) App(name string) *App {
 
 // NewSnapshot builds the snapshot of apps from reads (by app name) of the
 // status branch at commit. It never fails: a file that does not parse is
-// a problem of its app's, and the rest is shown.
-func NewSnapshot(branch, commit string, apps []config.App, reads map[string]sources.StatusRead, now time.Time) *Snapshot {
+// a problem of its app's, and the rest is shown. An app whose files are
+// those of prev's (nil for none) is prev's, not parsed again: a status
+// commit changes one app's files, not a thousand.
+func NewSnapshot(branch, commit string, apps []config.App, reads map[string]sources.StatusRead, now time.Time, prev *Snapshot) *Snapshot {
 	s := &Snapshot{Commit: commit, Read: now, Branch: branch, byName: map[string]*App{}}
 	for _, a := range apps {
-		v := newApp(a, reads[a.Name])
-		s.Apps = append(s.Apps, v)
-		s.byName[a.Name] = v
+		read := reads[a.Name]
+		v := version(read.Files)
+		app := prev.App(a.Name)
+		if app == nil || app.Version != v || app.Namespace != a.Namespace || app.Path != a.Path {
+			app = newApp(a, read, v)
+		}
+		s.Apps = append(s.Apps, app)
+		s.byName[a.Name] = app
 	}
 	return s
 }
 
-// newApp reads what it can of one app's files.
-func newApp(a config.App, read sources.StatusRead) *App {
-	v := &App{Name: a.Name, Namespace: a.Namespace, Path: a.Path, Version: version(read.Files)}
+// newApp reads what it can of one app's files, whose version is v.
+func newApp(a config.App, read sources.StatusRead, v string) *App {
+	app := &App{Name: a.Name, Namespace: a.Namespace, Path: a.Path, Version: v}
 	rec, err := status.Parse(read, a.Name)
 	if err != nil {
 		// One broken file must not hide the others: read each on its own.
-		v.Problems = append(v.Problems, err.Error())
+		app.Problems = append(app.Problems, err.Error())
 		rec = &status.Records{App: a.Name, Files: read.Files, Refused: status.Condition(read)}
 		if data, ok := read.Files[status.StatusPath(a.Name)]; ok {
 			if st, err := status.ParseApp(data, status.StatusPath(a.Name)); err == nil {
@@ -95,21 +104,42 @@ func newApp(a config.App, read sources.StatusRead) *App {
 	if rec.Files == nil {
 		rec.Files = map[string][]byte{}
 	}
-	v.Report = rec.Report()
-	v.Status = rec.Status
-	v.Revisions = rec.History
+	app.Report = rec.Report()
+	app.recorded = app.Report
+	app.Status = rec.Status
+	app.Revisions = rec.History
 	rollouts, err := rec.Rollouts()
 	if err != nil {
-		v.Problems = append(v.Problems, err.Error())
+		app.Problems = append(app.Problems, err.Error())
 	}
 	for i := len(rollouts) - 1; i >= 0; i-- {
-		v.Rollouts = append(v.Rollouts, rollouts[i])
+		app.Rollouts = append(app.Rollouts, rollouts[i])
 	}
 	if _, ok := rec.Files[status.HistoryPath(a.Name)]; !ok && rec.Status != nil {
-		v.Problems = append(v.Problems, fmt.Sprintf("the status branch has no %s: no rollout records to show", status.HistoryPath(a.Name)))
+		app.Problems = append(app.Problems, fmt.Sprintf("the status branch has no %s: no rollout records to show", status.HistoryPath(a.Name)))
 	}
-	v.Previews, v.Problems = previews(a.Name, rec.Files, v.Problems)
-	return v
+	app.Previews, app.Problems = previews(a.Name, rec.Files, app.Problems)
+	return app
+}
+
+// keepOwner gives a, newly read from the status branch, the owner old
+// (its earlier read, nil for none) was shown with, until the owners are
+// read again: an app no live replica holds stays Unowned.
+func (a *App) keepOwner(old *App) {
+	if old == nil {
+		return
+	}
+	a.Report.Owner = old.Report.Owner
+	if old.Report.Phase == status.PhaseUnowned {
+		a.Report.Unowned(derefTime(old.Report.UnownedSince))
+	}
+}
+
+func derefTime(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
 }
 
 // previews reads the app's previews/*.json; one that does not parse is a

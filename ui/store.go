@@ -9,6 +9,7 @@ import (
 
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/sources"
+	"github.com/roleout/roleout/status"
 )
 
 // Branch is the status branch as the view reads it.
@@ -34,6 +35,11 @@ type Event struct {
 	Err    string `json:"error,omitempty"`
 }
 
+// Owners sets, under sharding.mode dynamic, each report's owner replica
+// (and marks Unowned the apps no live replica holds): roleout status's
+// reading of the Leases.
+type Owners func(ctx context.Context, reports []status.Report) error
+
 // Store holds the newest Snapshot and the events between them. Refresh
 // reads the branch again when its head moved; Run does so on a ticker.
 type Store struct {
@@ -42,6 +48,13 @@ type Store struct {
 	apps   []config.App
 	log    logrus.FieldLogger
 	now    func() time.Time
+	// Owners, when set, is read at every refresh; an app whose owner
+	// changes is an event.
+	Owners Owners
+	// ownersErr is the last Owners error logged ("" after a success).
+	ownersErr string
+	// poke asks Run for a refresh before its next tick.
+	poke chan struct{}
 
 	mu     sync.Mutex
 	snap   *Snapshot
@@ -53,8 +66,8 @@ type Store struct {
 // NewStore returns a store of apps (the config's) on the status branch
 // called name, read through branch.
 func NewStore(branch Branch, name string, apps []config.App, log logrus.FieldLogger) *Store {
-	return &Store{branch: branch, name: name, apps: apps, log: log, now: time.Now, nextID: 1, wake: make(chan struct{}),
-		snap: NewSnapshot(name, "", apps, nil, time.Time{})}
+	return &Store{branch: branch, name: name, apps: apps, log: log, now: time.Now, nextID: 1, wake: make(chan struct{}), poke: make(chan struct{}, 1),
+		snap: NewSnapshot(name, "", apps, nil, time.Time{}, nil)}
 }
 
 // Snapshot returns the newest snapshot.
@@ -64,7 +77,8 @@ func (s *Store) Snapshot() *Snapshot {
 	return s.snap
 }
 
-// Run refreshes the snapshot every interval until ctx ends.
+// Run refreshes the snapshot every interval, and when poked, until ctx
+// ends.
 func (s *Store) Run(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -74,14 +88,34 @@ func (s *Store) Run(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-s.poke:
 		}
 	}
 }
 
+// Poke asks Run to refresh now (a status commit landed); pokes while one
+// is pending are one.
+func (s *Store) Poke() {
+	select {
+	case s.poke <- struct{}{}:
+	default:
+	}
+}
+
 // Refresh reads the status branch again if its head moved since the last
-// read, and records an event for each app whose files changed. A failed
-// read keeps the last snapshot, says why in it, and is an event once.
+// read, and records an event for each app whose files changed; then, with
+// Owners, it reads the owners and records an event for each app whose
+// owner changed. A failed read keeps the last snapshot, says why in it,
+// and is an event once.
 func (s *Store) Refresh(ctx context.Context) {
+	s.read(ctx)
+	if s.Owners != nil {
+		s.readOwners(ctx)
+	}
+}
+
+// read reads the status branch when its head moved.
+func (s *Store) read(ctx context.Context) {
 	head, err := s.branch.Head(ctx)
 	prev := s.Snapshot()
 	if err == nil && head == prev.Commit && !prev.Read.IsZero() && prev.Err == "" {
@@ -100,7 +134,7 @@ func (s *Store) Refresh(ctx context.Context) {
 				commit = r.Head
 				break
 			}
-			next = NewSnapshot(s.name, commit, s.apps, reads, s.now())
+			next = NewSnapshot(s.name, commit, s.apps, reads, s.now(), prev)
 		}
 	}
 	if err != nil {
@@ -120,6 +154,11 @@ func (s *Store) Refresh(ctx context.Context) {
 		})
 		return
 	}
+	for _, a := range next.Apps {
+		if old := prev.App(a.Name); old != a { // a reused app keeps its owner already
+			a.keepOwner(old)
+		}
+	}
 	s.publish(next, func() []Event {
 		var evs []Event
 		if prev.Err != "" {
@@ -129,6 +168,48 @@ func (s *Store) Refresh(ctx context.Context) {
 			if old := prev.App(a.Name); old == nil || old.Version != a.Version || old.Report.Phase != a.Report.Phase {
 				evs = append(evs, Event{App: a.Name, Phase: a.Report.Phase, Version: a.Version, Commit: next.Commit})
 			}
+		}
+		return evs
+	})
+}
+
+// readOwners sets each app's owner from Owners, publishing a snapshot
+// (and an event per app) when one changed. A failure keeps the owners
+// last read and is logged once.
+func (s *Store) readOwners(ctx context.Context) {
+	snap := s.Snapshot()
+	reports := make([]status.Report, len(snap.Apps))
+	for i, a := range snap.Apps {
+		reports[i] = a.recorded
+	}
+	if err := s.Owners(ctx, reports); err != nil {
+		if ctx.Err() == nil && err.Error() != s.ownersErr {
+			s.log.WithError(err).Warn("web view: the owners of the apps could not be read; showing the last read")
+		}
+		s.ownersErr = err.Error()
+		return
+	}
+	s.ownersErr = ""
+	next := *snap
+	next.Apps, next.byName = make([]*App, len(snap.Apps)), make(map[string]*App, len(snap.Apps))
+	var changed []*App
+	for i, a := range snap.Apps {
+		next.Apps[i] = a
+		if r := reports[i]; r.Owner != a.Report.Owner || r.Phase != a.Report.Phase {
+			c := *a
+			c.Report = r
+			next.Apps[i] = &c
+			changed = append(changed, &c)
+		}
+		next.byName[a.Name] = next.Apps[i]
+	}
+	if len(changed) == 0 {
+		return
+	}
+	s.publish(&next, func() []Event {
+		evs := make([]Event, len(changed))
+		for i, a := range changed {
+			evs[i] = Event{App: a.Name, Phase: a.Report.Phase, Version: a.Version, Commit: next.Commit}
 		}
 		return evs
 	})

@@ -12,9 +12,11 @@ import (
 // overviewRow is one app on the overview.
 type overviewRow struct {
 	Name, Phase, Revision, Message string
-	Drift                          int
-	Last                           *status.Rollout
-	Problems                       int
+	// Owner is the replica that holds the app (sharding.mode dynamic).
+	Owner    string
+	Drift    int
+	Last     *status.Rollout
+	Problems int
 	// Flight is the wave its rollout is applying now (roleout run only).
 	Flight *status.Flight
 }
@@ -43,7 +45,7 @@ func (a *App) lastRollout() *status.Rollout {
 
 // row returns a's overview row, with its flight when it has one.
 func (a *App) row(flights map[string]status.Flight) overviewRow {
-	row := overviewRow{Name: a.Name, Phase: a.Report.Phase, Revision: a.Report.SourceRevision, Message: a.Report.Message,
+	row := overviewRow{Name: a.Name, Phase: a.Report.Phase, Revision: a.Report.SourceRevision, Message: a.Report.Message, Owner: a.Report.Owner,
 		Drift: len(a.Report.Drift), Last: a.lastRollout(), Problems: len(a.Problems)}
 	if fl, ok := flights[a.Name]; ok {
 		row.Flight = &fl
@@ -155,6 +157,9 @@ type roleChange struct {
 	Name, Action string
 	From, To     int64
 	ToName       string
+	// Workloads are the identities predicted and observed (records
+	// written before roleout kept them have none).
+	Workloads []status.Workload
 }
 
 // history returns the records, newest first, each with the revision each
@@ -170,7 +175,7 @@ func (a *App) history() []historyRow {
 		}
 		for _, w := range r.Waves {
 			for _, rr := range w.Roles {
-				row.Roles = append(row.Roles, roleChange{Wave: w.UpgradeOrder, Name: rr.Name, Action: rr.Action, From: last[rr.Name], To: rr.RevisionNumber, ToName: rr.RevisionName})
+				row.Roles = append(row.Roles, roleChange{Wave: w.UpgradeOrder, Name: rr.Name, Action: rr.Action, From: last[rr.Name], To: rr.RevisionNumber, ToName: rr.RevisionName, Workloads: rr.Workloads})
 				if w.Result != status.RoleFailed {
 					last[rr.Name] = rr.RevisionNumber
 				}
@@ -194,7 +199,7 @@ func clip(s string, n int) string {
 	for cut > 0 && s[cut]&0xC0 == 0x80 {
 		cut--
 	}
-	return s[:cut] + fmt.Sprintf(" … (%d more bytes; roleout history --output json shows it whole)", len(s)-cut)
+	return s[:cut] + fmt.Sprintf(" … (%d more bytes not shown)", len(s)-cut)
 }
 
 // oneLine is s on one line, clipped.

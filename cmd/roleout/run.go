@@ -200,11 +200,10 @@ func serveHTTP(ctx context.Context, log *logrus.Logger, cfg *config.Config, a *a
 	uiAddr, why := cfg.UIListener()
 	var view http.Handler
 	if uiAddr != "" {
-		v, err := newView(ctx, cfg, uiAddr, uiRefresh, log)
+		v, err := newView(ctx, cfg, uiAddr, uiRefresh, a, log)
 		if err != nil {
 			return err
 		}
-		v.Live = a // the waves in flight, between status commits
 		view = v
 	} else if cfg.UI.On() {
 		log.WithField("reason", why).Warn("the web view is not served")

@@ -109,29 +109,41 @@ func addOwners(ctx context.Context, cfg *config.Config, reps []status.Report) er
 	if cfg.Sharding.ModeOrDefault() != config.ShardingDynamic {
 		return nil
 	}
-	restCfg, err := clusterConfig(cfg.Kubeconfig)
+	owners, err := ownersReader(cfg)
 	if err != nil {
 		return err
+	}
+	return owners(ctx, reps)
+}
+
+// ownersReader returns what addOwners does once a client is made: the
+// web view reads the owners at every refresh with one client.
+func ownersReader(cfg *config.Config) (func(context.Context, []status.Report) error, error) {
+	restCfg, err := clusterConfig(cfg.Kubeconfig)
+	if err != nil {
+		return nil, err
 	}
 	cs, err := kubernetes.NewForConfig(restCfg)
 	if err != nil {
-		return err
-	}
-	names := make([]string, len(reps))
-	for i, r := range reps {
-		names[i] = r.App
+		return nil, err
 	}
 	leases := cs.CoordinationV1().Leases(cfg.Status.ClusterRevisions.AgentNamespace())
-	owners, err := sharding.Owners(ctx, leases, cfg.Sharding.Name, names, time.Now())
-	if err != nil {
-		return fmt.Errorf("read the owners' Leases: %w", err)
-	}
-	for i := range reps {
-		o := owners[reps[i].App]
-		reps[i].Owner = o.Owner
-		if o.Owner == "" {
-			reps[i].Unowned(o.UnownedSince)
+	return func(ctx context.Context, reps []status.Report) error {
+		names := make([]string, len(reps))
+		for i, r := range reps {
+			names[i] = r.App
 		}
-	}
-	return nil
+		owners, err := sharding.Owners(ctx, leases, cfg.Sharding.Name, names, time.Now())
+		if err != nil {
+			return fmt.Errorf("read the owners' Leases: %w", err)
+		}
+		for i := range reps {
+			o := owners[reps[i].App]
+			reps[i].Owner = o.Owner
+			if o.Owner == "" {
+				reps[i].Unowned(o.UnownedSince)
+			}
+		}
+		return nil
+	}, nil
 }

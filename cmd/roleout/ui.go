@@ -48,7 +48,7 @@ func newUICommand(*globalOptions) *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			view, err := newView(ctx, cfg, o.listen, o.refresh, log)
+			view, err := newView(ctx, cfg, o.listen, o.refresh, nil, log)
 			if err != nil {
 				return err
 			}
@@ -70,8 +70,9 @@ func newUICommand(*globalOptions) *cobra.Command {
 // newView returns the web view of cfg's status branch for a listener on
 // addr, refreshed every refresh until ctx ends: with ui.auth none only
 // on loopback; with kubernetes, readers' tokens are checked on cfg's
-// cluster.
-func newView(ctx context.Context, cfg *config.Config, addr string, refresh time.Duration, log logrus.FieldLogger) (*ui.Server, error) {
+// cluster. live, when not nil (roleout run), is the agent: its waves in
+// flight are shown, and its status commits read at once.
+func newView(ctx context.Context, cfg *config.Config, addr string, refresh time.Duration, live ui.Live, log logrus.FieldLogger) (*ui.Server, error) {
 	var auth ui.Authorizer = ui.Open{}
 	switch cfg.UI.AuthOrDefault() {
 	case config.UIAuthNone:
@@ -90,10 +91,48 @@ func newView(ctx context.Context, cfg *config.Config, addr string, refresh time.
 		auth = ui.NewKubernetes(cs)
 	}
 	store := ui.NewStore(sources.NewStatusBranch(agent.StatusOptions(cfg)), cfg.Status.Branch, cfg.Apps, log)
+	if cfg.Sharding.ModeOrDefault() == config.ShardingDynamic {
+		owners, err := ownersReader(cfg)
+		if err != nil {
+			log.WithError(err).Warn("web view: owners not shown (sharding.mode dynamic needs the agent's cluster)")
+		} else {
+			store.Owners = owners
+		}
+	}
 	store.Refresh(ctx)
 	go store.Run(ctx, refresh)
-	return ui.NewServer(store, auth, log), nil
+	srv := ui.NewServer(store, auth, log)
+	if live != nil {
+		srv.Live = live
+		go pokeOnChange(ctx, live, store)
+	}
+	return srv, nil
 }
+
+// pokeOnChange has store read the status branch when live changes (a
+// status commit, a wave that takes off or lands), at most every
+// pokeEvery: waves move on the page as they are recorded.
+func pokeOnChange(ctx context.Context, live ui.Live, store *ui.Store) {
+	_, changed := live.Flights()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(pokeEvery):
+		}
+		_, changed = live.Flights() // before the read: a change during it comes round again
+		store.Poke()
+	}
+}
+
+// pokeEvery bounds how often roleout run's view reads the status branch
+// while the agent writes it.
+const pokeEvery = 500 * time.Millisecond
 
 // serveUntil serves h on l until ctx ends. Requests' contexts end with
 // ctx, so long ones (the web view's event streams) do not hold the

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/sirupsen/logrus"
 	authnv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -81,7 +82,7 @@ func TestWebView(t *testing.T) {
 	defer cancel()
 	log := logrus.New()
 	log.SetOutput(io.Discard)
-	view, err := newView(ctx, cfg, "127.0.0.1:0", 100*time.Millisecond, log)
+	view, err := newView(ctx, cfg, "127.0.0.1:0", 100*time.Millisecond, nil, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +186,7 @@ func TestWebViewKubernetesAuth(t *testing.T) {
 	}
 	log := logrus.New()
 	log.SetOutput(io.Discard)
-	view, err := newView(ctx, cfg, "0.0.0.0:0", time.Minute, log)
+	view, err := newView(ctx, cfg, "0.0.0.0:0", time.Minute, nil, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,6 +212,30 @@ func TestWebViewKubernetesAuth(t *testing.T) {
 	}
 	if code, body := viewGet(t, hs.URL+"/", ""); code != 401 || !strings.Contains(body, "Bearer token") {
 		t.Errorf("no token: %d, want 401 and the sign-in form", code)
+	}
+
+	// In a browser: the token pasted on the sign-in page decides which
+	// app the overview lists; one the API server does not authenticate
+	// is sent back to sign in.
+	tab, _ := browser(t)
+	// signIn pastes token on the sign-in page and waits for what the
+	// page it leads to shows at sel.
+	signIn := func(token, sel string) string {
+		t.Helper()
+		if err := chromedp.Do(tab, chromedp.Navigate(hs.URL+"/login"), chromedp.SetValue("#token", token), chromedp.Click("#login button"),
+			chromedp.WaitVisible(chromedp.CSS(sel))); err != nil {
+			t.Fatalf("after signing in, %s: %v", sel, err)
+		}
+		return pageText(t, tab, "main")
+	}
+	for ns, want := range map[string]string{"view-auth-a": "va", "view-auth-b": "vb"} {
+		signIn(tokens[ns], "#app-"+want)
+		if rows := evaluate[[]string](t, tab, `Array.from(document.querySelectorAll("table.apps tbody tr")).map(r => r.id)`); len(rows) != 1 {
+			t.Errorf("the viewer of %s sees %v, want app-%s alone", ns, rows, want)
+		}
+	}
+	if text := signIn("not-a-token", "p.error"); !strings.Contains(text, "not authenticated") || !strings.Contains(text, "Bearer token") {
+		t.Errorf("a token that fails TokenReview, in the browser: %q", text)
 	}
 }
 
