@@ -171,7 +171,7 @@ func TestPagesEscapeAndSayWhatTheyCouldNotRead(t *testing.T) {
 		t.Error("the app page carries the repository's HTML unescaped")
 	}
 	for _, want := range []string{"&lt;script&gt;alert(1)&lt;/script&gt;", "<svg", "Wave 2", "waits on its health gate: b: Deployment/ns/b: 0 of 2 replicas ready",
-		"waits on an earlier wave: wave 2 failed", "a-6d9f8c7b5", "= predicted", `href="/apps/shop/roles/a/revisions/2"`} {
+		"waits on an earlier wave: wave 2 failed", "a-6d9f8c7b5", "= predicted", `href="/apps/shop/roles/a/revisions/2"`, "update · 2026-12-01 11:00:00Z"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("app page lacks %q", want)
 		}

@@ -33,6 +33,30 @@ type wave struct {
 	// Flight is the wave's progress while the agent applies it
 	// (roleout run only).
 	Flight *status.Flight
+	// Actions are, by role, the last rollout that applied it: its action
+	// (update, rollback, retry, heal) and when it started.
+	Actions map[string]lastAction
+}
+
+// lastAction is what the newest rollout record that applied a role did.
+type lastAction struct {
+	Action  string
+	Started time.Time
+}
+
+// lastActions returns, by role, the newest record's action for it.
+func (a *App) lastActions() map[string]lastAction {
+	out := map[string]lastAction{}
+	for _, r := range a.Rollouts { // newest first
+		for _, w := range r.Waves {
+			for _, role := range w.Roles {
+				if _, ok := out[role.Name]; !ok {
+					out[role.Name] = lastAction{Action: role.Action, Started: r.Started.Time}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // lastRollout is the newest record, or nil.
@@ -87,8 +111,10 @@ func (a *App) waves() []wave {
 	sort.Ints(orders)
 	var out []wave
 	var failed string // the first failed wave's reason
+	actions := a.lastActions()
 	for _, o := range orders {
 		w := byOrder[o]
+		w.Actions = actions
 		w.Result = status.RoleUnchanged
 		for _, r := range w.Roles {
 			w.Result = worse(w.Result, r.Result)

@@ -272,4 +272,17 @@ func TestWebViewInBrowser(t *testing.T) {
 	if n := dialogs.Load(); n != 0 {
 		t.Errorf("pages opened %d JavaScript dialogs: repository text ran as script", n)
 	}
+
+	// The agent goes away: the open page says it lost its live updates
+	// and polls.
+	if err := chromedp.Do(tab, chromedp.Navigate(base+"/apps/shop"), chromedp.WaitVisible(chromedp.CSS("#live.on"))); err != nil {
+		t.Fatal(err)
+	}
+	_ = agent.Process.Kill()
+	if err := chromedp.Do(tab, chromedp.WaitVisible(chromedp.CSS("#live.polling"))); err != nil {
+		t.Fatalf("the page did not fall back to polling when the stream dropped: %v", err)
+	}
+	if badge := pageText(t, tab, "#live"); badge != "live updates lost: polling every 5 s" {
+		t.Errorf("badge after the stream dropped: %q", badge)
+	}
 }
