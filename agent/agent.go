@@ -96,7 +96,7 @@ type Agent struct {
 	// flights is what each rollout is applying now (Flights).
 	flights *flights
 	// elect is this replica's part in leader election, for /readyz.
-	elect *election
+	elect *sharding.Election
 	// drift watches what the apps applied (Run) and keeps their drift.
 	drift *drift.Tracker
 	// nextCfg is a configuration Reload accepted, taken between polls;
@@ -135,7 +135,7 @@ func NewDryRun(ctx context.Context, cfg *config.Config, restCfg *rest.Config, lo
 	if err != nil {
 		return nil, err
 	}
-	masker, err := readMasker(ctx, cfg, kube)
+	masker, err := control.MaskerOf(ctx, cfg, kube)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +161,7 @@ func NewDeps(ctx context.Context, cfg *config.Config, restCfg *rest.Config, log 
 	if err != nil {
 		return Deps{}, err
 	}
-	masker, err := loadMasker(ctx, cfg.Masks, kube, cfg.Status.ClusterRevisions.AgentNamespace())
+	masker, err := control.LoadMasker(ctx, cfg.Masks, kube, cfg.Status.ClusterRevisions.AgentNamespace())
 	if err != nil {
 		return Deps{}, err
 	}
@@ -229,7 +229,7 @@ func NewWithDeps(cfg *config.Config, deps Deps, log logrus.FieldLogger) *Agent {
 		deps.Backoffs = DefaultBackoffs()
 	}
 	a := &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), mu: &sync.Mutex{}, results: map[string]*status.App{}, done: map[string]string{}, synced: map[string][32]byte{}, replan: map[string]bool{}, checked: map[string]time.Time{}, trigger: make(chan struct{}, 1), metrics: newMetrics(),
-		live: &liveness{bound: cfg.MaxPollAge(deps.now())}, elect: &election{}, flights: newFlights()}
+		live: &liveness{bound: cfg.MaxPollAge(deps.now())}, elect: &sharding.Election{}, flights: newFlights()}
 	a.drift = drift.New(log, deps.now, a.Trigger, deps.Backoffs.Heal)
 	a.control = control.NewCopy(deps.Control, log, a.servesApp, a.controlChanged)
 	a.metrics.registry.MustRegister(a.drift.Metric)

@@ -20,14 +20,17 @@
 //     held until a commit changes the role or resume ends it;
 //   - sharded.go: dynamic sharding (RunSharded, begin: which apps this
 //     replica may touch; package sharding keeps the Leases); leader.go:
-//     leader election;
+//     leader election (sharding.Election); http.go: /healthz, /readyz,
+//     /metrics and /hook (package webhook verifies it); flights.go: the
+//     waves in flight, for the web view;
 //   - how an app is written: applyas.go (field manager, ownership, apply
 //     and prune options), renderer.go (the kustomize adapter).
 //
 // The formats live in packages of their own, which the CLI and the web
 // view read too: config (roleout.yaml), status (the status branch), diff
-// (what a change would do) and control (the control ConfigMap); drift
-// holds the watches' state.
+// (what a change would do) and control (the agent's own objects: the
+// control ConfigMap, the status anchor, the mask key); drift holds the
+// watches' state.
 //
 // agent declares the contract it consumes (contract.go: a fetcher, a
 // renderer, a planner, the cluster and what reads it, a status store),

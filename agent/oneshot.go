@@ -11,6 +11,7 @@ import (
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/control"
 	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/internal/secrets"
 	"github.com/roleout/roleout/render"
@@ -39,10 +40,10 @@ type GitPlan struct {
 // PlanFromGit renders and plans app from the source at ref (a branch, tag,
 // full ref name or commit; empty: the configured one) against the app's
 // status on the status branch, without touching the cluster. Secrets are
-// masked as ReadMasker says with no cluster: with masks.keyFile as the
+// masked as control.ReadMasker says with no cluster: with masks.keyFile as the
 // install masks them, otherwise with a random key for this call.
 func PlanFromGit(ctx context.Context, cfg *config.Config, appName, ref string) (*GitPlan, error) {
-	masker, err := ReadMasker(ctx, cfg, nil)
+	masker, err := control.ReadMasker(ctx, cfg, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +66,7 @@ type DiffOptions struct {
 	// Offline compares with the last status in git instead of the
 	// cluster; Kube is then unused.
 	Offline bool
-	// Masker masks Secrets in the plan and its diffs (see ReadMasker).
+	// Masker masks Secrets in the plan and its diffs (see control.ReadMasker).
 	// Nil: a random key for this call.
 	Masker *secrets.Masker
 	// Kube reaches the agent's own cluster. An app that names another

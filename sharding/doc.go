@@ -17,4 +17,8 @@
 //
 // The agent asks Replica.Begin before it reconciles or previews an app;
 // `roleout status` reads the owners with Owners.
+//
+// Leader election (sharding.mode leader with --leader-elect) is here too:
+// Election runs client-go's elector on one Lease, calls the agent's loop
+// while this replica leads, and says what /readyz reports of it.
 package sharding

@@ -10,6 +10,7 @@ import (
 	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/control"
 	"github.com/roleout/roleout/diff"
 )
 
@@ -90,7 +91,7 @@ func (o *diffOptions) run(cmd *cobra.Command, args []string) (*diff.Report, erro
 			} else {
 				restCfg.Timeout = offlineKeyTimeout
 			}
-			if opts.Masker, err = agent.ReadMasker(ctx, cfg, restCfg); err != nil {
+			if opts.Masker, err = control.ReadMasker(ctx, cfg, restCfg); err != nil {
 				return nil, err
 			}
 			return agent.Diff(ctx, cfg, o.app, opts)
@@ -98,7 +99,7 @@ func (o *diffOptions) run(cmd *cobra.Command, args []string) (*diff.Report, erro
 		if err != nil {
 			return nil, err
 		}
-		if opts.Masker, err = agent.ReadMasker(ctx, cfg, restCfg); err != nil {
+		if opts.Masker, err = control.ReadMasker(ctx, cfg, restCfg); err != nil {
 			return nil, err
 		}
 		restCfg.UserAgent = "roleout/" + version

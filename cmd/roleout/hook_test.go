@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/roleout/roleout/agent"
+	"github.com/roleout/roleout/webhook"
 )
 
 // freeAddress returns a loopback address nothing listens on now.
@@ -62,7 +62,7 @@ func TestHookTriggersPoll(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		req.Header.Set(agent.SignatureHeader, sig)
+		req.Header.Set(webhook.SignatureHeader, sig)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -76,8 +76,8 @@ func TestHookTriggersPoll(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := []byte(`{"ref":"refs/heads/main"}`)
-	good := agent.SignHook([]byte("s3cret"), body, time.Now())
-	if code := post(agent.SignHook([]byte("wrong"), body, time.Now()), body); code != http.StatusUnauthorized {
+	good := webhook.Sign([]byte("s3cret"), body, time.Now())
+	if code := post(webhook.Sign([]byte("wrong"), body, time.Now()), body); code != http.StatusUnauthorized {
 		t.Errorf("a delivery signed with another secret got %d, want 401", code)
 	}
 	// Nothing polls for an hour unless the hook does: a rollout of v2

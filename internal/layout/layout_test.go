@@ -45,10 +45,13 @@ var allowed = map[string][]string{
 	"drift": {"apply", "internal/object", "render", "status"},
 	// Apps spread over live replicas by Leases (sharding.mode: dynamic).
 	"sharding": nil,
-	// The control ConfigMap: suspend, resume and reconcile.
-	"control": {"config", "internal/object"},
+	// The agent's own objects in its namespace: the control ConfigMap
+	// (suspend, resume, reconcile), the status anchor, the mask key.
+	"control": {"config", "internal/object", "internal/secrets"},
+	// Deliveries that trigger a poll (POST /hook), verified.
+	"webhook": nil,
 	// The agent's loop: the only package that joins sources, render and apply.
-	"agent":         {"apply", "config", "control", "diff", "drift", "internal/object", "internal/secrets", "render", "render/predict", "render/revision", "sharding", "sources", "status"},
+	"agent":         {"apply", "config", "control", "diff", "drift", "internal/object", "internal/secrets", "render", "render/predict", "render/revision", "sharding", "sources", "status", "webhook"},
 	"agent/starter": {"config", "sources"},
 	// The read-only web view: the status branch's records as pages, for
 	// roleout ui and roleout run.

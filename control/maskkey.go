@@ -1,4 +1,4 @@
-package agent
+package control
 
 import (
 	"bytes"
@@ -16,12 +16,13 @@ import (
 	"github.com/roleout/roleout/internal/secrets"
 )
 
-// maskKeyField is the key Secret's data key.
-const maskKeyField = "key"
+// MaskKeyField is the mask key Secret's data key.
+const MaskKeyField = "key"
 
-// loadMasker returns the install's Masker: its key from masks.keyFile, or
-// from the key Secret in namespace, created when absent.
-func loadMasker(ctx context.Context, cfg config.Masks, kube kubernetes.Interface, namespace string) (*secrets.Masker, error) {
+// LoadMasker returns the install's Masker for the agent: its key from
+// masks.keyFile, or from the key Secret in namespace, created when
+// absent.
+func LoadMasker(ctx context.Context, cfg config.Masks, kube kubernetes.Interface, namespace string) (*secrets.Masker, error) {
 	var key []byte
 	if cfg.KeyFile != "" {
 		data, err := os.ReadFile(cfg.KeyFile)
@@ -56,25 +57,25 @@ func ReadMasker(ctx context.Context, cfg *config.Config, restCfg *rest.Config) (
 			return nil, err
 		}
 	}
-	return readMasker(ctx, cfg, kube)
+	return MaskerOf(ctx, cfg, kube)
 }
 
-// readMasker is ReadMasker on kube (nil: no cluster): the key from
+// MaskerOf is ReadMasker on kube (nil: no cluster): the key from
 // masks.keyFile, else from the key Secret when it exists, else a random
-// key.
-func readMasker(ctx context.Context, cfg *config.Config, kube kubernetes.Interface) (*secrets.Masker, error) {
+// key. A dry run reads the key so.
+func MaskerOf(ctx context.Context, cfg *config.Config, kube kubernetes.Interface) (*secrets.Masker, error) {
 	if cfg.Masks.KeyFile != "" {
-		return loadMasker(ctx, cfg.Masks, nil, "")
+		return LoadMasker(ctx, cfg.Masks, nil, "")
 	}
 	if kube == nil {
 		return ephemeralMasker(cfg.Masks.Mode)
 	}
 	ns, name := cfg.Status.ClusterRevisions.AgentNamespace(), cfg.Masks.KeySecretName()
 	s, err := kube.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
-	if err != nil || len(s.Data[maskKeyField]) == 0 {
+	if err != nil || len(s.Data[MaskKeyField]) == 0 {
 		return ephemeralMasker(cfg.Masks.Mode)
 	}
-	m, err := secrets.NewMasker(s.Data[maskKeyField], cfg.Masks.Mode)
+	m, err := secrets.NewMasker(s.Data[MaskKeyField], cfg.Masks.Mode)
 	if err != nil {
 		return nil, fmt.Errorf("masks: Secret/%s/%s: %w", ns, name, err)
 	}
@@ -105,7 +106,7 @@ func ensureMaskKey(ctx context.Context, kube kubernetes.Interface, namespace, na
 		s, err = kube.CoreV1().Secrets(namespace).Create(ctx, &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: map[string]string{"app.kubernetes.io/managed-by": "roleout"}},
 			Type:       corev1.SecretTypeOpaque,
-			Data:       map[string][]byte{maskKeyField: key},
+			Data:       map[string][]byte{MaskKeyField: key},
 		}, metav1.CreateOptions{FieldManager: "roleout"})
 		if apierrors.IsAlreadyExists(err) {
 			s, err = kube.CoreV1().Secrets(namespace).Get(ctx, name, metav1.GetOptions{})
@@ -114,9 +115,9 @@ func ensureMaskKey(ctx context.Context, kube kubernetes.Interface, namespace, na
 	if err != nil {
 		return nil, fmt.Errorf("%s: read or create the mask key (the agent needs get and create on Secrets in its namespace, or set masks.keyFile): %w", where, err)
 	}
-	key := s.Data[maskKeyField]
+	key := s.Data[MaskKeyField]
 	if len(key) == 0 {
-		return nil, fmt.Errorf("%s: no data key %q: put a key of 32 random bytes there, or delete the Secret to have a new one made (existing masks then change)", where, maskKeyField)
+		return nil, fmt.Errorf("%s: no data key %q: put a key of 32 random bytes there, or delete the Secret to have a new one made (existing masks then change)", where, MaskKeyField)
 	}
 	return key, nil
 }
