@@ -188,8 +188,7 @@ func newDeps(ctx context.Context, cfg *config.Config, restCfg *rest.Config, kube
 	if err != nil {
 		return Deps{}, err
 	}
-	anchored := StatusOptions(cfg)
-	anchored.Anchor = control.NewAnchor(kube, ns, anchorKey(cfg))
+	anchored := AnchoredStatusOptions(cfg, kube)
 	return Deps{
 		ClusterFor:        cl.clusterFor,
 		PreviewClusterFor: previewAppliers(applier, cl.clusterFor),

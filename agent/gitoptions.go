@@ -7,7 +7,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 
+	"k8s.io/client-go/kubernetes"
+
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/control"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
 )
@@ -51,6 +54,15 @@ func StatusOptions(cfg *config.Config) sources.StatusOptions {
 		SigningKeyFile: cfg.Status.SigningKeyFile, Merge: status.MergeFile,
 		Limits: sources.CheckoutLimits{MaxBytes: cfg.Source.MaxCheckoutBytes, MaxEntries: cfg.Source.MaxCheckoutEntries},
 	}
+}
+
+// AnchoredStatusOptions are StatusOptions with the status anchor in the
+// agent's namespace on kube, the agent's cluster: how the agent reads and
+// writes the branch, and how roleout run's web view reads it.
+func AnchoredStatusOptions(cfg *config.Config, kube kubernetes.Interface) sources.StatusOptions {
+	o := StatusOptions(cfg)
+	o.Anchor = control.NewAnchor(kube, cfg.Status.ClusterRevisions.AgentNamespace(), anchorKey(cfg))
+	return o
 }
 
 // anchorKey is the key of cfg's status branch in the anchor ConfigMap: one

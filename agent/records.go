@@ -93,8 +93,9 @@ func (r *rollout) recordWave(i int, started time.Time, err error) {
 }
 
 // recordWorkloads sets, in the newest wave's record, role's workloads:
-// their predicted and observed identities (history.yaml keeps them, so
-// the history shows what each rollout predicted and got).
+// their predicted and observed identities (history.yaml keeps them, as
+// many as status.MaxRecordedWorkloads, so the history shows what each
+// rollout predicted and got).
 func (r *rollout) recordWorkloads(role string, ws []status.Workload) {
 	if len(r.waves) == 0 {
 		return
@@ -102,7 +103,7 @@ func (r *rollout) recordWorkloads(role string, ws []status.Workload) {
 	w := &r.waves[len(r.waves)-1]
 	for i := range w.Roles {
 		if w.Roles[i].Name == role {
-			w.Roles[i].Workloads = ws
+			w.Roles[i].RecordWorkloads(ws)
 		}
 	}
 }

@@ -134,7 +134,8 @@ func (b *StatusBranch) Read(ctx context.Context, dir string) (StatusRead, error)
 // ReadEach returns Read's result for each of dirs from one clone of the
 // branch (a reader of every app's status clones once, not once per app):
 // every read is of the same commit, and each has the read limits to
-// itself.
+// itself. A folder that cannot be read (over its limits) has Err set and
+// no files; the others are read.
 func (b *StatusBranch) ReadEach(ctx context.Context, dirs []string) (map[string]StatusRead, error) {
 	co, err := b.checkout(ctx)
 	if err != nil {
@@ -152,7 +153,12 @@ func (b *StatusBranch) ReadEach(ctx context.Context, dirs []string) (map[string]
 		}
 		co.tr = nil // a budget of its own
 		if err := co.files(dir, files); err != nil {
-			return nil, fmt.Errorf("read %s from status branch %s: %w", dir, b.opts.Branch, err)
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			// One folder over its limits does not hide the others.
+			out[dir] = StatusRead{Head: co.head.String(), Err: fmt.Errorf("read %s from status branch %s: %w", dir, b.opts.Branch, err)}
+			continue
 		}
 		out[dir] = co.read(files)
 	}

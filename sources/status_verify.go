@@ -32,6 +32,9 @@ type StatusRead struct {
 	// by the status signing key, and always nil without one: then nothing
 	// is verified and Head is read as it is.
 	Refused *VerificationError
+	// Err, set by ReadEach only, says why this folder could not be read
+	// (a file over the read limits): the other folders still are.
+	Err error
 }
 
 // statusCheckout is a clone of the status branch, without a work tree,

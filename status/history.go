@@ -13,11 +13,12 @@ import (
 // MaxRollouts bounds history.yaml; older records are dropped.
 const MaxRollouts = 100
 
-// MaxRolloutsWithWorkloads is how many of the newest records keep their
-// roles' workloads (RoleRecord.Workloads); older ones drop them, so an
-// app of a thousand workloads does not make history.yaml a hundred times
-// that.
-const MaxRolloutsWithWorkloads = 10
+// MaxRecordedWorkloads bounds the workloads a role's record keeps
+// (RoleRecord.Workloads), those whose observed identity is not the
+// predicted one first; MoreWorkloads counts the rest. A record is written
+// once and never changed, and an app of a thousand workloads does not
+// make history.yaml a hundred times that.
+const MaxRecordedWorkloads = 20
 
 // Rollout is one rollout in an app's history.yaml: what started it, when,
 // and what each wave did.
@@ -58,9 +59,37 @@ type RoleRecord struct {
 	// retry or heal.
 	Action string `json:"action"`
 	// Workloads are the role's workloads with the identity predicted for
-	// the template applied and the one observed after the wave (in the
-	// newest MaxRolloutsWithWorkloads records only).
-	Workloads []Workload `json:"workloads,omitempty"`
+	// the template applied and the one observed after the wave: at most
+	// MaxRecordedWorkloads, mismatches first; MoreWorkloads are the rest,
+	// MoreMatched how many of them were observed as predicted.
+	Workloads     []Workload `json:"workloads,omitempty"`
+	MoreWorkloads int        `json:"moreWorkloads,omitempty"`
+	MoreMatched   int        `json:"moreMatched,omitempty"`
+}
+
+// RecordWorkloads sets r's workloads from ws, as MaxRecordedWorkloads
+// bounds them.
+func (r *RoleRecord) RecordWorkloads(ws []Workload) {
+	sorted := slices.Clone(ws)
+	slices.SortStableFunc(sorted, func(a, b Workload) int { // mismatches first
+		switch {
+		case !a.Match && b.Match:
+			return -1
+		case a.Match && !b.Match:
+			return 1
+		}
+		return 0
+	})
+	r.Workloads, r.MoreWorkloads, r.MoreMatched = sorted, 0, 0
+	if len(sorted) > MaxRecordedWorkloads {
+		r.Workloads = sorted[:MaxRecordedWorkloads]
+		for _, w := range sorted[MaxRecordedWorkloads:] {
+			r.MoreWorkloads++
+			if w.Match {
+				r.MoreMatched++
+			}
+		}
+	}
 }
 
 // ReadHistory returns the rollout records of app among files, an app's
@@ -77,8 +106,7 @@ func ReadHistory(files map[string][]byte, app string) ([]Rollout, error) {
 	return records, nil
 }
 
-// AppendRollout returns prev with rec added, the newest MaxRollouts kept
-// (the workloads of the newest MaxRolloutsWithWorkloads only),
+// AppendRollout returns prev with rec added, the newest MaxRollouts kept,
 // and whether there is anything new to record: a failure that repeats at
 // every poll (the same source revision, the same error) is recorded once,
 // so a broken commit does not make a status commit per poll.
@@ -89,7 +117,11 @@ func AppendRollout(prev []Rollout, rec Rollout) ([]Rollout, bool) {
 			return prev, false
 		}
 	}
-	return keepNewest(append(append([]Rollout(nil), prev...), rec)), true
+	records := append(append([]Rollout(nil), prev...), rec)
+	if len(records) > MaxRollouts {
+		records = records[len(records)-MaxRollouts:]
+	}
+	return records, true
 }
 
 // MergeFile is the status branch's Merge hook: an app's history.yaml
@@ -106,7 +138,7 @@ func MergeFile(p string, remote, ours []byte) ([]byte, error) {
 // mergeHistory unions two versions of an app's history.yaml. A record is
 // keyed by source revision, trigger and start time; on a key both hold,
 // ours wins. Records are sorted by start time (on a tie the remote's
-// first) and the newest MaxRollouts kept (keepNewest).
+// first) and the newest MaxRollouts kept.
 func mergeHistory(app string, remote, ours []byte) ([]byte, error) {
 	theirs, err := ReadHistory(map[string][]byte{HistoryPath(app): remote}, app)
 	if err != nil {
@@ -132,41 +164,8 @@ func mergeHistory(app string, remote, ours []byte) ([]byte, error) {
 		records = append(records, r)
 	}
 	sort.SliceStable(records, func(i, j int) bool { return records[i].Started.Before(&records[j].Started) })
-	return yaml.Marshal(keepNewest(records))
-}
-
-// keepNewest returns the newest MaxRollouts of records (oldest first),
-// the workloads of those before the newest MaxRolloutsWithWorkloads
-// dropped. It never changes what records' slices share with the caller.
-func keepNewest(records []Rollout) []Rollout {
 	if len(records) > MaxRollouts {
 		records = records[len(records)-MaxRollouts:]
 	}
-	for i := range len(records) - MaxRolloutsWithWorkloads {
-		if !records[i].hasWorkloads() {
-			continue
-		}
-		waves := make([]Wave, len(records[i].Waves))
-		for w, wave := range records[i].Waves {
-			wave.Roles = slices.Clone(wave.Roles)
-			for r := range wave.Roles {
-				wave.Roles[r].Workloads = nil
-			}
-			waves[w] = wave
-		}
-		records[i].Waves = waves
-	}
-	return records
-}
-
-// hasWorkloads reports whether a role of r records its workloads.
-func (r Rollout) hasWorkloads() bool {
-	for _, w := range r.Waves {
-		for _, role := range w.Roles {
-			if len(role.Workloads) > 0 {
-				return true
-			}
-		}
-	}
-	return false
+	return yaml.Marshal(records)
 }

@@ -152,36 +152,23 @@ func TestHistoryTwoWriters(t *testing.T) {
 	}
 }
 
-// TestAppendRolloutKeepsWorkloadsOfTheNewest: the newest
-// MaxRolloutsWithWorkloads records keep their roles' workloads, older
-// ones drop them (history.yaml stays bounded), the caller's records are
-// not changed, and MaxRollouts records are kept in all.
-func TestAppendRolloutKeepsWorkloadsOfTheNewest(t *testing.T) {
-	record := func(i int) Rollout {
-		return Rollout{SourceRevision: fmt.Sprintf("main@sha1:%d", i), Result: PhaseSucceeded, Waves: []Wave{{UpgradeOrder: 1,
-			Roles: []RoleRecord{{Name: "a", RevisionNumber: int64(i), Workloads: []Workload{{Match: true}}}}}}}
+// TestRecordWorkloads: a role's record keeps at most
+// MaxRecordedWorkloads workloads, those observed otherwise than predicted
+// first, and counts the rest.
+func TestRecordWorkloads(t *testing.T) {
+	var ws []Workload
+	for i := range MaxRecordedWorkloads + 5 {
+		ws = append(ws, Workload{Match: i != 23 && i != 24})
 	}
-	var records []Rollout
-	for i := range MaxRollouts + 5 {
-		var ok bool
-		prev := records
-		if records, ok = AppendRollout(records, record(i)); !ok {
-			t.Fatalf("record %d not appended", i)
-		}
-		if len(prev) > 0 && len(prev[len(prev)-1].Waves[0].Roles[0].Workloads) != 1 {
-			t.Fatalf("appending record %d changed the caller's newest record", i)
-		}
+	var r RoleRecord
+	r.RecordWorkloads(ws)
+	if len(r.Workloads) != MaxRecordedWorkloads || r.Workloads[0].Match || r.Workloads[1].Match || !r.Workloads[2].Match {
+		t.Errorf("kept %d workloads, the first two matched: %v %v; want %d, mismatches first", len(r.Workloads), r.Workloads[0].Match, r.Workloads[1].Match, MaxRecordedWorkloads)
 	}
-	if len(records) != MaxRollouts || records[0].Waves[0].Roles[0].RevisionNumber != 5 {
-		t.Fatalf("%d records from revision %d, want %d from 5", len(records), records[0].Waves[0].Roles[0].RevisionNumber, MaxRollouts)
+	if r.MoreWorkloads != 5 || r.MoreMatched != 5 {
+		t.Errorf("more %d, matched %d; want 5 and 5", r.MoreWorkloads, r.MoreMatched)
 	}
-	for i, r := range records {
-		want := 0
-		if i >= MaxRollouts-MaxRolloutsWithWorkloads {
-			want = 1
-		}
-		if got := len(r.Waves[0].Roles[0].Workloads); got != want {
-			t.Errorf("record %d of %d keeps %d workloads, want %d", i, len(records), got, want)
-		}
+	if !ws[0].Match || ws[23].Match != false {
+		t.Error("the caller's workloads were reordered")
 	}
 }

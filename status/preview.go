@@ -35,7 +35,11 @@ func ReadPreview(files map[string][]byte, app, name string) (Preview, bool) {
 		return Preview{}, false
 	}
 	var p Preview
-	return p, json.Unmarshal(data, &p) == nil
+	if json.Unmarshal(data, &p) != nil {
+		return Preview{}, false
+	}
+	p.bound() // the branch is untrusted: its diffs are held to what the agent writes
+	return p, true
 }
 
 // The bounds of a preview's diffs (docs/design.md, "Every untrusted input

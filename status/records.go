@@ -55,6 +55,9 @@ func Load(ctx context.Context, r Reader, app string) (*Records, error) {
 // parse is an error that names it and says how to fix it; nothing is
 // applied until it is fixed.
 func Parse(read sources.StatusRead, app string) (*Records, error) {
+	if read.Err != nil {
+		return nil, read.Err
+	}
 	files := read.Files
 	if files == nil {
 		files = map[string][]byte{}

@@ -26,6 +26,7 @@ func toAPI(a *App) apiApp {
 // apiApps lists the apps the reader may see.
 func (s *Server) apiApps(w http.ResponseWriter, _ *http.Request, q *request) {
 	out := []apiApp{}
+	q.access.prefetch(q.snap.Apps)
 	for _, a := range q.snap.Apps {
 		if q.visible(a) {
 			out = append(out, toAPI(a))
@@ -84,12 +85,16 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, q *request) {
 	if last == 0 {
 		last, _ = strconv.ParseUint(r.URL.Query().Get("lastEventId"), 10, 64)
 	}
+	acc, asked := q.access, time.Now()
 	shown := func(app string) bool {
 		if only != "" && app != only {
 			return false
 		}
-		a := q.snap.App(app)
-		return a != nil && q.visible(a)
+		if time.Since(asked) > authCacheTTL { // a stream's answers are as fresh as a page's
+			acc, asked = &access{s: s, ctx: r.Context(), reader: q.reader, seen: map[string]bool{}}, time.Now()
+		}
+		a := s.store.Snapshot().App(app) // the apps of a reloaded config too
+		return a != nil && acc.can(a)
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")

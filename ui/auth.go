@@ -3,8 +3,10 @@ package ui
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -63,7 +65,7 @@ type Kubernetes struct {
 	now    func() time.Time
 	mu     sync.Mutex
 	tokens map[[32]byte]cachedReview
-	access map[string]cachedAccess
+	access map[[32]byte]cachedAccess
 }
 
 type cachedReview struct {
@@ -79,20 +81,20 @@ type cachedAccess struct {
 
 // NewKubernetes returns the Authorizer of ui.auth kubernetes on client.
 func NewKubernetes(client kubernetes.Interface) *Kubernetes {
-	return &Kubernetes{Client: client, now: time.Now, tokens: map[[32]byte]cachedReview{}, access: map[string]cachedAccess{}}
+	return &Kubernetes{Client: client, now: time.Now, tokens: map[[32]byte]cachedReview{}, access: map[[32]byte]cachedAccess{}}
 }
 
-// bearer returns the token of r: its Authorization header, else its
-// TokenCookie.
+// bearer returns the token of r: its Authorization header when that is
+// a bearer token, else its TokenCookie (as the login page's script wrote
+// it, URI-encoded).
 func bearer(r *http.Request) string {
-	if h := r.Header.Get("Authorization"); h != "" {
-		if t, ok := strings.CutPrefix(h, "Bearer "); ok {
-			return strings.TrimSpace(t)
-		}
-		return ""
+	if scheme, t, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") {
+		return strings.TrimSpace(t)
 	}
 	if c, err := r.Cookie(TokenCookie); err == nil {
-		return strings.TrimSpace(c.Value)
+		if t, err := url.QueryUnescape(c.Value); err == nil {
+			return strings.TrimSpace(t)
+		}
 	}
 	return ""
 }
@@ -116,12 +118,27 @@ func (k *Kubernetes) Authenticate(r *http.Request) (*Reader, error) {
 		return nil, err // the API server's error: not cached
 	}
 	k.mu.Lock()
-	if len(k.tokens) > 10000 {
-		clear(k.tokens)
+	now := k.now()
+	if len(k.tokens) >= maxCached {
+		evict(k.tokens, func(c cachedReview) bool { return now.Sub(c.at) >= authCacheTTL || c.err != nil })
 	}
-	k.tokens[key] = cachedReview{reader: reader, err: err, at: k.now()}
+	if len(k.tokens) < maxCached { // else only when entries expire: a flood of bad tokens does not evict good ones
+		k.tokens[key] = cachedReview{reader: reader, err: err, at: now}
+	}
 	k.mu.Unlock()
 	return reader, err
+}
+
+// maxCached bounds each of the caches of answers.
+const maxCached = 10000
+
+// evict deletes the entries of m that drop says may go.
+func evict[K comparable, V any](m map[K]V, drop func(V) bool) {
+	for k, v := range m {
+		if drop(v) {
+			delete(m, k)
+		}
+	}
 }
 
 // reviewError is a token the API server did not authenticate.
@@ -154,7 +171,7 @@ func (k *Kubernetes) review(ctx context.Context, token string) (*Reader, error) 
 // CanSee asks a SubjectAccessReview whether reader may get pods in
 // namespace.
 func (k *Kubernetes) CanSee(ctx context.Context, reader *Reader, namespace string) (bool, error) {
-	key := reader.UID + "\x00" + reader.Name + "\x00" + strings.Join(reader.Groups, ",") + "\x00" + namespace
+	key := accessKey(reader, namespace)
 	k.mu.Lock()
 	c, ok := k.access[key]
 	k.mu.Unlock()
@@ -175,10 +192,24 @@ func (k *Kubernetes) CanSee(ctx context.Context, reader *Reader, namespace strin
 		return false, err
 	}
 	k.mu.Lock()
-	if len(k.access) > 10000 {
-		clear(k.access)
+	now := k.now()
+	if len(k.access) >= maxCached {
+		evict(k.access, func(c cachedAccess) bool { return now.Sub(c.at) >= authCacheTTL })
 	}
-	k.access[key] = cachedAccess{ok: sar.Status.Allowed, at: k.now()}
+	if len(k.access) < maxCached {
+		k.access[key] = cachedAccess{ok: sar.Status.Allowed, at: now}
+	}
 	k.mu.Unlock()
 	return sar.Status.Allowed, nil
+}
+
+// accessKey keys a SubjectAccessReview's answer: the whole reader (two
+// tokens of one user with other scopes, in Extra, are two readers) and
+// the namespace, hashed.
+func accessKey(reader *Reader, namespace string) [32]byte {
+	data, _ := json.Marshal(struct { // maps marshal with sorted keys
+		R  *Reader
+		NS string
+	}{reader, namespace})
+	return sha256.Sum256(data)
 }

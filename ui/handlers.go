@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"sort"
 	"strconv"
@@ -47,6 +48,9 @@ var funcs = map[string]any{
 	"add":         func(a int, b ...int) int { return a + sum(b) },
 	"sub":         func(a, b int) int { return a - b },
 	"previewName": status.PreviewName,
+	// seg escapes a path segment of a link: a name from the status
+	// branch never adds a segment of its own.
+	"seg": url.PathEscape,
 }
 
 func sum(xs []int) int {
@@ -81,9 +85,9 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request, q *request) {
 	p.Owners = s.store.Owners != nil
 	phases := map[string]bool{}
 	var rows []overviewRow
+	q.access.prefetch(q.snap.Apps)
 	for _, a := range q.snap.Apps {
-		if !q.visible(a) {
-			p.Hidden++
+		if !q.visible(a) { // not counted either: how many apps exist is not told
 			continue
 		}
 		p.Total++
@@ -216,8 +220,13 @@ func hideSecretValues(o map[string]any) map[string]any {
 		out[k] = v
 	}
 	for _, field := range []string{"data", "stringData"} {
-		m, ok := o[field].(map[string]any)
-		if !ok {
+		v, present := o[field]
+		if !present {
+			continue
+		}
+		m, ok := v.(map[string]any)
+		if !ok { // not a map of values: nothing of it is shown
+			out[field] = "(not shown: not a map of masks)"
 			continue
 		}
 		hidden := make(map[string]any, len(m))

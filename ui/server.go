@@ -2,15 +2,20 @@ package ui
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"encoding/json"
 	"html/template"
+	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sirupsen/logrus"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/roleout/roleout/status"
 )
@@ -88,7 +93,27 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the web view is read-only: GET and HEAD only", http.StatusMethodNotAllowed)
 		return
 	}
+	if _, open := s.auth.(Open); open && !loopbackHost(r.Host) {
+		// A page of another site whose name was made to resolve to
+		// 127.0.0.1 (DNS rebinding) would read an unauthenticated view.
+		http.Error(w, "the web view without authentication (ui.auth: none) answers only requests for a loopback address or localhost, not "+strconv.Quote(r.Host), http.StatusMisdirectedRequest)
+		return
+	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// loopbackHost reports whether host (a request's Host, with or without a
+// port) names a loopback address or localhost.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // request is what a handler knows of its request.
@@ -97,8 +122,10 @@ type request struct {
 	snap   *Snapshot
 	// flights are the rollouts in flight, by app (none without Live).
 	flights map[string]status.Flight
-	// visible says whether the reader may see an app.
+	// visible says whether the reader may see an app; access.prefetch
+	// asks for many at once.
 	visible func(a *App) bool
+	access  *access
 }
 
 type handler func(w http.ResponseWriter, r *http.Request, q *request)
@@ -112,24 +139,65 @@ func (s *Server) authed(h handler) http.HandlerFunc {
 			s.unauthorized(w, r, err)
 			return
 		}
-		seen := map[string]bool{}
 		q := &request{reader: reader, snap: s.store.Snapshot()}
 		if s.Live != nil {
 			q.flights, _ = s.Live.Flights()
 		}
-		q.visible = func(a *App) bool {
-			ok, cached := seen[a.Namespace]
-			if !cached {
-				var err error
-				if ok, err = s.auth.CanSee(r.Context(), reader, a.Namespace); err != nil {
-					s.log.WithError(err).WithField("namespace", a.Namespace).Warn("web view: SubjectAccessReview failed; the app is not shown")
-				}
-				seen[a.Namespace] = ok
-			}
-			return ok
-		}
+		q.access = &access{s: s, ctx: r.Context(), reader: reader, seen: map[string]bool{}}
+		q.visible = q.access.can
 		h(w, r, q)
 	}
+}
+
+// sarConcurrency bounds the access reviews one request asks at once.
+const sarConcurrency = 16
+
+// access is what one request knows of its reader's access: each
+// namespace asked once.
+type access struct {
+	s      *Server
+	ctx    context.Context
+	reader *Reader
+	mu     sync.Mutex
+	seen   map[string]bool
+}
+
+// can reports whether the reader may see a.
+func (x *access) can(a *App) bool {
+	x.mu.Lock()
+	ok, known := x.seen[a.Namespace]
+	x.mu.Unlock()
+	if known {
+		return ok
+	}
+	return x.ask(a.Namespace)
+}
+
+func (x *access) ask(ns string) bool {
+	ok, err := x.s.auth.CanSee(x.ctx, x.reader, ns)
+	if err != nil {
+		x.s.log.WithError(err).WithField("namespace", ns).Warn("web view: SubjectAccessReview failed; the app is not shown")
+	}
+	x.mu.Lock()
+	x.seen[ns] = ok
+	x.mu.Unlock()
+	return ok
+}
+
+// prefetch asks for the namespaces of apps at once, sarConcurrency at a
+// time: a list of a thousand apps in a thousand namespaces does not wait
+// for a thousand reviews in a row.
+func (x *access) prefetch(apps []*App) {
+	var g errgroup.Group
+	g.SetLimit(sarConcurrency)
+	asked := map[string]bool{}
+	for _, a := range apps {
+		if !asked[a.Namespace] {
+			asked[a.Namespace] = true
+			g.Go(func() error { x.ask(a.Namespace); return nil })
+		}
+	}
+	_ = g.Wait()
 }
 
 func (s *Server) unauthorized(w http.ResponseWriter, r *http.Request, err error) {
@@ -166,7 +234,7 @@ type page struct {
 	Query, Phase         string
 	Phases               []string
 	Rows                 []overviewRow
-	Shown, Total, Hidden int
+	Shown, Total int
 	// Owners shows the owner column (sharding.mode dynamic).
 	Owners bool
 	Pages  []pageLink
@@ -262,7 +330,12 @@ func pageOf(r *http.Request, n int) (from, to int, links []pageLink) {
 	cur = max(1, min(cur, pages))
 	if pages > 1 {
 		for i := 1; i <= pages; i++ {
-			v := r.URL.Query()
+			v := url.Values{}
+			for _, k := range []string{"q", "phase"} { // nothing else of the request is repeated
+				if x := r.URL.Query().Get(k); x != "" {
+					v.Set(k, clip(x, 200))
+				}
+			}
 			v.Set("page", strconv.Itoa(i))
 			links = append(links, pageLink{N: i, Href: r.URL.Path + "?" + v.Encode(), Current: i == cur})
 		}

@@ -76,9 +76,9 @@ func NewSnapshot(branch, commit string, apps []config.App, reads map[string]sour
 	s := &Snapshot{Commit: commit, Read: now, Branch: branch, byName: map[string]*App{}}
 	for _, a := range apps {
 		read := reads[a.Name]
-		v := version(read.Files)
+		v := version(read)
 		app := prev.App(a.Name)
-		if app == nil || app.Version != v || app.Namespace != a.Namespace || app.Path != a.Path {
+		if app == nil || app.Version != v || app.Namespace != a.NamespaceOrDefault() || app.Path != a.Path {
 			app = newApp(a, read, v)
 		}
 		s.Apps = append(s.Apps, app)
@@ -89,7 +89,7 @@ func NewSnapshot(branch, commit string, apps []config.App, reads map[string]sour
 
 // newApp reads what it can of one app's files, whose version is v.
 func newApp(a config.App, read sources.StatusRead, v string) *App {
-	app := &App{Name: a.Name, Namespace: a.Namespace, Path: a.Path, Version: v}
+	app := &App{Name: a.Name, Namespace: a.NamespaceOrDefault(), Path: a.Path, Version: v}
 	rec, err := status.Parse(read, a.Name)
 	if err != nil {
 		// One broken file must not hide the others: read each on its own.
@@ -163,17 +163,21 @@ func previews(app string, files map[string][]byte, problems []string) ([]status.
 	return out, problems
 }
 
-// version digests files: paths and contents.
-func version(files map[string][]byte) string {
-	names := make([]string, 0, len(files))
-	for n := range files {
+// version digests what a read found: its files (paths and contents) and
+// its error.
+func version(read sources.StatusRead) string {
+	names := make([]string, 0, len(read.Files))
+	for n := range read.Files {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	h := sha256.New()
 	for _, n := range names {
-		fmt.Fprintf(h, "%s\x00%d\x00", n, len(files[n]))
-		h.Write(files[n])
+		fmt.Fprintf(h, "%s\x00%d\x00", n, len(read.Files[n]))
+		h.Write(read.Files[n])
+	}
+	if read.Err != nil {
+		fmt.Fprintf(h, "\x01%s", read.Err)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -45,7 +46,6 @@ type Owners func(ctx context.Context, reports []status.Report) error
 type Store struct {
 	branch Branch
 	name   string
-	apps   []config.App
 	log    logrus.FieldLogger
 	now    func() time.Time
 	// Owners, when set, is read at every refresh; an app whose owner
@@ -56,18 +56,39 @@ type Store struct {
 	// poke asks Run for a refresh before its next tick.
 	poke chan struct{}
 
-	mu     sync.Mutex
+	mu sync.Mutex
+	// apps are the config's (SetApps changes them on a reload).
+	apps   []config.App
 	snap   *Snapshot
 	events []Event // the newest eventLog, oldest first
+	// nextID is the next event's id. Ids start at the store's start time
+	// in microseconds, so a page that resumes with the id of another
+	// process's stream (a restart, another replica) is told to reload.
 	nextID uint64
 	wake   chan struct{} // closed and replaced on every new event
 }
 
+// readTimeout bounds one read of the status branch: a git server that
+// hangs does not freeze the view.
+const readTimeout = 2 * time.Minute
+
 // NewStore returns a store of apps (the config's) on the status branch
 // called name, read through branch.
 func NewStore(branch Branch, name string, apps []config.App, log logrus.FieldLogger) *Store {
-	return &Store{branch: branch, name: name, apps: apps, log: log, now: time.Now, nextID: 1, wake: make(chan struct{}), poke: make(chan struct{}, 1),
+	return &Store{branch: branch, name: name, apps: apps, log: log, now: time.Now, nextID: uint64(time.Now().UnixMicro()), wake: make(chan struct{}), poke: make(chan struct{}, 1),
 		snap: NewSnapshot(name, "", apps, nil, time.Time{}, nil)}
+}
+
+// SetApps makes apps (a reloaded config's) the apps the view shows, from
+// the next refresh on, which it asks for at once: an app added appears,
+// one removed goes, and one whose namespace changed is shown to the
+// readers of its new namespace only.
+func (s *Store) SetApps(apps []config.App) {
+	s.mu.Lock()
+	s.apps = apps
+	s.snap = NewSnapshot(s.snap.Branch, "", apps, nil, time.Time{}, nil)
+	s.mu.Unlock()
+	s.Poke()
 }
 
 // Snapshot returns the newest snapshot.
@@ -116,16 +137,20 @@ func (s *Store) Refresh(ctx context.Context) {
 
 // read reads the status branch when its head moved.
 func (s *Store) read(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, readTimeout)
+	defer cancel()
 	head, err := s.branch.Head(ctx)
-	prev := s.Snapshot()
+	s.mu.Lock()
+	prev, apps := s.snap, s.apps
+	s.mu.Unlock()
 	if err == nil && head == prev.Commit && !prev.Read.IsZero() && prev.Err == "" {
 		return
 	}
 	var next *Snapshot
 	if err == nil {
 		var reads map[string]sources.StatusRead
-		dirs := make([]string, len(s.apps))
-		for i, a := range s.apps {
+		dirs := make([]string, len(apps))
+		for i, a := range apps {
 			dirs[i] = a.Name
 		}
 		if reads, err = s.branch.ReadEach(ctx, dirs); err == nil {
@@ -134,19 +159,19 @@ func (s *Store) read(ctx context.Context) {
 				commit = r.Head
 				break
 			}
-			next = NewSnapshot(s.name, commit, s.apps, reads, s.now(), prev)
+			next = NewSnapshot(s.name, commit, apps, reads, s.now(), prev)
 		}
 	}
 	if err != nil {
-		if ctx.Err() != nil {
-			return
+		if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return // stopping
 		}
 		failed := *prev
 		failed.Err = "reading status branch " + s.name + ": " + err.Error()
 		if prev.Err == "" {
 			s.log.WithError(err).Warn("web view: the status branch could not be read; showing the last read")
 		}
-		s.publish(&failed, func() []Event {
+		s.publish(prev, &failed, func() []Event {
 			if prev.Err == failed.Err {
 				return nil
 			}
@@ -159,7 +184,7 @@ func (s *Store) read(ctx context.Context) {
 			a.keepOwner(old)
 		}
 	}
-	s.publish(next, func() []Event {
+	s.publish(prev, next, func() []Event {
 		var evs []Event
 		if prev.Err != "" {
 			evs = append(evs, Event{Commit: next.Commit})
@@ -206,7 +231,7 @@ func (s *Store) readOwners(ctx context.Context) {
 	if len(changed) == 0 {
 		return
 	}
-	s.publish(&next, func() []Event {
+	s.publish(snap, &next, func() []Event {
 		evs := make([]Event, len(changed))
 		for i, a := range changed {
 			evs[i] = Event{App: a.Name, Phase: a.Report.Phase, Version: a.Version, Commit: next.Commit}
@@ -215,10 +240,15 @@ func (s *Store) readOwners(ctx context.Context) {
 	})
 }
 
-// publish makes snap the newest and records the events changes returns.
-func (s *Store) publish(snap *Snapshot, changes func() []Event) {
+// publish makes snap the newest and records the events changes returns,
+// unless the newest is no longer from, which snap was made from (SetApps
+// replaced it meanwhile: the next refresh reads again).
+func (s *Store) publish(from, snap *Snapshot, changes func() []Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.snap != from {
+		return
+	}
 	s.snap = snap
 	evs := changes()
 	if len(evs) == 0 {
@@ -248,11 +278,19 @@ func (s *Store) Since(id uint64) ([]Event, <-chan struct{}, bool) {
 			out = append(out, e)
 		}
 	}
-	complete := id == 0 || len(s.events) == 0 || s.events[0].ID <= id+1 || id >= s.nextID-1
+	last := s.nextID - 1
+	var complete bool
+	switch {
+	case id == 0 || id == last:
+		complete = true
+	case id > last: // another process's stream
+	default: // none of the events after id was dropped
+		complete = len(s.events) > 0 && s.events[0].ID <= id+1
+	}
 	return out, s.wake, complete
 }
 
-// LastID is the newest event's id (0 when none).
+// LastID is the newest event's id (one less than the first's when none).
 func (s *Store) LastID() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()

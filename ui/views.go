@@ -184,8 +184,10 @@ type roleChange struct {
 	From, To     int64
 	ToName       string
 	// Workloads are the identities predicted and observed (records
-	// written before roleout kept them have none).
-	Workloads []status.Workload
+	// written before roleout kept them have none); More and MoreMatched
+	// count those the record did not keep.
+	Workloads         []status.Workload
+	More, MoreMatched int
 }
 
 // history returns the records, newest first, each with the revision each
@@ -201,7 +203,7 @@ func (a *App) history() []historyRow {
 		}
 		for _, w := range r.Waves {
 			for _, rr := range w.Roles {
-				row.Roles = append(row.Roles, roleChange{Wave: w.UpgradeOrder, Name: rr.Name, Action: rr.Action, From: last[rr.Name], To: rr.RevisionNumber, ToName: rr.RevisionName, Workloads: rr.Workloads})
+				row.Roles = append(row.Roles, roleChange{Wave: w.UpgradeOrder, Name: rr.Name, Action: rr.Action, From: last[rr.Name], To: rr.RevisionNumber, ToName: rr.RevisionName, Workloads: rr.Workloads, More: rr.MoreWorkloads, MoreMatched: rr.MoreMatched})
 				if w.Result != status.RoleFailed {
 					last[rr.Name] = rr.RevisionNumber
 				}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/ui"
 )
 
 // configCheckInterval is how often roleout run looks at its config file
@@ -21,7 +22,7 @@ const configCheckInterval = 5 * time.Second
 // reloadOnChange reloads the agent's configuration when its file changes
 // or on SIGHUP, until ctx ends. A file that does not load, or a change
 // that needs a restart, is logged and the running configuration kept.
-func reloadOnChange(ctx context.Context, log logrus.FieldLogger, o *runOptions, a *agent.Agent) {
+func reloadOnChange(ctx context.Context, log logrus.FieldLogger, o *runOptions, a *agent.Agent, view *ui.Store) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -55,6 +56,9 @@ func reloadOnChange(ctx context.Context, log logrus.FieldLogger, o *runOptions, 
 			continue
 		}
 		ch, err := a.Reload(cfg)
+		if err == nil && view != nil {
+			view.SetApps(cfg.Apps)
+		}
 		switch {
 		case err != nil:
 			log.WithError(err).Error("configuration not reloaded")

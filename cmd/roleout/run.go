@@ -17,6 +17,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -24,6 +25,7 @@ import (
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/sharding"
 	"github.com/roleout/roleout/status"
+	"github.com/roleout/roleout/ui"
 )
 
 // runOptions are the flags of `roleout run`.
@@ -135,10 +137,11 @@ func runAgent(ctx context.Context, cmd *cobra.Command, o *runOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := serveHTTP(ctx, log, cfg, a); err != nil {
+	view, err := serveHTTP(ctx, log, cfg, restCfg, a)
+	if err != nil {
 		return err
 	}
-	go reloadOnChange(ctx, log, o, a)
+	go reloadOnChange(ctx, log, o, a, view)
 	log.WithField("apps", len(cfg.Apps)).Info("agent started")
 	switch {
 	case o.leaderElect:
@@ -195,16 +198,23 @@ func leaseNamespace(flag string) string {
 }
 
 // serveHTTP serves the agent's endpoints on http.address until ctx
-// ends, and the web view at / there or on ui.address (config.UIListener).
-func serveHTTP(ctx context.Context, log *logrus.Logger, cfg *config.Config, a *agent.Agent) error {
+// ends, and the web view at / there or on ui.address (config.UIListener);
+// it returns the view's store (nil when no view is served), which a
+// reload hands the new apps.
+func serveHTTP(ctx context.Context, log *logrus.Logger, cfg *config.Config, restCfg *rest.Config, a *agent.Agent) (*ui.Store, error) {
 	uiAddr, why := cfg.UIListener()
 	var view http.Handler
+	var store *ui.Store
 	if uiAddr != "" {
-		v, err := newView(ctx, cfg, uiAddr, uiRefresh, a, log)
+		kube, err := kubernetes.NewForConfig(restCfg)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		view = v
+		v, st, err := newView(ctx, cfg, viewOptions{Addr: uiAddr, Refresh: uiRefresh, Status: agent.AnchoredStatusOptions(cfg, kube), Live: a}, log)
+		if err != nil {
+			return nil, err
+		}
+		view, store = v, st
 	} else if cfg.UI.On() {
 		log.WithField("reason", why).Warn("the web view is not served")
 	}
@@ -213,7 +223,7 @@ func serveHTTP(ctx context.Context, log *logrus.Logger, cfg *config.Config, a *a
 		if cfg.HTTP.HookSecretFile != "" {
 			data, err := os.ReadFile(cfg.HTTP.HookSecretFile)
 			if err != nil {
-				return fmt.Errorf("read http.hookSecretFile: %w", err)
+				return nil, fmt.Errorf("read http.hookSecretFile: %w", err)
 			}
 			secret = []byte(strings.TrimSpace(string(data)))
 		}
@@ -223,18 +233,18 @@ func serveHTTP(ctx context.Context, log *logrus.Logger, cfg *config.Config, a *a
 		}
 		at, err := listenAndServe(ctx, "http.address", cfg.HTTP.Address, h)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		log.WithFields(logrus.Fields{"address": at, "hook": len(secret) > 0, "ui": uiAddr == cfg.HTTP.Address}).Info("serving /healthz, /readyz, /metrics")
 	}
 	if view != nil && uiAddr != cfg.HTTP.Address {
 		at, err := listenAndServe(ctx, "ui.address", uiAddr, view)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		log.WithField("address", at).Info("serving the web view")
 	}
-	return nil
+	return store, nil
 }
 
 // uiRefresh is how often roleout run's web view looks for a new status

@@ -48,7 +48,7 @@ func newUICommand(*globalOptions) *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			view, err := newView(ctx, cfg, o.listen, o.refresh, nil, log)
+			view, _, err := newView(ctx, cfg, viewOptions{Addr: o.listen, Refresh: o.refresh, Status: agent.StatusOptions(cfg)}, log)
 			if err != nil {
 				return err
 			}
@@ -67,30 +67,58 @@ func newUICommand(*globalOptions) *cobra.Command {
 	return cmd
 }
 
-// newView returns the web view of cfg's status branch for a listener on
-// addr, refreshed every refresh until ctx ends: with ui.auth none only
-// on loopback; with kubernetes, readers' tokens are checked on cfg's
-// cluster. live, when not nil (roleout run), is the agent: its waves in
-// flight are shown, and its status commits read at once.
-func newView(ctx context.Context, cfg *config.Config, addr string, refresh time.Duration, live ui.Live, log logrus.FieldLogger) (*ui.Server, error) {
+// viewOptions say how a web view is served.
+type viewOptions struct {
+	// Addr is the listener's address (ui.auth none: loopback only).
+	Addr string
+	// Refresh is how often the store looks for a new status branch head.
+	Refresh time.Duration
+	// Status is the status branch as the view reads it (roleout run:
+	// anchored as the agent reads it).
+	Status sources.StatusOptions
+	// Live, when not nil (roleout run), is the agent: its waves in flight
+	// are shown, and its status commits read at once. The first read of
+	// the branch then happens in the background, so a slow git server
+	// does not hold the agent's /healthz.
+	Live ui.Live
+}
+
+// viewFolderBytes bounds what the view reads of one app's folder on the
+// status branch: it keeps every app's records in memory, and the branch
+// is untrusted. A folder over it is shown as not read.
+const viewFolderBytes = 64 << 20
+
+// viewClientQPS and viewClientBurst are the view's own client's rates:
+// an overview asks a review per namespace, many at once.
+const viewClientQPS, viewClientBurst = 50, 100
+
+// newView returns the web view of cfg's status branch, refreshed until
+// ctx ends, and the store it reads (roleout run hands it reloaded apps):
+// with ui.auth none only on a loopback address; with kubernetes,
+// readers' tokens are checked on cfg's cluster.
+func newView(ctx context.Context, cfg *config.Config, o viewOptions, log logrus.FieldLogger) (*ui.Server, *ui.Store, error) {
 	var auth ui.Authorizer = ui.Open{}
 	switch cfg.UI.AuthOrDefault() {
 	case config.UIAuthNone:
-		if !config.Loopback(addr) {
-			return nil, &usageError{fmt.Sprintf("%s is not a loopback address, and ui.auth none serves the view to no one else: listen on 127.0.0.1:PORT (and kubectl port-forward), or set ui.auth: kubernetes", addr)}
+		if !config.Loopback(o.Addr) {
+			return nil, nil, &usageError{fmt.Sprintf("%s is not a loopback address, and ui.auth none serves the view to no one else: listen on 127.0.0.1:PORT (and kubectl port-forward), or set ui.auth: kubernetes", o.Addr)}
 		}
 	case config.UIAuthKubernetes:
 		restCfg, err := clusterConfig(cfg.Kubeconfig)
 		if err != nil {
-			return nil, fmt.Errorf("ui.auth kubernetes checks tokens on the cluster: %w", err)
+			return nil, nil, fmt.Errorf("ui.auth kubernetes checks tokens on the cluster: %w", err)
 		}
+		restCfg.QPS, restCfg.Burst = viewClientQPS, viewClientBurst
 		cs, err := kubernetes.NewForConfig(restCfg)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		auth = ui.NewKubernetes(cs)
 	}
-	store := ui.NewStore(sources.NewStatusBranch(agent.StatusOptions(cfg)), cfg.Status.Branch, cfg.Apps, log)
+	if o.Status.Limits.MaxBytes <= 0 || o.Status.Limits.MaxBytes > viewFolderBytes {
+		o.Status.Limits.MaxBytes = viewFolderBytes // it holds every app's files at once
+	}
+	store := ui.NewStore(sources.NewStatusBranch(o.Status), cfg.Status.Branch, cfg.Apps, log)
 	if cfg.Sharding.ModeOrDefault() == config.ShardingDynamic {
 		owners, err := ownersReader(cfg)
 		if err != nil {
@@ -99,14 +127,16 @@ func newView(ctx context.Context, cfg *config.Config, addr string, refresh time.
 			store.Owners = owners
 		}
 	}
-	store.Refresh(ctx)
-	go store.Run(ctx, refresh)
-	srv := ui.NewServer(store, auth, log)
-	if live != nil {
-		srv.Live = live
-		go pokeOnChange(ctx, live, store)
+	if o.Live == nil {
+		store.Refresh(ctx) // roleout ui: the first page shows the branch
 	}
-	return srv, nil
+	go store.Run(ctx, o.Refresh)
+	srv := ui.NewServer(store, auth, log)
+	if o.Live != nil {
+		srv.Live = o.Live
+		go pokeOnChange(ctx, o.Live, store)
+	}
+	return srv, store, nil
 }
 
 // pokeOnChange has store read the status branch when live changes (a

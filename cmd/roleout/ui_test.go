@@ -21,6 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
@@ -82,7 +83,7 @@ func TestWebView(t *testing.T) {
 	defer cancel()
 	log := logrus.New()
 	log.SetOutput(io.Discard)
-	view, err := newView(ctx, cfg, "127.0.0.1:0", 100*time.Millisecond, nil, log)
+	view, _, err := newView(ctx, cfg, viewOptions{Addr: "127.0.0.1:0", Refresh: 100 * time.Millisecond, Status: agent.StatusOptions(cfg)}, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +187,7 @@ func TestWebViewKubernetesAuth(t *testing.T) {
 	}
 	log := logrus.New()
 	log.SetOutput(io.Discard)
-	view, err := newView(ctx, cfg, "0.0.0.0:0", time.Minute, nil, log)
+	view, _, err := newView(ctx, cfg, viewOptions{Addr: "0.0.0.0:0", Refresh: time.Minute, Status: agent.StatusOptions(cfg)}, log)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,20 +16,26 @@
   if (document.body.dataset.live !== "on") { return; }
   var banner = document.getElementById("live");
   var app = document.body.dataset.app || "";
-  var timer = null, pending = false;
+  var timer = null, lost = null, pending = false, again = false;
   function say(text, cls) { banner.textContent = text; banner.className = "live " + cls; }
-  // refresh replaces <main> with the same page fetched again.
+  // refresh replaces <main> with the same page fetched again; one asked
+  // for while a fetch is in flight runs when it ends.
   function refresh() {
-    if (pending) { return; }
+    if (pending) { again = true; return; }
     pending = true;
+    again = false;
     fetch(location.href, { credentials: "same-origin" }).then(function (r) { return r.text(); }).then(function (html) {
       var doc = new DOMParser().parseFromString(html, "text/html");
       var next = doc.querySelector("main");
       if (next) { document.querySelector("main").replaceWith(next); }
       document.body.dataset.refreshed = String(Number(document.body.dataset.refreshed || "0") + 1);
-    }).catch(function () {}).finally(function () { pending = false; });
+    }).catch(function () {}).finally(function () {
+      pending = false;
+      if (again) { refresh(); }
+    });
   }
   function poll() {
+    lost = null;
     if (timer) { return; }
     say("live updates lost: polling every 5 s", "polling");
     timer = setInterval(refresh, 5000);
@@ -37,6 +43,7 @@
   if (!window.EventSource) { poll(); return; }
   var es = new EventSource("/events" + (app ? "?app=" + encodeURIComponent(app) : ""));
   es.addEventListener("open", function () {
+    if (lost) { clearTimeout(lost); lost = null; }
     if (timer) { clearInterval(timer); timer = null; refresh(); }
     say("live", "on");
   });
@@ -59,5 +66,9 @@
     });
     document.body.dataset.flights = String(Number(document.body.dataset.flights || "0") + 1);
   });
-  es.addEventListener("error", poll);
+  // The stream ends every few minutes on purpose and reconnects at once:
+  // only a stream still down after 4 s is lost.
+  es.addEventListener("error", function () {
+    if (!lost && !timer) { lost = setTimeout(poll, 4000); }
+  });
 })();
