@@ -231,9 +231,9 @@ type page struct {
 	Live           bool
 
 	// overview
-	Query, Phase         string
-	Phases               []string
-	Rows                 []overviewRow
+	Query, Phase string
+	Phases       []string
+	Rows         []overviewRow
 	Shown, Total int
 	// Owners shows the owner column (sharding.mode dynamic).
 	Owners bool
