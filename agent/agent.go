@@ -58,6 +58,9 @@ type Deps struct {
 	Control control.Source
 	// Backoffs are the waits after failures; zero: DefaultBackoffs.
 	Backoffs Backoffs
+	// Reporter hears of previews and rollouts (the forge,
+	// notifications); nil tells no one.
+	Reporter Reporter
 }
 
 func (d Deps) now() time.Time {
@@ -188,7 +191,11 @@ func newDeps(ctx context.Context, cfg *config.Config, restCfg *rest.Config, kube
 	if err != nil {
 		return Deps{}, err
 	}
-	anchored := AnchoredStatusOptions(cfg, kube)
+	branch := sources.NewStatusBranch(AnchoredStatusOptions(cfg, kube))
+	reporter, err := newReporter(ctx, cfg, branch, log)
+	if err != nil {
+		return Deps{}, err
+	}
 	return Deps{
 		ClusterFor:        cl.clusterFor,
 		PreviewClusterFor: previewAppliers(applier, cl.clusterFor),
@@ -196,7 +203,8 @@ func newDeps(ctx context.Context, cfg *config.Config, restCfg *rest.Config, kube
 		Renderer:          newKustomizeRenderer(cfg.RenderProcesses),
 		Planner:           rolePlanner{},
 		Cluster:           applier,
-		Status:            sources.NewStatusBranch(anchored),
+		Status:            branch,
+		Reporter:          reporter,
 		PullRequests:      gitPullRequests{src: src},
 		Masker:            masker,
 		Control:           control.Kube(kube, ns, log),

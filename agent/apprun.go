@@ -134,6 +134,9 @@ func (r *appRun) commit(ctx context.Context, st *status.App, msg string, progres
 	}
 	log.WithField("phase", st.Phase).Info(msg)
 	a.flights.touch() // the web view reads the branch again
+	if rev, err := sources.ParseRevision(st.SourceRevision); err == nil {
+		a.reporter().Recorded(app.Name, app.ClusterName(), rev.Commit, st)
+	}
 	if status.Settled(st.Phase) || st.Phase == status.PhaseProgressing {
 		a.syncClusterRevisions(ctx, log, app, files)
 	}

@@ -9,9 +9,12 @@ import (
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/forge"
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/notify"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
+	"github.com/roleout/roleout/status"
 )
 
 // Fetcher polls the source: it returns the followed ref's commit checked
@@ -133,6 +136,24 @@ type StatusStore interface {
 	StatusWriter
 }
 
+// Reporter tells reviewers and operators what the agent did: the forge
+// (a status per app on each previewed head and each commit rolled out, a
+// comment per pull request) and notifications. Its calls return at once:
+// it posts on its own time, with its own retries, and nothing it does
+// blocks or fails a rollout.
+type Reporter interface {
+	// Previewed says that the previews of pull-request ref at head were
+	// written to the status branch.
+	Previewed(ref, head string)
+	// Recorded says that app's status st (at source commit commit) was
+	// written, or, with phase Progressing, that a rollout starts; cluster
+	// names the app's own cluster, "" for the agent's.
+	Recorded(app, cluster, commit string, st *status.App)
+	// Flushed returns a channel closed once everything reported is
+	// posted, or dropped (roleout run --once waits for it, a while).
+	Flushed() <-chan struct{}
+}
+
 // Compile-time checks that the real implementations fit.
 var (
 	_ Fetcher     = (*sources.GitSource)(nil)
@@ -140,4 +161,6 @@ var (
 	_ Cluster     = ApplierCluster{}
 	_ Renderer    = (*kustomizeRenderer)(nil)
 	_ Planner     = rolePlanner{}
+	_ Reporter    = (*forge.Poster)(nil)
+	_ Reporter    = (*notify.Notifier)(nil)
 )

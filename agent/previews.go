@@ -55,27 +55,35 @@ func (a *Agent) previews(ctx context.Context, extra ...sources.Head) error {
 	}
 	heads = append(heads, extra...)
 	var errs []error
+	written := map[string]string{} // ref → head previewed anew
 	for _, app := range a.cfg.Apps {
 		actx, done, ok := a.begin(ctx, app.Name)
 		if !ok {
 			continue // another replica holds it and previews it
 		}
-		if err := a.previewApp(actx, app, heads); err != nil {
+		refs, err := a.previewApp(actx, app, heads)
+		if err != nil {
 			errs = append(errs, fmt.Errorf("app %s previews: %w", app.Name, err))
 		}
+		maps.Copy(written, refs)
 		done()
+	}
+	for ref, head := range written {
+		a.reporter().Previewed(ref, head) // once its previews are on the branch
 	}
 	return errors.Join(errs...)
 }
 
 // previewApp previews every new or moved head for app and removes the
-// previews of heads that are gone, in one status commit.
-func (a *Agent) previewApp(ctx context.Context, app config.App, heads []sources.Head) error {
+// previews of heads that are gone, in one status commit; it returns the
+// heads it previewed anew, by ref, once that commit is on the branch.
+func (a *Agent) previewApp(ctx context.Context, app config.App, heads []sources.Head) (map[string]string, error) {
 	log := a.log.WithField("app", app.Name)
 	prev, err := a.readPrevious(ctx, log, app.Name)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	written := map[string]string{}
 	var pa *previewer // the agent as it previews app, once a head needs it
 	files := map[string][]byte{}
 	var changes []string
@@ -92,9 +100,10 @@ func (a *Agent) previewApp(ctx context.Context, app config.App, heads []sources.
 		}
 		pf, err := pa.preview(ctx, app, h, prev).Files(name)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		maps.Copy(files, pf)
+		written[h.Ref] = h.Commit
 		changes = append(changes, name+" "+h.Commit[:7])
 		log.WithFields(logrus.Fields{"ref": h.Ref, "commit": h.Commit[:7]}).Info("preview written")
 	}
@@ -112,14 +121,14 @@ func (a *Agent) previewApp(ctx context.Context, app config.App, heads []sources.
 		}
 	}
 	if len(files) == 0 {
-		return nil
+		return nil, nil
 	}
 	sort.Strings(changes)
 	_, err = a.deps.Status.Commit(ctx, files, a.signed(fmt.Sprintf("roleout: %s previews: %s", app.Name, strings.Join(changes, ", "))))
-	if errors.Is(err, sources.ErrNoChange) {
-		return nil
+	if err != nil && !errors.Is(err, sources.ErrNoChange) {
+		return nil, err
 	}
-	return err
+	return written, nil
 }
 
 // preview plans and diffs one head against what the app has applied.

@@ -138,6 +138,7 @@ func (run *appRun) rollOut(ctx context.Context) error {
 		run.settleRollback(nil)
 		return run.report(ctx, fmt.Sprintf("roleout: %s waiting for a rollout window (%s)", app.Name, short))
 	}
+	run.reportStart()
 	err := run.applyWaves(ctx, run.checkpoint(ctx))
 	st.Prerequisites, st.Roles = steps.prereq, steps.roles
 	var superseded *SupersededError

@@ -58,8 +58,13 @@ type Config struct {
 	// Sharding chooses how several replicas of the agent share the apps.
 	Sharding Sharding `json:"sharding,omitempty"`
 	// UI is the read-only web view.
-	UI   UI    `json:"ui,omitempty"`
-	Apps []App `json:"apps"`
+	UI UI `json:"ui,omitempty"`
+	// Forge is where pull requests' previews and rollouts' results are
+	// posted; nil posts nowhere.
+	Forge *Forge `json:"forge,omitempty"`
+	// Notifications send rollout events to chats and webhooks.
+	Notifications []Notification `json:"notifications,omitempty"`
+	Apps          []App          `json:"apps"`
 }
 
 // Clusters sets what the kubeconfigs of apps' clusters may do

@@ -299,3 +299,41 @@ func TestUIListener(t *testing.T) {
 		}
 	}
 }
+
+// TestForgeAndNotifications: the forge's defaults, and what a wrong
+// forge or notification says.
+func TestForgeAndNotifications(t *testing.T) {
+	cfg, err := Parse([]byte(minimalConfig+"forge: {type: gitlab, tokenEnv: GL, repository: group/config}\nnotifications: [{type: slack, url: \"https://hooks.example/x\"}]\n"), "agent.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Forge.APIURL() != "https://gitlab.com" || !cfg.Notifications[0].Wants(EventDriftHealed) {
+		t.Errorf("defaults: %q %v", cfg.Forge.APIURL(), cfg.Notifications[0].Wants(EventDriftHealed))
+	}
+	for _, c := range []struct{ url, want string }{
+		{"https://git.example.com/org/config.git", "org/config"},
+		{"git@github.com:org/config.git", "org/config"},
+		{"ssh://git@gitlab.example.com/group/sub/config", "group/sub/config"},
+	} {
+		if got := (&Forge{}).RepositoryOr(c.url); got != c.want {
+			t.Errorf("RepositoryOr(%s) = %q, want %q", c.url, got, c.want)
+		}
+	}
+	for yaml, want := range map[string]string{
+		"forge: {type: bitbucket, tokenFile: t}\n":                            "forge.type: must be github, gitlab or gitea",
+		"forge: {type: gitea, tokenFile: t}\n":                                "forge.url: required for gitea",
+		"forge: {type: github}\n":                                             "forge.tokenFile: set tokenFile or tokenEnv",
+		"forge: {type: github, tokenFile: t, url: \"ftp://x\"}\n":             "forge.url: must be an http(s) URL",
+		"notifications: [{type: email, url: \"https://x.example\"}]\n":        "notifications[0].type: must be slack or webhook",
+		"notifications: [{type: slack}]\n":                                    "notifications[0].url: set url or urlFile",
+		"notifications: [{type: slack, url: \"https://x\", events: [x]}]\n":   "notifications[0].events[0]: must be one of started, succeeded, failed, driftHealed",
+		"notifications: [{type: slack, url: \"https://x\", secretFile: s}]\n": "notifications[0].secretFile: only a webhook is signed",
+	} {
+		if _, err := Parse([]byte(minimalConfig+yaml), "agent.yaml"); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", yaml, err, want)
+		}
+	}
+	if got := (App{Kubeconfig: "/etc/clusters/eu-west.yaml"}).ClusterName(); got != "eu-west" {
+		t.Errorf("ClusterName = %q", got)
+	}
+}

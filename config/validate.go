@@ -67,6 +67,10 @@ func (c *Config) validate() error {
 	c.Masks.validate(add)
 	c.Sharding.validate(add)
 	c.UI.validate(add)
+	c.Forge.validate(c.Source.URL, add)
+	for i, n := range c.Notifications {
+		n.validate(fmt.Sprintf("notifications[%d]", i), add)
+	}
 	if pr := c.Source.PullRequests; pr != nil && pr.ServiceAccount != "" {
 		ns, name, ok := strings.Cut(pr.ServiceAccount, "/")
 		if !ok || len(validation.IsDNS1123Label(ns)) > 0 || len(validation.IsDNS1123Subdomain(name)) > 0 {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/diff"
+	"github.com/roleout/roleout/internal/markdown"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 )
@@ -14,12 +15,12 @@ import (
 // which order, which pods restart under which names, and the diff.
 func (p Preview) Markdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# roleout preview: app %s at %s (%s)\n\n", mdCode(p.App), mdCode(p.Ref), mdText(Short(p.Commit)))
+	fmt.Fprintf(&b, "# roleout preview: app %s at %s (%s)\n\n", markdown.Code(p.App), markdown.Code(p.Ref), markdown.Text(Short(p.Commit)))
 	if p.Untrusted != "" {
-		fmt.Fprintf(&b, "**Not applied:** %s. This is what it would do once a trusted key signs it.\n\n", mdText(p.Untrusted))
+		fmt.Fprintf(&b, "**Not applied:** %s. This is what it would do once a trusted key signs it.\n\n", markdown.Text(p.Untrusted))
 	}
 	if p.Error != "" {
-		fmt.Fprintf(&b, "**This head cannot be rolled out:**\n\n%s\n", mdFence("", p.Error))
+		fmt.Fprintf(&b, "**This head cannot be rolled out:**\n\n%s\n", markdown.Fence("", p.Error))
 		if p.Plan == nil {
 			return b.String()
 		}
@@ -46,7 +47,7 @@ func (p Preview) Markdown() string {
 		for _, r := range w.Roles {
 			change := r.State()
 			if r.Changed {
-				change = "**" + mdText(change) + "**"
+				change = "**" + markdown.Text(change) + "**"
 			}
 			var wls []string
 			for _, wl := range r.Workloads {
@@ -54,9 +55,9 @@ func (p Preview) Markdown() string {
 				if wl.RestartsPods {
 					restart = "**restarts pods**"
 				}
-				wls = append(wls, fmt.Sprintf("%s → %s (%s)", mdText(wl.Kind+"/"+wl.Name), workloadMD(wl), restart))
+				wls = append(wls, fmt.Sprintf("%s → %s (%s)", markdown.Text(wl.Kind+"/"+wl.Name), workloadMD(wl), restart))
 			}
-			fmt.Fprintf(&b, "| %d | %d | %s | %s | %d %s | %s |\n", i+1, w.UpgradeOrder, mdText(r.Name), change, r.RevisionNumber, mdCell(mdCode(r.RevisionName)), strings.Join(wls, "<br>"))
+			fmt.Fprintf(&b, "| %d | %d | %s | %s | %d %s | %s |\n", i+1, w.UpgradeOrder, markdown.Text(r.Name), change, r.RevisionNumber, markdown.Cell(markdown.Code(r.RevisionName)), strings.Join(wls, "<br>"))
 		}
 	}
 	if len(p.Plan.Prune) > 0 {
@@ -77,12 +78,12 @@ func (p Preview) Markdown() string {
 				if o.Change == apply.NoChange {
 					continue
 				}
-				fmt.Fprintf(&b, "\n**%s** %s (%s)\n", mdText(string(o.Change)), mdCode(o.Object.String()), mdText(s.Role))
+				fmt.Fprintf(&b, "\n**%s** %s (%s)\n", markdown.Text(string(o.Change)), markdown.Code(o.Object.String()), markdown.Text(s.Role))
 				if o.NotCompared != "" {
-					fmt.Fprintf(&b, "\nNot compared with the cluster (%s): compared with the last status in git.\n", mdText(o.NotCompared))
+					fmt.Fprintf(&b, "\nNot compared with the cluster (%s): compared with the last status in git.\n", markdown.Text(o.NotCompared))
 				}
 				if o.Diff != "" {
-					fmt.Fprintf(&b, "\n%s", mdFence("diff", o.Diff))
+					fmt.Fprintf(&b, "\n%s", markdown.Fence("diff", o.Diff))
 				}
 			}
 		}
@@ -105,93 +106,19 @@ func workloadMD(wl render.WorkloadSummary) string {
 	case wl.Unverified == "":
 		return predictionMD(wl.Predicted)
 	case wl.Predicted.IsZero():
-		return "no prediction, **unverified**: " + mdText(wl.Unverified)
+		return "no prediction, **unverified**: " + markdown.Text(wl.Unverified)
 	default:
-		return predictionMD(wl.Predicted) + ", **unverified**: " + mdText(wl.Unverified)
+		return predictionMD(wl.Predicted) + ", **unverified**: " + markdown.Text(wl.Unverified)
 	}
 }
 
 // predictionMD is a prediction as a code span inside a table cell.
-func predictionMD(p object.Identity) string { return mdCell(mdCode(p.String())) }
+func predictionMD(p object.Identity) string { return markdown.Cell(markdown.Code(p.String())) }
 
 func refList[T fmt.Stringer](refs []T) string {
 	var out []string
 	for _, r := range refs {
-		out = append(out, mdCode(r.String()))
+		out = append(out, markdown.Code(r.String()))
 	}
 	return strings.Join(out, ", ")
-}
-
-// Text from a pull request (object and role names, refs, errors, diffs)
-// never leaves the place the preview puts it: inline text is escaped,
-// code spans and fenced blocks use a backtick run longer than any in
-// their content (CommonMark), and nothing keeps a newline that could
-// start a block of its own.
-
-// mdSpecial are the characters that can open inline markdown or HTML
-// (emphasis, code, links, images, HTML tags, entities, table cells,
-// strikethrough, math, escapes).
-const mdSpecial = "\\`*_[]<>&|~!#$"
-
-// oneLine replaces the line endings of s with spaces.
-func oneLine(s string) string {
-	return strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ").Replace(s)
-}
-
-// mdText returns s as inline text: on one line, with every character
-// that could start markdown or HTML backslash-escaped.
-func mdText(s string) string {
-	var b strings.Builder
-	for _, r := range oneLine(s) {
-		if strings.ContainsRune(mdSpecial, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// mdCode returns s as a code span, on one line: its backtick run is longer
-// than any in s, and it is padded with a space on each side when s starts
-// or ends with a backtick, or with spaces that the span would strip.
-func mdCode(s string) string {
-	s = oneLine(s)
-	if s == "" {
-		return "` `"
-	}
-	fence := strings.Repeat("`", longestRun(s, '`')+1)
-	if s[0] == '`' || s[len(s)-1] == '`' ||
-		(s[0] == ' ' && s[len(s)-1] == ' ' && strings.Trim(s, " ") != "") {
-		s = " " + s + " "
-	}
-	return fence + s + fence
-}
-
-// mdCell makes inline markdown safe inside a table cell: a pipe, even
-// inside a code span, would end the cell.
-func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
-
-// mdFence returns content as a fenced code block with the info string
-// info: its fence is longer than any backtick run in content, so no line
-// of it can close the block.
-func mdFence(info, content string) string {
-	if !strings.HasSuffix(content, "\n") {
-		content += "\n"
-	}
-	fence := strings.Repeat("`", max(3, longestRun(content, '`')+1))
-	return fence + info + "\n" + content + fence + "\n"
-}
-
-// longestRun returns the length of the longest run of c in s.
-func longestRun(s string, c byte) int {
-	longest, run := 0, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] != c {
-			run = 0
-			continue
-		}
-		run++
-		longest = max(longest, run)
-	}
-	return longest
 }

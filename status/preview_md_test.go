@@ -7,42 +7,12 @@ import (
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/diff"
+	"github.com/roleout/roleout/internal/markdown"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/revision"
 	"github.com/roleout/roleout/render/schema"
 )
-
-func TestMarkdownEscapes(t *testing.T) {
-	cases := []struct {
-		name string
-		got  string
-		want string
-	}{
-		{"text: html tag", mdText("<img src=x onerror=alert(1)>"), `\<img src=x onerror=alert(1)\>`},
-		{"text: emphasis, link, image", mdText("**b** [l](http://x) ![i](y)"), `\*\*b\*\* \[l\](http://x) \!\[i\](y)`},
-		{"text: newline starts no block", mdText("a\n# h\r\n- li\rb"), `a \# h - li b`},
-		{"text: backticks, pipes, entity", mdText("`x` | &amp; ~s~ $m$ \\"), "\\`x\\` \\| \\&amp; \\~s\\~ \\$m\\$ \\\\"},
-		{"text: plain stays", mdText("source.verify.sshKeys main@sha1:1a2b3c4"), "source.verify.sshKeys main@sha1:1a2b3c4"},
-		{"code: plain", mdCode("Deployment/app/web"), "`Deployment/app/web`"},
-		{"code: inner backtick", mdCode("a`b"), "``a`b``"},
-		{"code: run of three", mdCode("x```y"), "````x```y````"},
-		{"code: leading backtick padded", mdCode("`x"), "`` `x ``"},
-		{"code: spaces kept", mdCode(" x "), "`  x  `"},
-		{"code: newline", mdCode("a\n</code><script>"), "`a </code><script>`"},
-		{"code: empty", mdCode(""), "` `"},
-		{"cell: pipe in code", mdCell(mdCode("a|b")), "`a\\|b`"},
-		{"fence: plain", mdFence("diff", "-a\n+b\n"), "```diff\n-a\n+b\n```\n"},
-		{"fence: longer than content", mdFence("diff", "```\n</pre>\n````"), "`````diff\n```\n</pre>\n````\n`````\n"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			if tc.got != tc.want {
-				t.Errorf("got  %q\nwant %q", tc.got, tc.want)
-			}
-		})
-	}
-}
 
 // hostile is text a pull request controls that tries to leave its place.
 const hostile = "x`` ```\n```\n# Injected heading\n<script>alert(1)</script>\n| a | b |\n[click](http://evil)"
@@ -78,17 +48,17 @@ func TestPreviewMarkdownContainsHostileText(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			md := tc.p.Markdown()
-			outside, blocks := scanMarkdown(md)
+			outside, blocks := markdown.Scan(md)
 			for _, line := range outside {
 				switch {
 				case strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "# roleout preview: ") && !strings.HasPrefix(line, "## Diff against "):
 					t.Errorf("a heading escaped: %q", line)
 				case strings.HasPrefix(line, "|") && !strings.HasPrefix(line, "| wave |") && !strings.HasPrefix(line, "| --- |") && !strings.HasPrefix(line, "| 1 |"):
 					t.Errorf("a table row escaped: %q", line)
-				case strings.Count(line, "|") > 0 && strings.HasPrefix(line, "| 1 |") && cells(line) != 6:
-					t.Errorf("the role row has %d cells, want 6: %q", cells(line), line)
+				case strings.Count(line, "|") > 0 && strings.HasPrefix(line, "| 1 |") && markdown.Cells(line) != 6:
+					t.Errorf("the role row has %d cells, want 6: %q", markdown.Cells(line), line)
 				}
-				if raw := strings.ReplaceAll(line, "<br>", ""); strings.Contains(unescapedOutsideCode(raw), "<") {
+				if raw := strings.ReplaceAll(line, "<br>", ""); strings.Contains(markdown.Unescaped(raw), "<") {
 					t.Errorf("raw HTML outside a code block: %q", line)
 				}
 			}
@@ -102,72 +72,6 @@ func TestPreviewMarkdownContainsHostileText(t *testing.T) {
 			}
 		})
 	}
-}
-
-// scanMarkdown splits md into the lines outside fenced code blocks and
-// the content of each block, with CommonMark's rule for backtick fences:
-// a block closes at a line of at least as many backticks as opened it.
-func scanMarkdown(md string) (outside, blocks []string) {
-	fence := ""
-	var block strings.Builder
-	for _, line := range strings.Split(md, "\n") {
-		if fence == "" {
-			if strings.HasPrefix(line, "```") {
-				fence = line[:longestRun(line, '`')]
-				block.Reset()
-				continue
-			}
-			outside = append(outside, line)
-			continue
-		}
-		if t := strings.TrimRight(line, " "); strings.HasPrefix(t, fence) && strings.Trim(t, "`") == "" {
-			blocks = append(blocks, block.String())
-			fence = ""
-			continue
-		}
-		block.WriteString(line + "\n")
-	}
-	return outside, blocks
-}
-
-// unescapedOutsideCode returns line without its code spans and escaped
-// characters: what would be read as markdown or HTML.
-func unescapedOutsideCode(line string) string {
-	var out strings.Builder
-	for i := 0; i < len(line); i++ {
-		switch line[i] {
-		case '\\':
-			i++
-		case '`':
-			n := 0
-			for i+n < len(line) && line[i+n] == '`' {
-				n++
-			}
-			end := strings.Index(line[i+n:], strings.Repeat("`", n))
-			if end < 0 {
-				out.WriteString(line[i:])
-				return out.String()
-			}
-			i += n + end + n - 1
-		default:
-			out.WriteByte(line[i])
-		}
-	}
-	return out.String()
-}
-
-// cells counts a table row's cells: pipes not escaped.
-func cells(row string) int {
-	n := 0
-	for i := 0; i < len(row); i++ {
-		switch row[i] {
-		case '\\':
-			i++
-		case '|':
-			n++
-		}
-	}
-	return n - 1
 }
 
 // TestPreviewMarkdownActionsAndUnverified: a first install says install,

@@ -18,7 +18,12 @@ import (
 // replays are keyed on the MAC, never on an unsigned delivery ID.
 const (
 	SignatureHeader      = "X-Roleout-Signature" // t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">
-	ForgeSignatureHeader = "X-Hub-Signature-256" // sha256=<hex HMAC-SHA256 of body>
+	ForgeSignatureHeader = "X-Hub-Signature-256" // sha256=<hex HMAC-SHA256 of body> (GitHub; Gitea and Forgejo send it too)
+	// GitLabTokenHeader carries GitLab's secret token as it is (GitLab
+	// signs nothing), GitLabDeliveryHeader its delivery's UUID: a
+	// delivery is accepted once.
+	GitLabTokenHeader    = "X-Gitlab-Token"
+	GitLabDeliveryHeader = "X-Gitlab-Event-UUID"
 	// MaxAge bounds how old (or how far ahead) a timestamped delivery may
 	// be.
 	MaxAge = 5 * time.Minute
@@ -69,8 +74,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.WriteString(w, "poll triggered\n")
 }
 
-// verify checks either signature form and returns the key that must not
-// be used twice: the MAC, canonical.
+// verify checks the delivery's signature (roleout's, the forge form, or
+// GitLab's token) and returns the key that must not be used twice: the
+// MAC, canonical, or GitLab's delivery UUID.
 func (h *Handler) verify(header http.Header, body []byte) (string, bool) {
 	if sig := header.Get(SignatureHeader); sig != "" {
 		var ts, v1 string
@@ -91,6 +97,15 @@ func (h *Handler) verify(header http.Header, body []byte) (string, bool) {
 			return "", false
 		}
 		return validMAC(h.secret, []byte(ts+"."+string(body)), v1)
+	}
+	if token := header.Get(GitLabTokenHeader); token != "" {
+		// GitLab's token proves the sender, not the body: the delivery's
+		// UUID is what a replay would repeat.
+		uuid := header.Get(GitLabDeliveryHeader)
+		if uuid == "" || !hmac.Equal([]byte(token), h.secret) {
+			return "", false
+		}
+		return "gitlab " + uuid, true
 	}
 	sig, ok := strings.CutPrefix(header.Get(ForgeSignatureHeader), "sha256=")
 	if !ok {

@@ -27,6 +27,7 @@ func TestHookSignatures(t *testing.T) {
 		// Every delivery names a new ID: the signature does not cover it.
 		delivery++
 		r.Header.Set("X-GitHub-Delivery", fmt.Sprintf("delivery-%d", delivery))
+		r.Header.Set(GitLabDeliveryHeader, fmt.Sprintf("uuid-%d", delivery))
 		w := httptest.NewRecorder()
 		hk.ServeHTTP(w, r)
 		return w.Code
@@ -47,10 +48,32 @@ func TestHookSignatures(t *testing.T) {
 		{"forge form", ForgeSignatureHeader, "sha256=" + MAC(secret, body), http.StatusAccepted, 2},
 		{"forge form replayed with a new delivery ID", ForgeSignatureHeader, "sha256=" + MAC(secret, body), http.StatusUnauthorized, 2},
 		{"forge form replayed, the MAC upper-cased", ForgeSignatureHeader, "sha256=" + strings.ToUpper(MAC(secret, body)), http.StatusUnauthorized, 2},
+		{"gitlab token", GitLabTokenHeader, string(secret), http.StatusAccepted, 3},
+		{"gitlab, the wrong token", GitLabTokenHeader, "other", http.StatusUnauthorized, 3},
 	}
 	for _, tc := range cases {
 		if got := post(tc.header, tc.value); got != tc.want || triggered != tc.wantTriggered {
 			t.Errorf("%s: status %d (want %d), triggered %d (want %d)", tc.name, got, tc.want, triggered, tc.wantTriggered)
 		}
+	}
+}
+
+// TestGitLabDeliveryOnce: a GitLab delivery (its token right) is accepted
+// once by its UUID, and one without a UUID not at all.
+func TestGitLabDeliveryOnce(t *testing.T) {
+	triggered := 0
+	hk := NewHandler([]byte("s3cret"), func() { triggered++ }, nil)
+	post := func(uuid string) int {
+		r := httptest.NewRequest(http.MethodPost, "/hook", strings.NewReader(`{"object_kind":"merge_request"}`))
+		r.Header.Set(GitLabTokenHeader, "s3cret")
+		if uuid != "" {
+			r.Header.Set(GitLabDeliveryHeader, uuid)
+		}
+		w := httptest.NewRecorder()
+		hk.ServeHTTP(w, r)
+		return w.Code
+	}
+	if a, b, c := post("u1"), post("u1"), post(""); a != 202 || b != 401 || c != 401 || triggered != 1 {
+		t.Errorf("first %d, replayed %d, no UUID %d, triggered %d", a, b, c, triggered)
 	}
 }

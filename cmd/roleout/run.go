@@ -130,6 +130,13 @@ func runAgent(ctx context.Context, cmd *cobra.Command, o *runOptions) error {
 	}
 	if o.once {
 		err := a.RunOnce(ctx)
+		// What the forge was told goes out before the process does, or
+		// after a while it is given up (a forge down blocks no run).
+		flush, cancel := context.WithTimeout(ctx, onceFlush)
+		if ferr := a.Flush(flush); ferr != nil {
+			log.WithError(ferr).Warn("not everything was posted to the forge")
+		}
+		cancel()
 		if perr := printRunSummary(cmd.OutOrStdout(), a.Results(), o.output); perr != nil && err == nil {
 			err = perr
 		}
@@ -246,6 +253,10 @@ func serveHTTP(ctx context.Context, log *logrus.Logger, cfg *config.Config, rest
 	}
 	return store, nil
 }
+
+// onceFlush bounds how long roleout run --once waits for its posts to the
+// forge.
+const onceFlush = 30 * time.Second
 
 // uiRefresh is how often roleout run's web view looks for a new status
 // branch head (one ref listing when nothing moved).

@@ -26,6 +26,7 @@ var allowed = map[string][]string{
 	"internal/testobjects": nil,
 	"internal/testcluster": nil,
 	"internal/testgit":     nil,
+	"internal/testforge":   {"internal/testcluster"},
 	"internal/hostile":     nil,
 	"internal/layout":      nil,
 
@@ -40,7 +41,7 @@ var allowed = map[string][]string{
 	// What a change would do, live or offline; pure of git and of the loop.
 	"diff": {"apply", "internal/object", "render", "render/predict", "render/revision"},
 	// The status branch's files; read by the agent, the CLI and the web view.
-	"status": {"apply", "diff", "internal/object", "render", "render/revision", "sources"},
+	"status": {"apply", "diff", "internal/markdown", "internal/object", "render", "render/revision", "sources"},
 	// Drift while the agent runs: the watches' baseline and state.
 	"drift": {"apply", "internal/object", "render", "status"},
 	// Apps spread over live replicas by Leases (sharding.mode: dynamic).
@@ -50,8 +51,16 @@ var allowed = map[string][]string{
 	"control": {"config", "internal/object", "internal/secrets"},
 	// Deliveries that trigger a poll (POST /hook), verified.
 	"webhook": nil,
+	// Markdown that keeps a pull request's text in its place.
+	"internal/markdown": nil,
+	// Pull requests where reviewers look: comments and statuses on forges.
+	"forge": {"apply", "config", "diff", "internal/markdown", "internal/object", "internal/outbox", "render", "status"},
+	// Posts made on their own time, with retries.
+	"internal/outbox": nil,
+	// Rollout events to chats and webhooks.
+	"notify": {"config", "internal/outbox", "status", "webhook"},
 	// The agent's loop: the only package that joins sources, render and apply.
-	"agent":         {"apply", "config", "control", "diff", "drift", "internal/object", "internal/secrets", "render", "render/predict", "render/revision", "sharding", "sources", "status", "webhook"},
+	"agent":         {"apply", "config", "control", "diff", "drift", "internal/object", "internal/secrets", "render", "render/predict", "render/revision", "forge", "notify", "sharding", "sources", "status", "webhook"},
 	"agent/starter": {"config", "sources"},
 	// The read-only web view: the status branch's records as pages, for
 	// roleout ui and roleout run.
