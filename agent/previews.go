@@ -12,6 +12,8 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/internal/secrets"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
 )
@@ -152,6 +154,16 @@ func (pv previewer) preview(ctx context.Context, app config.App, h sources.Head,
 	steps := newRollout(snap.Revision, plan, prev.Status)
 	s := steps.summarize()
 	p.Plan = &s
+	for _, role := range plan.Roles() {
+		for _, o := range role.Objects {
+			if secrets.IsSecret(o.GetAPIVersion(), o.GetKind()) {
+				if p.SecretBytes == nil {
+					p.SecretBytes = map[string]int{}
+				}
+				p.SecretBytes[object.RefOf(o).String()] = status.SecretSize(o.Object)
+			}
+		}
+	}
 	p.Diff, err = pv.compare(ctx, app, plan, prev)
 	if err != nil {
 		p.Error = "diff: " + err.Error()

@@ -211,7 +211,11 @@ func sections(p status.Preview, room int) []string {
 			entry := fmt.Sprintf("**%s** %s\n\n", markdown.Text(string(o.Change)), markdown.Code(o.Object.String()))
 			switch {
 			case o.Object.Kind == "Secret" && o.Object.Group() == "":
-				entry += secretChange(o) + "; values are never shown.\n\n"
+				entry += secretChange(o)
+				if n, ok := p.SecretBytes[o.Object.String()]; ok {
+					entry += fmt.Sprintf(" (%d bytes of values)", n)
+				}
+				entry += "; values are never shown.\n\n"
 			case o.Diff != "":
 				entry += markdown.Fence("diff", clipText(o.Diff, min(16000, room/2))) + "\n"
 			}

@@ -50,7 +50,9 @@ func TestCommentSummaryAndSecrets(t *testing.T) {
 	failed := status.Preview{App: "broken", Ref: "refs/pull/7/head", Commit: head, Error: "render apps/broken: kustomize build: accumulating resources"}
 	stale := preview("stale", 1, "-a\n+b")
 	stale.Commit = "ffffffffffffffffffffffffffffffffffffffff"
-	parts := RenderComment(head, []status.Preview{preview("shop", 3, "-a: 1\n+a: 2"), failed, stale}, 65536)
+	shop := preview("shop", 3, "-a: 1\n+a: 2")
+	shop.SecretBytes = map[string]int{"Secret/shop/db": 23}
+	parts := RenderComment(head, []status.Preview{shop, failed, stale}, 65536)
 	if len(parts) != 1 {
 		t.Fatalf("%d parts, want 1", len(parts))
 	}
@@ -61,7 +63,7 @@ func TestCommentSummaryAndSecrets(t *testing.T) {
 		"| shop | 3 | role-002 |", "| broken | | | **cannot be rolled out** |",
 		"**broken cannot be rolled out at this head:**", "accumulating resources",
 		"<details><summary>shop · role role-000 (upgradeOrder 1): 0 create, 2 update, 0 delete</summary>",
-		"`Secret/shop/db`", "changed: `data.password`; values are never shown",
+		"`Secret/shop/db`", "changed: `data.password` (23 bytes of values); values are never shown",
 	} {
 		if !strings.Contains(c, want) {
 			t.Errorf("the comment lacks %q:\n%s", want, c)

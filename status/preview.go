@@ -1,6 +1,7 @@
 package status
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -24,6 +25,31 @@ type Preview struct {
 	// Untrusted says why the head, the followed branch's newest commit,
 	// is not applied: its signature was refused.
 	Untrusted string `json:"untrusted,omitempty"`
+	// SecretBytes are, by Secret ("Secret/ns/name"), how many bytes its
+	// values hold as the head renders them: what a comment shows of a
+	// Secret besides the keys that change, never a value.
+	SecretBytes map[string]int `json:"secretBytes,omitempty"`
+}
+
+// SecretSize is how many bytes the values of Secret o hold: its data
+// (base64, decoded) and stringData.
+func SecretSize(o map[string]any) int {
+	n := 0
+	if data, ok := o["data"].(map[string]any); ok {
+		for _, v := range data {
+			if s, ok := v.(string); ok {
+				n += base64.StdEncoding.DecodedLen(len(s)) - strings.Count(s, "=")
+			}
+		}
+	}
+	if data, ok := o["stringData"].(map[string]any); ok {
+		for _, v := range data {
+			if s, ok := v.(string); ok {
+				n += len(s)
+			}
+		}
+	}
+	return n
 }
 
 // ReadPreview returns the preview name of app among files, an app's

@@ -134,3 +134,12 @@ func TestPreviewFilesAreBounded(t *testing.T) {
 		t.Error("the markdown does not name every object")
 	}
 }
+
+// TestSecretSize counts a Secret's value bytes: data decoded, stringData
+// as written.
+func TestSecretSize(t *testing.T) {
+	o := map[string]any{"data": map[string]any{"a": "aHVudGVyMg==", "b": "YWJj"}, "stringData": map[string]any{"c": "xyz!"}}
+	if got := SecretSize(o); got != 7+3+4 {
+		t.Errorf("SecretSize = %d, want 14", got)
+	}
+}

@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testforge"
@@ -114,5 +116,65 @@ func TestForgeGitea(t *testing.T) {
 	}
 	if cs := g.Comments(t, "config", pr); len(cs) != 1 {
 		t.Errorf("pull request %d has %d comments after the merge, want 1", pr, len(cs))
+	}
+}
+
+// TestForgeGiteaWebhook: Gitea's pull-request webhook, signed with the
+// hook secret, reaches roleout run's /hook and the new pull request is
+// previewed at once, not at the next poll an hour away.
+func TestForgeGiteaWebhook(t *testing.T) {
+	t.Parallel()
+	testcluster.Require(t, cluster)
+	g := testforge.StartGitea(t)
+	const ns, app = "forge-hook", "forge-hook"
+	repo := g.CreateRepo(t, "hooked")
+	repo.Commit(t, "main", "v1", threeWaves(ns, "v1"))
+	dir := t.TempDir()
+	for name, data := range map[string]string{"user": g.User, "pass": g.Token, "token": g.Token, "hook": "hook-s3cret"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	cfgPath := writeConfig(t, g.URL+"/"+g.User+"/hooked.git", "- {name: "+app+", path: apps/three, namespace: "+ns+", timeout: 30s}\n"+
+		fmt.Sprintf("forge: {type: gitea, url: %q, tokenFile: %q}\nschedule: {interval: 1h}\nhttp: {address: %q, hookSecretFile: %q}\n", g.URL, filepath.Join(dir, "token"), addr, filepath.Join(dir, "hook")))
+	rewriteFile(t, cfgPath, func(s string) string {
+		return strings.Replace(s, "source: {", fmt.Sprintf("source: {auth: {usernameFile: %q, passwordFile: %q}, pullRequests: {refs: [\"refs/pull/*/head\"]}, ", filepath.Join(dir, "user"), filepath.Join(dir, "pass")), 1)
+	})
+	if err := g.API("POST", "/repos/"+g.User+"/hooked/hooks", map[string]any{"type": "gitea", "active": true, "events": []string{"pull_request"},
+		"config": map[string]string{"url": "http://" + addr + "/hook", "content_type": "json", "secret": "hook-s3cret"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var logs syncBuffer
+	agent := startRoleout(t, &logs, "run", "--config", cfgPath)
+	t.Cleanup(func() {
+		_ = agent.Process.Kill()
+		_ = agent.Wait()
+		if t.Failed() {
+			t.Logf("roleout run:\n%s", lastLines(logs.String(), 40))
+		}
+	})
+	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(logs.String(), "rolled out") && !strings.Contains(logs.String(), "→ rev 1"); time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the first rollout did not happen")
+		}
+	}
+	repo.Commit(t, "feature", "c to v2", map[string]string{"apps/three/c.yaml": threeWaves(ns, "v2")["apps/three/c.yaml"]})
+	pr := g.OpenPullRequest(t, "hooked", "feature", "c to v2")
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+		if cs := g.Comments(t, "hooked", pr); len(cs) == 1 && strings.Contains(cs[0].Body, "| forge-hook | 3 | c | **update** |") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no preview comment within 90 s of the pull request (the next poll is an hour away)")
+		}
+	}
+	if !strings.Contains(logs.String(), "poll triggered") && !strings.Contains(logs.String(), "preview written") {
+		t.Errorf("roleout run's log does not show the hook's preview:\n%s", lastLines(logs.String(), 20))
 	}
 }
