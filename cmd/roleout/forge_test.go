@@ -174,6 +174,9 @@ func TestForgeGiteaWebhook(t *testing.T) {
 			t.Fatalf("no preview comment within 90 s of the pull request (the next poll is an hour away)")
 		}
 	}
+	if strings.Contains(logs.String(), g.Token) {
+		t.Error("roleout run's log carries the forge token")
+	}
 	if !strings.Contains(logs.String(), "poll triggered") && !strings.Contains(logs.String(), "preview written") {
 		t.Errorf("roleout run's log does not show the hook's preview:\n%s", lastLines(logs.String(), 20))
 	}
