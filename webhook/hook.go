@@ -23,6 +23,9 @@ const (
 	// signs nothing), GitLabDeliveryHeader its delivery's UUID: a
 	// delivery is accepted once.
 	GitLabTokenHeader    = "X-Gitlab-Token"
+	// GiteaSignatureHeader is Gitea's and Forgejo's own form: the hex
+	// HMAC-SHA256 of the body, without a prefix.
+	GiteaSignatureHeader = "X-Gitea-Signature"
 	GitLabDeliveryHeader = "X-Gitlab-Event-UUID"
 	// MaxAge bounds how old (or how far ahead) a timestamped delivery may
 	// be.
@@ -109,7 +112,9 @@ func (h *Handler) verify(header http.Header, body []byte) (string, bool) {
 	}
 	sig, ok := strings.CutPrefix(header.Get(ForgeSignatureHeader), "sha256=")
 	if !ok {
-		return "", false
+		if sig = header.Get(GiteaSignatureHeader); sig == "" {
+			return "", false
+		}
 	}
 	// The replay key is the MAC, which covers the body: a delivery ID
 	// is not signed, so a replay could name a new one, and a MAC's hex

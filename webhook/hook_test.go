@@ -50,6 +50,7 @@ func TestHookSignatures(t *testing.T) {
 		{"forge form replayed, the MAC upper-cased", ForgeSignatureHeader, "sha256=" + strings.ToUpper(MAC(secret, body)), http.StatusUnauthorized, 2},
 		{"gitlab token", GitLabTokenHeader, string(secret), http.StatusAccepted, 3},
 		{"gitlab, the wrong token", GitLabTokenHeader, "other", http.StatusUnauthorized, 3},
+		{"gitea's own form, the same body: a replay", GiteaSignatureHeader, MAC(secret, body), http.StatusUnauthorized, 3},
 	}
 	for _, tc := range cases {
 		if got := post(tc.header, tc.value); got != tc.want || triggered != tc.wantTriggered {
@@ -75,5 +76,24 @@ func TestGitLabDeliveryOnce(t *testing.T) {
 	}
 	if a, b, c := post("u1"), post("u1"), post(""); a != 202 || b != 401 || c != 401 || triggered != 1 {
 		t.Errorf("first %d, replayed %d, no UUID %d, triggered %d", a, b, c, triggered)
+	}
+}
+
+// TestGiteaSignature: Gitea's (and Forgejo's) X-Gitea-Signature, a bare
+// hex MAC, is accepted once.
+func TestGiteaSignature(t *testing.T) {
+	triggered := 0
+	hk := NewHandler([]byte("s3cret"), func() { triggered++ }, nil)
+	body := `{"action":"opened"}`
+	post := func(sig string) int {
+		r := httptest.NewRequest(http.MethodPost, "/hook", strings.NewReader(body))
+		r.Header.Set(GiteaSignatureHeader, sig)
+		w := httptest.NewRecorder()
+		hk.ServeHTTP(w, r)
+		return w.Code
+	}
+	good := MAC([]byte("s3cret"), []byte(body))
+	if a, b, c := post(good), post(good), post(MAC([]byte("other"), []byte(body))); a != 202 || b != 401 || c != 401 || triggered != 1 {
+		t.Errorf("good %d, replayed %d, wrong secret %d, triggered %d", a, b, c, triggered)
 	}
 }
