@@ -17,6 +17,7 @@ import (
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/control"
 	"github.com/roleout/roleout/drift"
+	"github.com/roleout/roleout/internal/liveness"
 	"github.com/roleout/roleout/internal/secrets"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sharding"
@@ -95,7 +96,7 @@ type Agent struct {
 	// revision this agent put into the cluster (guarded by mu).
 	synced map[string][32]byte
 	// live is what /healthz reports of the loop.
-	live *liveness
+	live *liveness.Loop
 	// flights is what each rollout is applying now (Flights).
 	flights *flights
 	// elect is this replica's part in leader election, for /readyz.
@@ -236,7 +237,7 @@ func NewWithDeps(cfg *config.Config, deps Deps, log logrus.FieldLogger) *Agent {
 		deps.Backoffs = DefaultBackoffs()
 	}
 	a := &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), mu: &sync.Mutex{}, results: map[string]*status.App{}, done: map[string]string{}, synced: map[string][32]byte{}, replan: map[string]bool{}, checked: map[string]time.Time{}, trigger: make(chan struct{}, 1), metrics: newMetrics(),
-		live: &liveness{bound: cfg.MaxPollAge(deps.now())}, elect: &sharding.Election{}, flights: newFlights()}
+		live: &liveness.Loop{Bound: cfg.MaxPollAge(deps.now())}, elect: &sharding.Election{}, flights: newFlights()}
 	a.drift = drift.New(log, deps.now, a.Trigger, deps.Backoffs.Heal)
 	a.control = control.NewCopy(deps.Control, log, a.servesApp, a.controlChanged)
 	a.metrics.registry.MustRegister(a.drift.Metric)
@@ -288,7 +289,7 @@ func (a *Agent) RunOnce(ctx context.Context) error {
 				defer done()
 				started := time.Now()
 				err := a.reconcileApp(actx, snap, app)
-				a.live.progressed()
+				a.live.Progressed()
 				a.metrics.reconcile.WithLabelValues(app.Name).Observe(time.Since(started).Seconds())
 				mu.Lock()
 				defer mu.Unlock()
@@ -415,8 +416,8 @@ func (a *Agent) Run(ctx context.Context) error {
 	defer stopWatches()
 	a.drift.Start(dctx)
 	a.control.Start(dctx)
-	a.live.begin(a.deps.now())
-	defer a.live.end()
+	a.live.Begin(a.deps.now())
+	defer a.live.End()
 	failures := 0
 	for {
 		a.takeReload()
@@ -452,7 +453,7 @@ func (a *Agent) Run(ctx context.Context) error {
 func (a *Agent) poll(ctx context.Context) error {
 	pctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	stop := a.live.watch(cancel)
+	stop := a.live.Watch(cancel)
 	err := a.RunOnce(pctx)
 	stop()
 	if pctx.Err() != nil {
@@ -461,7 +462,7 @@ func (a *Agent) poll(ctx context.Context) error {
 		}
 		return err
 	}
-	a.live.polled(a.deps.now())
+	a.live.Polled(a.deps.now())
 	return err
 }
 

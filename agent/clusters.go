@@ -5,17 +5,15 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
-	"strings"
 	"sync"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/control"
 )
 
 // clusters builds, once each, the clusters of the apps that go to another
@@ -55,34 +53,14 @@ func (c *clusters) clusterFor(ctx context.Context, app config.App) (Cluster, err
 			return cfg, nil
 		})
 	}
-	data, where, err := c.readSecret(ctx, *app.KubeconfigSecret)
+	data, where, err := control.KubeconfigSecret(ctx, c.home, *app.KubeconfigSecret)
 	if err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(data)
 	return c.applier("secret:"+hex.EncodeToString(sum[:]), func() (*rest.Config, error) {
-		return c.secretConfig(data, where)
+		return control.ClientConfig(data, where, c.allowUnsafe)
 	})
-}
-
-// secretConfig builds the client configuration of a kubeconfig read from
-// a Secret, checking the raw kubeconfig first so that nothing unsafe in
-// it is ever used.
-func (c *clusters) secretConfig(data []byte, where string) (*rest.Config, error) {
-	raw, err := clientcmd.Load(data)
-	if err != nil {
-		return nil, fmt.Errorf("kubeconfig in %s: %w", where, err)
-	}
-	if !c.allowUnsafe {
-		if err := config.CheckKubeconfig(raw); err != nil {
-			return nil, fmt.Errorf("kubeconfigSecret (%s): %w", where, err)
-		}
-	}
-	cfg, err := clientcmd.NewDefaultClientConfig(*raw, &clientcmd.ConfigOverrides{}).ClientConfig()
-	if err != nil {
-		return nil, fmt.Errorf("kubeconfig in %s: %w", where, err)
-	}
-	return cfg, nil
 }
 
 // applier returns the cluster client cached under key, building it with load the
@@ -104,31 +82,4 @@ func (c *clusters) applier(key string, load func() (*rest.Config, error)) (Clust
 	}
 	c.appliers[key] = ap
 	return ap, nil
-}
-
-// readSecret returns the kubeconfig in the Secret key ref names, and a
-// description of where it was for messages.
-func (c *clusters) readSecret(ctx context.Context, ref config.SecretKeyRef) ([]byte, string, error) {
-	ns := ref.Namespace
-	if ns == "" {
-		b, err := os.ReadFile(config.ServiceAccountNamespaceFile)
-		if err != nil {
-			return nil, "", fmt.Errorf("kubeconfigSecret %s names no namespace and the agent is not running in a pod: set kubeconfigSecret.namespace", ref.Name)
-		}
-		ns = strings.TrimSpace(string(b))
-	}
-	key := ref.Key
-	if key == "" {
-		key = "value"
-	}
-	where := fmt.Sprintf("Secret %s/%s key %q", ns, ref.Name, key)
-	s, err := c.home.CoreV1().Secrets(ns).Get(ctx, ref.Name, metav1.GetOptions{})
-	if err != nil {
-		return nil, "", fmt.Errorf("read the kubeconfig from %s: %w", where, err)
-	}
-	data, ok := s.Data[key]
-	if !ok || len(data) == 0 {
-		return nil, "", fmt.Errorf("%s is missing or empty: put the cluster's kubeconfig there", where)
-	}
-	return data, where, nil
 }

@@ -19,7 +19,7 @@ import (
 func (a *Agent) Handler(hookSecret []byte) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
-		if err := a.live.check(a.deps.now()); err != nil {
+		if err := a.live.Check(a.deps.now()); err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
 		}

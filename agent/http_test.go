@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roleout/roleout/internal/liveness"
 	"github.com/roleout/roleout/sources"
 )
 
@@ -71,14 +72,14 @@ func TestHealthzReportsPollAge(t *testing.T) {
 			h := newHarness(threeRoles("decode:1"), nil)
 			now := start
 			h.agent.deps.Clock = func() time.Time { return now }
-			if h.agent.live.bound != 5*time.Minute {
-				t.Fatalf("default bound of a 0 interval = %s, want 5m", h.agent.live.bound)
+			if h.agent.live.Bound != 5*time.Minute {
+				t.Fatalf("default bound of a 0 interval = %s, want 5m", h.agent.live.Bound)
 			}
 			if tc.running {
-				h.agent.live.begin(start)
+				h.agent.live.Begin(start)
 			}
 			if tc.lastPoll > 0 {
-				h.agent.live.polled(start.Add(tc.lastPoll))
+				h.agent.live.Polled(start.Add(tc.lastPoll))
 			}
 			now = start.Add(tc.at)
 			w := httptest.NewRecorder()
@@ -96,14 +97,12 @@ func TestHealthzReportsPollAge(t *testing.T) {
 type hangingFetcher struct {
 	stopped time.Time // when its context was done
 	running bool
-	live    *liveness
+	live    *liveness.Loop
 	onFetch func()
 }
 
 func (f *hangingFetcher) Fetch(ctx context.Context) (sources.Snapshot, error) {
-	f.live.mu.Lock()
-	f.running = f.live.running
-	f.live.mu.Unlock()
+	f.running = f.live.Running()
 	if f.onFetch != nil {
 		f.onFetch()
 	}
@@ -128,10 +127,10 @@ func TestPollDeadline(t *testing.T) {
 	h := newHarness(threeRoles("decode:1"), nil)
 	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	h.agent.deps.Clock = func() time.Time { return now }
-	h.agent.live.bound = 50 * time.Millisecond // the hung fetch below waits this long
+	h.agent.live.Bound = 50 * time.Millisecond // the hung fetch below waits this long
 	hung := &hangingFetcher{live: h.agent.live}
 	h.agent.deps.Fetcher = hung
-	h.agent.live.begin(now)
+	h.agent.live.Begin(now)
 	before := time.Now()
 	done := make(chan error, 1)
 	go func() { done <- h.agent.poll(context.Background()) }()
@@ -143,21 +142,21 @@ func TestPollDeadline(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("a hung fetch held the poll for a minute: no deadline")
 	}
-	if hung.stopped.IsZero() || hung.stopped.Sub(before) > h.agent.live.bound+10*time.Second {
-		t.Errorf("the hung fetch was stopped at %v, want about %v after %v", hung.stopped, h.agent.live.bound, before)
+	if hung.stopped.IsZero() || hung.stopped.Sub(before) > h.agent.live.Bound+10*time.Second {
+		t.Errorf("the hung fetch was stopped at %v, want about %v after %v", hung.stopped, h.agent.live.Bound, before)
 	}
-	if !h.agent.live.last.IsZero() {
+	if !h.agent.live.Last().IsZero() {
 		t.Error("a poll stopped at its deadline counted as completed")
 	}
 
 	h.agent.deps.Fetcher = h.fetcher
-	h.agent.live.bound = time.Hour
+	h.agent.live.Bound = time.Hour
 	now = now.Add(time.Minute)
 	if err := h.agent.poll(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if !h.agent.live.last.Equal(now) {
-		t.Errorf("last completed poll = %v, want %v", h.agent.live.last, now)
+	if !h.agent.live.Last().Equal(now) {
+		t.Errorf("last completed poll = %v, want %v", h.agent.live.Last(), now)
 	}
 }
 
@@ -174,7 +173,7 @@ func TestRunMarksTheLoopRunning(t *testing.T) {
 	if !hung.running || hung.stopped.IsZero() {
 		t.Errorf("during a poll: running %v, stopped at %v; want running, then stopped", hung.running, hung.stopped)
 	}
-	if h.agent.live.running {
+	if h.agent.live.Running() {
 		t.Error("the loop still counts as running after Run returned")
 	}
 }

@@ -385,7 +385,7 @@ func (run *appRun) applyStep(ctx context.Context, log logrus.FieldLogger, objs [
 	if err := run.cluster.WaitHealthy(ctx, objs, apply.WaitOptions{Timeout: app.Timeout.Duration, Progress: ready}); err != nil {
 		return err
 	}
-	a.live.progressed()
+	a.live.Progressed()
 	log.WithFields(logrus.Fields{"created": counts[apply.Created], "configured": counts[apply.Configured] + counts[apply.Recreated],
 		"unchanged": counts[apply.Unchanged], "elapsed": time.Since(started).Round(time.Millisecond)}).Info("healthy")
 	return nil

@@ -12,7 +12,10 @@
 //   - the status anchor (Anchor): the last status-branch head the agent
 //     signed;
 //   - the mask key Secret (LoadMasker, ReadMasker, MaskerOf): the key of
-//     the HMAC that masks Secret values, made once per install.
+//     the HMAC that masks Secret values, made once per install;
+//   - apps' kubeconfig Secrets (KubeconfigSecret, ClientConfig): read
+//     from the agent's cluster, refused when they would run plugins, read
+//     files or skip TLS verification.
 //
 // It imports config, internal/object and internal/secrets only.
 package control

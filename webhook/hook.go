@@ -22,7 +22,7 @@ const (
 	// GitLabTokenHeader carries GitLab's secret token as it is (GitLab
 	// signs nothing), GitLabDeliveryHeader its delivery's UUID: a
 	// delivery is accepted once.
-	GitLabTokenHeader    = "X-Gitlab-Token"
+	GitLabTokenHeader = "X-Gitlab-Token"
 	// GiteaSignatureHeader is Gitea's and Forgejo's own form: the hex
 	// HMAC-SHA256 of the body, without a prefix.
 	GiteaSignatureHeader = "X-Gitea-Signature"

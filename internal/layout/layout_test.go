@@ -57,10 +57,12 @@ var allowed = map[string][]string{
 	"forge": {"apply", "config", "diff", "internal/markdown", "internal/object", "internal/outbox", "render", "status"},
 	// Posts made on their own time, with retries.
 	"internal/outbox": nil,
+	// What /healthz reports of a loop, and its poll watchdog.
+	"internal/liveness": nil,
 	// Rollout events to chats and webhooks.
 	"notify": {"config", "internal/outbox", "status", "webhook"},
 	// The agent's loop: the only package that joins sources, render and apply.
-	"agent":         {"apply", "config", "control", "diff", "drift", "internal/object", "internal/secrets", "render", "render/predict", "render/revision", "forge", "notify", "sharding", "sources", "status", "webhook"},
+	"agent":         {"apply", "config", "control", "diff", "drift", "forge", "notify", "internal/liveness", "internal/object", "internal/secrets", "render", "render/predict", "render/revision", "sharding", "sources", "status", "webhook"},
 	"agent/starter": {"config", "sources"},
 	// The read-only web view: the status branch's records as pages, for
 	// roleout ui and roleout run.

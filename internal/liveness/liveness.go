@@ -1,4 +1,9 @@
-package agent
+// Package liveness is what an agent's /healthz reports of its loop
+// (docs/design.md, "Liveness: the poll watchdog and /healthz"), and the
+// watchdog that stops a poll that makes no progress.
+//
+// It imports nothing of roleout.
+package liveness
 
 import (
 	"context"
@@ -7,13 +12,13 @@ import (
 	"time"
 )
 
-// liveness is what /healthz reports (docs/design.md, "Liveness: the poll
-// watchdog and /healthz"): while the loop runs, it is alive when it has
+// Loop is what /healthz reports of a loop: while it runs, it is alive when it has
 // completed a poll within bound, or, before its first poll completes,
 // when it started less than bound ago. A replica whose loop is not running
 // (standing by for the leader lease, or never started) is alive.
-type liveness struct {
-	bound time.Duration
+type Loop struct {
+	// Bound is how long the loop may go without completing a poll.
+	Bound time.Duration
 
 	mu      sync.Mutex
 	running bool
@@ -24,32 +29,32 @@ type liveness struct {
 	progressAt time.Time
 }
 
-// begin records that the loop started at now.
-func (l *liveness) begin(now time.Time) {
+// Begin records that the loop started at now.
+func (l *Loop) Begin(now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.running, l.started, l.last = true, now, time.Time{}
 }
 
-// end records that the loop stopped.
-func (l *liveness) end() {
+// End records that the loop stopped.
+func (l *Loop) End() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.running = false
 }
 
-// polled records a poll completed at now.
-func (l *liveness) polled(now time.Time) {
+// Polled records a poll completed at now.
+func (l *Loop) Polled(now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.last = now
 	l.progressAt = time.Now()
 }
 
-// progressed records that a running poll moved on (a wave became
+// Progressed records that a running poll moved on (a wave became
 // healthy, an app was reconciled): the poll's watchdog starts counting
 // again, so a long rollout whose waves keep completing is never cut off.
-func (l *liveness) progressed() {
+func (l *Loop) Progressed() {
 	if l == nil {
 		return
 	}
@@ -58,14 +63,14 @@ func (l *liveness) progressed() {
 	l.progressAt = time.Now()
 }
 
-// watch cancels a poll that makes no progress for bound, with a cause
+// Watch cancels a poll that makes no progress for bound, with a cause
 // that says so, until the returned stop is called. It reads the real
 // clock: it bounds real waiting.
-func (l *liveness) watch(cancel context.CancelCauseFunc) (stop func()) {
-	l.progressed()
+func (l *Loop) Watch(cancel context.CancelCauseFunc) (stop func()) {
+	l.Progressed()
 	done := make(chan struct{})
 	go func() {
-		t := time.NewTimer(l.bound)
+		t := time.NewTimer(l.Bound)
 		defer t.Stop()
 		for {
 			select {
@@ -75,11 +80,11 @@ func (l *liveness) watch(cancel context.CancelCauseFunc) (stop func()) {
 				l.mu.Lock()
 				idle := time.Since(l.progressAt)
 				l.mu.Unlock()
-				if idle >= l.bound {
-					cancel(&errPollStalled{bound: l.bound})
+				if idle >= l.Bound {
+					cancel(&errPollStalled{bound: l.Bound})
 					return
 				}
-				t.Reset(l.bound - idle)
+				t.Reset(l.Bound - idle)
 			}
 		}
 	}()
@@ -93,21 +98,35 @@ func (e *errPollStalled) Error() string {
 	return fmt.Sprintf("poll stopped after %s without progress (healthz.maxPollAge): a fetch, render or status push hung; raise it if a step legitimately takes longer", e.bound)
 }
 
-// check returns nil when the loop is alive at now, else the reason, on
+// Check returns nil when the loop is alive at now, else the reason, on
 // one line.
-func (l *liveness) check(now time.Time) error {
+func (l *Loop) Check(now time.Time) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch {
 	case !l.running:
 		return nil
 	case l.last.IsZero():
-		if now.Sub(l.started) <= l.bound {
+		if now.Sub(l.started) <= l.Bound {
 			return nil
 		}
-		return fmt.Errorf("no poll completed in %s; the loop started at %s", l.bound, l.started.UTC().Format(time.RFC3339))
-	case now.Sub(l.last) > l.bound:
-		return fmt.Errorf("no poll completed in %s; last at %s", l.bound, l.last.UTC().Format(time.RFC3339))
+		return fmt.Errorf("no poll completed in %s; the loop started at %s", l.Bound, l.started.UTC().Format(time.RFC3339))
+	case now.Sub(l.last) > l.Bound:
+		return fmt.Errorf("no poll completed in %s; last at %s", l.Bound, l.last.UTC().Format(time.RFC3339))
 	}
 	return nil
+}
+
+// Last is when the loop last completed a poll; zero before the first.
+func (l *Loop) Last() time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.last
+}
+
+// Running reports whether the loop runs (between Begin and End).
+func (l *Loop) Running() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.running
 }

@@ -1,4 +1,4 @@
-package agent
+package control
 
 import (
 	"strings"
@@ -72,7 +72,7 @@ func TestSecretKubeconfigRefusals(t *testing.T) {
 			if tc.server != "" {
 				data = []byte(strings.Replace(string(data), "https://eu.example:6443", tc.server, 1))
 			}
-			cfg, err := (&clusters{}).secretConfig(data, where)
+			cfg, err := ClientConfig(data, where, false)
 			if len(tc.want) == 0 {
 				if err != nil || cfg.Host != "https://eu.example:6443" {
 					t.Fatalf("refused a safe kubeconfig: %v", err)
@@ -87,7 +87,7 @@ func TestSecretKubeconfigRefusals(t *testing.T) {
 					t.Errorf("error\n%v\ndoes not contain\n%s", err, w)
 				}
 			}
-			if _, err := (&clusters{allowUnsafe: true}).secretConfig(data, where); err != nil && strings.Contains(err.Error(), config.UnsafeKubeconfigHint) {
+			if _, err := ClientConfig(data, where, true); err != nil && strings.Contains(err.Error(), config.UnsafeKubeconfigHint) {
 				t.Errorf("clusters.allowUnsafeKubeconfigs does not allow it: %v", err)
 			}
 		})
@@ -102,7 +102,7 @@ func TestSecretKubeconfigChecksEveryUser(t *testing.T) {
   user:
     exec: {apiVersion: client.authentication.k8s.io/v1, command: curl}
 `)
-	_, err := (&clusters{}).secretConfig(data, "Secret s/k")
+	_, err := ClientConfig(data, "Secret s/k", false)
 	if err == nil || !strings.Contains(err.Error(), `user "spare" uses exec plugin "curl"`) {
 		t.Errorf("got %v, want the unused user refused", err)
 	}
