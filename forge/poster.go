@@ -182,19 +182,7 @@ func previewStatus(p status.Preview, cluster string) Status {
 	case p.Error != "" || p.Plan == nil:
 		st.State, st.Description = Failure, "cannot be rolled out: "+reason(p.Error)
 	default:
-		changed, restarts := 0, 0
-		for _, w := range p.Plan.Waves {
-			for _, r := range w.Roles {
-				if r.Changed {
-					changed++
-				}
-				for _, wl := range r.Workloads {
-					if wl.RestartsPods {
-						restarts++
-					}
-				}
-			}
-		}
+		changed, restarts := p.Changes()
 		st.Description = fmt.Sprintf("plans: %d role(s) change, %d workload(s) restart pods", changed, restarts)
 	}
 	return st

@@ -246,3 +246,19 @@ func refusal(t *testing.T, p Provider, status int, headers map[string]string, bo
 		t.Errorf("the error carries the token: %v", err)
 	}
 }
+
+// TestUnreachableForge: a forge that does not answer is a temporary
+// failure (tried again later), and its error does not carry the token.
+func TestUnreachableForge(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close() // nothing listens there now
+	p, err := NewGitHub(url, "o/r", Token{File: tokenFile(t, "ghp_secret_token")}, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = p.SetStatus(context.Background(), "abc", Status{Context: "roleout/x", State: Success})
+	if err == nil || !Temporary(err) || strings.Contains(err.Error(), "ghp_secret_token") {
+		t.Errorf("an unreachable forge: %v (temporary %v)", err, Temporary(err))
+	}
+}

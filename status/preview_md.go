@@ -25,19 +25,7 @@ func (p Preview) Markdown() string {
 			return b.String()
 		}
 	}
-	changed, restarts := 0, 0
-	for _, w := range p.Plan.Waves {
-		for _, r := range w.Roles {
-			if r.Changed {
-				changed++
-			}
-			for _, wl := range r.Workloads {
-				if wl.RestartsPods {
-					restarts++
-				}
-			}
-		}
-	}
+	changed, restarts := p.Changes()
 	fmt.Fprintf(&b, "Merging this changes **%d role(s)**; **%d workload(s) restart pods**.\n\n", changed, restarts)
 	if len(p.Plan.Prerequisites) > 0 {
 		fmt.Fprintf(&b, "Prerequisites first: %s.\n\n", refList(p.Plan.Prerequisites))
@@ -89,6 +77,27 @@ func (p Preview) Markdown() string {
 		}
 	}
 	return b.String()
+}
+
+// Changes counts what merging the previewed head changes: the roles it
+// changes, the workloads whose pods restart (0, 0 without a plan).
+func (p Preview) Changes() (roles, restarts int) {
+	if p.Plan == nil {
+		return 0, 0
+	}
+	for _, w := range p.Plan.Waves {
+		for _, r := range w.Roles {
+			if r.Changed {
+				roles++
+			}
+			for _, wl := range r.Workloads {
+				if wl.RestartsPods {
+					restarts++
+				}
+			}
+		}
+	}
+	return roles, restarts
 }
 
 func diffTarget(d *diff.Report) string {

@@ -27,18 +27,7 @@ func TestForgeGitea(t *testing.T) {
 	repo := g.CreateRepo(t, "config")
 	v1 := repo.Commit(t, "main", "v1", threeWaves(ns, "v1"))
 
-	dir := t.TempDir()
-	for name, data := range map[string]string{"user": g.User, "pass": g.Token, "token": g.Token} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	url := g.URL + "/" + g.User + "/config.git"
-	cfgPath := writeConfig(t, url, "- {name: "+app+", path: apps/three, namespace: "+ns+", timeout: 30s}\n"+
-		fmt.Sprintf("forge: {type: gitea, url: %q, tokenFile: %q}\n", g.URL, filepath.Join(dir, "token")))
-	rewriteFile(t, cfgPath, func(s string) string {
-		return strings.Replace(s, "source: {", fmt.Sprintf("source: {auth: {usernameFile: %q, passwordFile: %q}, pullRequests: {refs: [\"refs/pull/*/head\"]}, ", filepath.Join(dir, "user"), filepath.Join(dir, "pass")), 1)
-	})
+	cfgPath := giteaConfig(t, g, "config", app, ns, "")
 	runOnce := func(want int) {
 		t.Helper()
 		if code, _, logs := cli("run", "--once", "--config", cfgPath); code != want {
@@ -129,36 +118,22 @@ func TestForgeGiteaWebhook(t *testing.T) {
 	const ns, app = "forge-hook", "forge-hook"
 	repo := g.CreateRepo(t, "hooked")
 	repo.Commit(t, "main", "v1", threeWaves(ns, "v1"))
-	dir := t.TempDir()
-	for name, data := range map[string]string{"user": g.User, "pass": g.Token, "token": g.Token, "hook": "hook-s3cret"} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := l.Addr().String()
 	l.Close()
-	cfgPath := writeConfig(t, g.URL+"/"+g.User+"/hooked.git", "- {name: "+app+", path: apps/three, namespace: "+ns+", timeout: 30s}\n"+
-		fmt.Sprintf("forge: {type: gitea, url: %q, tokenFile: %q}\nschedule: {interval: 1h}\nhttp: {address: %q, hookSecretFile: %q}\n", g.URL, filepath.Join(dir, "token"), addr, filepath.Join(dir, "hook")))
-	rewriteFile(t, cfgPath, func(s string) string {
-		return strings.Replace(s, "source: {", fmt.Sprintf("source: {auth: {usernameFile: %q, passwordFile: %q}, pullRequests: {refs: [\"refs/pull/*/head\"]}, ", filepath.Join(dir, "user"), filepath.Join(dir, "pass")), 1)
-	})
+	hookSecret := filepath.Join(t.TempDir(), "hook")
+	if err := os.WriteFile(hookSecret, []byte("hook-s3cret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfgPath := giteaConfig(t, g, "hooked", app, ns, fmt.Sprintf("schedule: {interval: 1h}\nhttp: {address: %q, hookSecretFile: %q}\n", addr, hookSecret))
 	if err := g.API("POST", "/repos/"+g.User+"/hooked/hooks", map[string]any{"type": "gitea", "active": true, "events": []string{"pull_request"},
 		"config": map[string]string{"url": "http://" + addr + "/hook", "content_type": "json", "secret": "hook-s3cret"}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	var logs syncBuffer
-	agent := startRoleout(t, &logs, "run", "--config", cfgPath)
-	t.Cleanup(func() {
-		_ = agent.Process.Kill()
-		_ = agent.Wait()
-		if t.Failed() {
-			t.Logf("roleout run:\n%s", lastLines(logs.String(), 40))
-		}
-	})
+	logs, _ := startAgent(t, cfgPath)
 	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(logs.String(), "rolled out") && !strings.Contains(logs.String(), "→ rev 1"); time.Sleep(200 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the first rollout did not happen")
@@ -180,4 +155,23 @@ func TestForgeGiteaWebhook(t *testing.T) {
 	if !strings.Contains(logs.String(), "poll triggered") && !strings.Contains(logs.String(), "preview written") {
 		t.Errorf("roleout run's log does not show the hook's preview:\n%s", lastLines(logs.String(), 20))
 	}
+}
+
+// giteaConfig writes an agent config of app (apps/three in namespace ns)
+// from g's repository repo, previewing its pull requests and posting to
+// g, with the admin's credentials in files, and extra lines.
+func giteaConfig(t *testing.T, g *testforge.Gitea, repo, app, ns, extra string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, data := range map[string]string{"user": g.User, "pass": g.Token, "token": g.Token} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfgPath := writeConfig(t, g.URL+"/"+g.User+"/"+repo+".git", "- {name: "+app+", path: apps/three, namespace: "+ns+", timeout: 30s}\n"+
+		fmt.Sprintf("forge: {type: gitea, url: %q, tokenFile: %q}\n", g.URL, filepath.Join(dir, "token"))+extra)
+	rewriteFile(t, cfgPath, func(s string) string {
+		return strings.Replace(s, "source: {", fmt.Sprintf("source: {auth: {usernameFile: %q, passwordFile: %q}, pullRequests: {refs: [\"refs/pull/*/head\"]}, ", filepath.Join(dir, "user"), filepath.Join(dir, "pass")), 1)
+	})
+	return cfgPath
 }

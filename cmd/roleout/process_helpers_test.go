@@ -202,6 +202,23 @@ func startRoleout(t *testing.T, out *syncBuffer, args ...string) *exec.Cmd {
 	return cmd
 }
 
+// startAgent starts roleout run --config config for the rest of the
+// test: it is killed when the test ends, and its log shown when the test
+// failed. It returns the log as the agent writes it, and the process.
+func startAgent(t *testing.T, config string) (*syncBuffer, *exec.Cmd) {
+	t.Helper()
+	logs := &syncBuffer{}
+	agent := startRoleout(t, logs, "run", "--config", config)
+	t.Cleanup(func() {
+		_ = agent.Process.Kill()
+		_ = agent.Wait()
+		if t.Failed() {
+			t.Logf("roleout run:\n%s", lastLines(logs.String(), 60))
+		}
+	})
+	return logs, agent
+}
+
 // converge runs roleout run --once until it succeeds (up to n times).
 func converge(t *testing.T, config string, n int) {
 	t.Helper()

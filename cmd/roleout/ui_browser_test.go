@@ -153,15 +153,7 @@ func TestWebViewInBrowser(t *testing.T) {
 	}
 	cfgPath := writeConfig(t, repo.URL(), "- {name: shop, path: apps/uib, namespace: ui-br, timeout: 10s}\nschedule: {interval: 1s}\nhttp: {address: \"127.0.0.1:0\"}\n")
 	setPullRequests(t, cfgPath, "")
-	var logs syncBuffer
-	agent := startRoleout(t, &logs, "run", "--config", cfgPath)
-	t.Cleanup(func() {
-		_ = agent.Process.Kill()
-		_ = agent.Wait()
-		if t.Failed() {
-			t.Logf("roleout run:\n%s", logs.String())
-		}
-	})
+	logs, agent := startAgent(t, cfgPath)
 	var base string
 	for deadline := time.Now().Add(30 * time.Second); base == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		if m := regexp.MustCompile(`address="?(127\.0\.0\.1:\d+)`).FindStringSubmatch(logs.String()); m != nil {
