@@ -306,7 +306,10 @@ func TestFaultScaleOut(t *testing.T) {
 	joined := time.Now()
 	s.start("so-d")
 	reps = s.waitAll("so-d takes its share", time.Minute, func(r status.Report) bool { return r.Owner != "" })
-	for !slices.ContainsFunc(reps, func(r status.Report) bool { return r.Owner == "so-d" }) && time.Since(joined) < time.Minute {
+	// Settled: so-d holds some apps and no app is between two owners (one
+	// handed over, not yet claimed).
+	for (!slices.ContainsFunc(reps, func(r status.Report) bool { return r.Owner == "so-d" }) ||
+		slices.ContainsFunc(reps, func(r status.Report) bool { return r.Owner == "" })) && time.Since(joined) < time.Minute {
 		time.Sleep(500 * time.Millisecond)
 		reps = s.statuses()
 	}
