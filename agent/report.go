@@ -3,6 +3,9 @@ package agent
 import (
 	"context"
 	"fmt"
+	"path"
+	"strings"
+	"sync"
 
 	"github.com/sirupsen/logrus"
 
@@ -66,20 +69,49 @@ func newReporter(ctx context.Context, cfg *config.Config, branch *sources.Status
 }
 
 // previewReader reads, for the forge's comments, every app's preview of
-// a pull request's ref from branch (one clone).
+// a pull request's ref from branch: one clone per head of the branch, not
+// per pull request (the previews of several heads go out after one
+// poll), and only the previews are kept between reads.
 func previewReader(cfg *config.Config, branch *sources.StatusBranch) forge.PreviewReader {
 	names := make([]string, len(cfg.Apps))
 	for i, app := range cfg.Apps {
 		names[i] = app.Name
 	}
+	var mu sync.Mutex
+	var readAt string              // the branch head last read
+	var previews map[string][]byte // its previews' files, by path
 	return func(ctx context.Context, ref string) ([]status.Preview, error) {
-		reads, err := branch.ReadEach(ctx, names)
+		head, err := branch.Head(ctx)
 		if err != nil {
 			return nil, err
 		}
+		mu.Lock()
+		files := previews
+		if head != readAt || head == "" {
+			files = nil
+		}
+		mu.Unlock()
+		if files == nil {
+			reads, err := branch.ReadEach(ctx, names)
+			if err != nil {
+				return nil, err
+			}
+			files = map[string][]byte{}
+			for _, app := range names {
+				dir := path.Dir(status.PreviewPath(app, "x", ".json")) + "/"
+				for p, data := range reads[app].Files {
+					if strings.HasPrefix(p, dir) {
+						files[p] = data
+					}
+				}
+			}
+			mu.Lock()
+			readAt, previews = head, files
+			mu.Unlock()
+		}
 		var out []status.Preview
 		for _, app := range names {
-			if p, ok := status.ReadPreview(reads[app].Files, app, status.PreviewName(ref)); ok {
+			if p, ok := status.ReadPreview(files, app, status.PreviewName(ref)); ok {
 				out = append(out, p)
 			}
 		}

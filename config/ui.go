@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net"
+	"strings"
 )
 
 // The ways the web view authenticates its readers (ui.auth).
@@ -61,10 +62,15 @@ func (u UI) validate(add func(field, format string, args ...any)) {
 // (":8080") listens on every interface.
 func Loopback(addr string) bool {
 	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
+	return err == nil && LoopbackHost(host)
+}
+
+// LoopbackHost reports whether host (a name or an address, bracketed or
+// not, as a request's Host names it without its port) is a loopback
+// address or localhost.
+func LoopbackHost(host string) bool {
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
 		return true
 	}
 	ip := net.ParseIP(host)

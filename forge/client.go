@@ -159,3 +159,29 @@ func retryAfter(resp *http.Response, now time.Time) time.Duration {
 	}
 	return 0
 }
+
+// maxPages bounds the pages of comments read of one pull request.
+const maxPages = 50
+
+// comments reads the pages of a pull request's comments: pathOf(page)
+// asks for one page of per items, decode turns a page into comments (and
+// leaves out what is not a comment); it stops at a short page or
+// maxPages.
+func comments[T any](ctx context.Context, c *client, per int, pathOf func(page int) string, decode func(T) (Comment, bool)) ([]Comment, error) {
+	var out []Comment
+	for page := 1; page <= maxPages; page++ {
+		var items []T
+		if _, err := c.do(ctx, "GET", pathOf(page), nil, &items); err != nil {
+			return nil, err
+		}
+		for _, it := range items {
+			if cm, ok := decode(it); ok {
+				out = append(out, cm)
+			}
+		}
+		if len(items) < per {
+			break
+		}
+	}
+	return out, nil
+}

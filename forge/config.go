@@ -2,8 +2,6 @@ package forge
 
 import (
 	"fmt"
-	"net/http"
-	"time"
 
 	"github.com/sirupsen/logrus"
 
@@ -13,14 +11,14 @@ import (
 // New returns the API of the forge f names, for a source at sourceURL.
 func New(f *config.Forge, sourceURL string) (Provider, error) {
 	token := Token{File: f.TokenFile, Env: f.TokenEnv}
-	repo, hc := f.RepositoryOr(sourceURL), &http.Client{Timeout: 30 * time.Second}
-	switch f.Type {
+	repo := f.RepositoryOr(sourceURL)
+	switch f.Type { // each with newClient's default HTTP client
 	case config.ForgeGitHub:
-		return NewGitHub(f.APIURL(), repo, token, f.CommentLimit, hc)
+		return NewGitHub(f.APIURL(), repo, token, f.CommentLimit, nil)
 	case config.ForgeGitLab:
-		return NewGitLab(f.APIURL(), repo, token, f.CommentLimit, hc)
+		return NewGitLab(f.APIURL(), repo, token, f.CommentLimit, nil)
 	case config.ForgeGitea:
-		return NewGitea(f.APIURL(), repo, token, f.CommentLimit, hc)
+		return NewGitea(f.APIURL(), repo, token, f.CommentLimit, nil)
 	}
 	return nil, fmt.Errorf("forge.type %q is not github, gitlab or gitea", f.Type)
 }

@@ -81,19 +81,9 @@ func (c giteaComment) comment() Comment { return Comment{ID: c.ID, Author: c.Use
 
 // Comments lists pr's comments, a page of 50 at a time.
 func (g *Gitea) Comments(ctx context.Context, pr int) ([]Comment, error) {
-	var out []Comment
-	for page := 1; ; page++ {
-		var cs []giteaComment
-		if _, err := g.c.do(ctx, "GET", fmt.Sprintf("%s/issues/%d/comments?page=%d&limit=50", g.repoPath(), pr, page), nil, &cs); err != nil {
-			return nil, err
-		}
-		for _, c := range cs {
-			out = append(out, c.comment())
-		}
-		if len(cs) < 50 || page >= maxPages {
-			return out, nil
-		}
-	}
+	return comments(ctx, g.c, 50, func(page int) string {
+		return fmt.Sprintf("%s/issues/%d/comments?page=%d&limit=50", g.repoPath(), pr, page)
+	}, func(c giteaComment) (Comment, bool) { return c.comment(), true })
 }
 
 // CreateComment adds a comment to pr.
@@ -114,6 +104,3 @@ func (g *Gitea) DeleteComment(ctx context.Context, _ int, id int64) error {
 	_, err := g.c.do(ctx, "DELETE", fmt.Sprintf("%s/issues/comments/%d", g.repoPath(), id), nil, nil)
 	return err
 }
-
-// maxPages bounds the pages of comments read of one pull request.
-const maxPages = 50

@@ -85,19 +85,9 @@ func (c githubComment) comment() Comment {
 
 // Comments lists pr's comments, 100 a page.
 func (g *GitHub) Comments(ctx context.Context, pr int) ([]Comment, error) {
-	var out []Comment
-	for page := 1; ; page++ {
-		var cs []githubComment
-		if _, err := g.c.do(ctx, "GET", fmt.Sprintf("%s/issues/%d/comments?per_page=100&page=%d", g.repoPath(), pr, page), nil, &cs); err != nil {
-			return nil, err
-		}
-		for _, c := range cs {
-			out = append(out, c.comment())
-		}
-		if len(cs) < 100 || page >= maxPages {
-			return out, nil
-		}
-	}
+	return comments(ctx, g.c, 100, func(page int) string {
+		return fmt.Sprintf("%s/issues/%d/comments?per_page=100&page=%d", g.repoPath(), pr, page)
+	}, func(c githubComment) (Comment, bool) { return c.comment(), true })
 }
 
 // CreateComment adds a comment to pr.

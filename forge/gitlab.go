@@ -90,23 +90,12 @@ func (g *GitLab) notesPath(mr int) string {
 	return fmt.Sprintf("/projects/%s/merge_requests/%d/notes", g.project, mr)
 }
 
-// Comments lists mr's notes, oldest first, 100 a page.
+// Comments lists mr's notes, oldest first, 100 a page; system notes
+// (GitLab's own, "added 1 commit") are not comments.
 func (g *GitLab) Comments(ctx context.Context, mr int) ([]Comment, error) {
-	var out []Comment
-	for page := 1; ; page++ {
-		var ns []gitlabNote
-		if _, err := g.c.do(ctx, "GET", fmt.Sprintf("%s?sort=asc&order_by=created_at&per_page=100&page=%d", g.notesPath(mr), page), nil, &ns); err != nil {
-			return nil, err
-		}
-		for _, n := range ns {
-			if !n.System {
-				out = append(out, n.comment())
-			}
-		}
-		if len(ns) < 100 || page >= maxPages {
-			return out, nil
-		}
-	}
+	return comments(ctx, g.c, 100, func(page int) string {
+		return fmt.Sprintf("%s?sort=asc&order_by=created_at&per_page=100&page=%d", g.notesPath(mr), page)
+	}, func(n gitlabNote) (Comment, bool) { return n.comment(), !n.System })
 }
 
 // CreateComment adds a note to mr.

@@ -39,9 +39,13 @@ type Poster struct {
 	Cluster func(app string) string
 
 	mu     sync.Mutex
-	posted map[string]Status // by status key, what was posted last
+	posted map[string]Status // by status key, what was posted last (at most maxPosted)
 	me     string
 }
+
+// maxPosted bounds the statuses remembered as posted: forgetting one
+// costs at most posting it again.
+const maxPosted = 10000
 
 // NewPoster returns a poster to p; previews reads a pull request's
 // previews when its comment is made. Run makes the posts.
@@ -83,6 +87,9 @@ func (po *Poster) Status(sha string, st Status) {
 			return err
 		}
 		po.mu.Lock()
+		if len(po.posted) >= maxPosted { // a long-lived agent forgets old commits
+			clear(po.posted)
+		}
 		po.posted[key] = st
 		po.mu.Unlock()
 		return nil

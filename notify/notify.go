@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -142,13 +143,13 @@ func events(st *status.App) []string {
 
 // send posts ev to t.
 func (n *Notifier) send(ctx context.Context, t config.Notification, ev Event) error {
-	url := t.URL
+	target := t.URL
 	if t.URLFile != "" { // read at each post: a rotated URL is used at once
 		data, err := os.ReadFile(t.URLFile)
 		if err != nil {
 			return permanent{fmt.Errorf("read urlFile: %w", err)}
 		}
-		url = strings.TrimSpace(string(data))
+		target = strings.TrimSpace(string(data))
 	}
 	var body []byte
 	var err error
@@ -169,7 +170,7 @@ func (n *Notifier) send(ctx context.Context, t config.Notification, ev Event) er
 	if err != nil {
 		return permanent{err}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
 	if err != nil {
 		return permanent{errors.New("the notification's URL is not valid")} // the URL may be a secret: not quoted
 	}
@@ -222,11 +223,9 @@ func temporary(err error) bool {
 // redact drops the URL from a transport error: an incoming webhook's URL
 // is its secret.
 func redact(err error) error {
-	var ue interface{ Unwrap() error }
+	var ue *url.Error
 	if errors.As(err, &ue) {
-		if inner := ue.Unwrap(); inner != nil && strings.Contains(err.Error(), "://") {
-			return inner
-		}
+		return ue.Err
 	}
 	return err
 }

@@ -115,7 +115,7 @@ func (s *Server) app(w http.ResponseWriter, r *http.Request, q *request) {
 	p := s.base(q, a.Name)
 	p.A, p.AppName = a, a.Name
 	p.Crumbs = []crumb{{a.Name, "/apps/" + a.Name}}
-	p.Waves = a.waves()
+	p.Waves, p.Actions = a.waves(), a.lastActions()
 	fl, ok := q.flights[a.Name]
 	p.Flight = placeFlight(p.Waves, fl, ok)
 	p.Picture = wavesPicture(a.Name, p.Waves)

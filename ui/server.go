@@ -17,6 +17,7 @@ import (
 	"github.com/sirupsen/logrus"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/status"
 )
 
@@ -102,18 +103,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-// loopbackHost reports whether host (a request's Host, with or without a
-// port) names a loopback address or localhost.
+// loopbackHost reports whether host, a request's Host with or without a
+// port, names a loopback address or localhost.
 func loopbackHost(host string) bool {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return config.LoopbackHost(host)
 }
 
 // request is what a handler knows of its request.
@@ -240,9 +236,11 @@ type page struct {
 	Pages  []pageLink
 
 	// app, history, revision
-	A       *App
-	Waves   []wave
-	Flight  *status.Flight
+	A      *App
+	Waves  []wave
+	Flight *status.Flight
+	// Actions are, by role, the last rollout that applied it.
+	Actions map[string]lastAction
 	Picture picture
 	History []historyRow
 	Role    string

@@ -33,9 +33,6 @@ type wave struct {
 	// Flight is the wave's progress while the agent applies it
 	// (roleout run only).
 	Flight *status.Flight
-	// Actions are, by role, the last rollout that applied it: its action
-	// (update, rollback, retry, heal) and when it started.
-	Actions map[string]lastAction
 }
 
 // lastAction is what the newest rollout record that applied a role did.
@@ -44,7 +41,8 @@ type lastAction struct {
 	Started time.Time
 }
 
-// lastActions returns, by role, the newest record's action for it.
+// lastActions returns, by role, the newest record that applied it: its
+// action (update, rollback, retry, heal) and when it started.
 func (a *App) lastActions() map[string]lastAction {
 	out := map[string]lastAction{}
 	for _, r := range a.Rollouts { // newest first
@@ -111,10 +109,8 @@ func (a *App) waves() []wave {
 	sort.Ints(orders)
 	var out []wave
 	var failed string // the first failed wave's reason
-	actions := a.lastActions()
 	for _, o := range orders {
 		w := byOrder[o]
-		w.Actions = actions
 		w.Result = status.RoleUnchanged
 		for _, r := range w.Roles {
 			w.Result = worse(w.Result, r.Result)
