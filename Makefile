@@ -12,7 +12,7 @@ FAULT_FLAGS ?=
 ROLEOUT_TEST_ENV := ROLEOUT_BINARY=$(abspath $(BIN))/roleout
 IMAGE     ?= roleout:$(VERSION)
 
-.PHONY: all build test test-race test-fuzz test-unit test-faults bench bench-ui run run-check fuzz cluster-bins cluster-bins-core cluster-up cluster-down lint docker clean
+.PHONY: all build test test-race test-fuzz test-kustomize test-unit test-faults bench bench-ui run run-check fuzz cluster-bins cluster-bins-core cluster-up cluster-down lint docker clean
 
 all: build
 
@@ -30,13 +30,19 @@ cluster-bins-core:
 
 ## test: every test, unit and end to end, against the local control plane and git server, then short fuzz runs
 ## (1,000 inputs per target: a count, because Go 1.26's fuzzing coordinator can fail a run that races its own -fuzztime deadline).
-## The race-detector suite, the fault suite (each against a control plane of its own) and the fuzz runs go side by side.
+## The race-detector suite, the fault suite (each against a control plane of its own) and the fuzz runs with the proof of
+## roleout's kustomize patch go side by side.
 test:
 	@hack/ensure-test-tools.sh
 	@$(MAKE) --no-print-directory -j3 test-race test-faults test-fuzz
 
 test-fuzz:
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=1000x
+	@$(MAKE) --no-print-directory test-kustomize
+
+## test-kustomize: kustomize's own test suite on the release and on roleout's patched copy (third_party/kustomize-api/ROLEOUT.md), test by test
+test-kustomize:
+	$(GO) run ./hack/kustomizeproof
 
 ## test-race: every test but the fault suite, with the race detector
 test-race: build cluster-bins

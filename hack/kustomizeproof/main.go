@@ -1,0 +1,181 @@
+// Command kustomizeproof checks roleout's patched kustomize
+// (third_party/kustomize-api) against the release it patches: every file
+// that differs is named in the fork's ROLEOUT.md, and kustomize's own test
+// suite (krusty and every other package of the module) gives the same
+// result test by test on both. Tests that cannot pass on any machine
+// without kustomize's source tree, helm, docker or the network fail on
+// both; a test that passes on the release and fails on the fork fails
+// the check.
+//
+// Usage: go run ./hack/kustomizeproof [-fork DIR]
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// module is the kustomize module the fork patches.
+const module = "sigs.k8s.io/kustomize/api"
+
+func main() {
+	fork := flag.String("fork", "third_party/kustomize-api", "the patched copy of "+module)
+	flag.Parse()
+	if err := run(*fork); err != nil {
+		fmt.Fprintln(os.Stderr, "kustomizeproof:", err)
+		os.Exit(1)
+	}
+}
+
+func run(fork string) error {
+	version, err := forkVersion(fork)
+	if err != nil {
+		return err
+	}
+	stock, err := download(module + "@" + version)
+	if err != nil {
+		return err
+	}
+	changed, err := changedFiles(stock, fork)
+	if err != nil {
+		return err
+	}
+	doc, err := os.ReadFile(filepath.Join(fork, "ROLEOUT.md"))
+	if err != nil {
+		return err
+	}
+	for _, f := range changed {
+		if f != "ROLEOUT.md" && !strings.Contains(string(doc), "`"+f+"`") {
+			return fmt.Errorf("%s differs from %s@%s but ROLEOUT.md does not name it", f, module, version)
+		}
+	}
+	fmt.Printf("fork: %d files differ from %s@%s, each named in ROLEOUT.md\n", len(changed), module, version)
+	want, err := testResults(stock)
+	if err != nil {
+		return fmt.Errorf("the release's tests: %w", err)
+	}
+	got, err := testResults(fork)
+	if err != nil {
+		return fmt.Errorf("the fork's tests: %w", err)
+	}
+	var bad []string
+	passed, failed, skipped := 0, 0, 0
+	for name, w := range want {
+		switch g, ok := got[name]; {
+		case !ok:
+			bad = append(bad, name+": not run on the fork")
+		case w == "pass" && g != "pass":
+			bad = append(bad, name+": passes on the release, "+g+" on the fork")
+		case w == "pass":
+			passed++
+		case w == "skip":
+			skipped++
+		default:
+			failed++
+		}
+	}
+	sort.Strings(bad)
+	if len(bad) > 0 {
+		return fmt.Errorf("%d tests differ:\n  %s", len(bad), strings.Join(bad, "\n  "))
+	}
+	fmt.Printf("kustomize's test suite: %d tests pass on the release and on the fork; %d fail on the release here (plugins, helm, docker, network) and %d skip\n",
+		passed, failed, skipped)
+	return nil
+}
+
+// forkVersion returns the version of module go.mod requires.
+func forkVersion(fork string) (string, error) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", module).Output()
+	if err != nil {
+		return "", fmt.Errorf("go list -m %s: %w", module, err)
+	}
+	if _, err := os.Stat(filepath.Join(fork, "go.mod")); err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// download returns the directory of mod@version in the module cache.
+func download(modVersion string) (string, error) {
+	out, err := exec.Command("go", "mod", "download", "-json", modVersion).Output()
+	if err != nil {
+		return "", fmt.Errorf("go mod download %s: %w", modVersion, err)
+	}
+	var m struct{ Dir string }
+	if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
+		return "", fmt.Errorf("go mod download %s: no directory", modVersion)
+	}
+	return m.Dir, nil
+}
+
+// changedFiles returns the files of fork that are not byte for byte
+// those of stock, and those stock has that fork lacks.
+func changedFiles(stock, fork string) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	err := filepath.WalkDir(fork, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(fork, p)
+		seen[rel] = true
+		a, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(filepath.Join(stock, rel))
+		if err != nil || !bytes.Equal(a, b) {
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = filepath.WalkDir(stock, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if rel, _ := filepath.Rel(stock, p); !seen[rel] {
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+// testResults runs the module in dir's tests and returns each test's
+// result ("pass", "fail" or "skip") by package and name.
+func testResults(dir string) (map[string]string, error) {
+	cmd := exec.Command("go", "test", "-json", "./...")
+	cmd.Dir = dir
+	cmd.Stderr = os.Stderr
+	out, _ := cmd.Output() // failing tests make go test exit 1
+	res := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var e struct{ Action, Package, Test string }
+		if json.Unmarshal(sc.Bytes(), &e) != nil || e.Test == "" {
+			continue
+		}
+		switch e.Action {
+		case "pass", "fail", "skip":
+			res[e.Package+" "+e.Test] = e.Action
+		}
+	}
+	if len(res) < 1000 {
+		return nil, fmt.Errorf("only %d test results from %s", len(res), dir)
+	}
+	return res, nil
+}
