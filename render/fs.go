@@ -26,7 +26,7 @@ type repoFS struct {
 	bytesRead int64
 	// docs counts the YAML documents read, to stop a render that would
 	// produce more than MaxObjects objects before kustomize spends
-	// (quadratic) time on them.
+	// time on them.
 	docs int
 	// inputs are the paths (relative to root, slash-separated) the render
 	// touched: read, listed or checked for existence, and every symlink

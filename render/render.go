@@ -2,16 +2,19 @@ package render
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/resource"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 )
@@ -60,9 +63,9 @@ type Options struct {
 	Origins bool
 }
 
-// DefaultOptions returns the defaults: 10,000 objects (kustomize's time
-// grows with the square of the object count: about 27 s for 5,000 on 2
-// cores), 64 MiB read in all, 16 MiB per file, one minute, 2 GiB of
+// DefaultOptions returns the defaults: 10,000 objects (about 1 s per
+// 4,000 simple objects on 2 cores with roleout's patched kustomize, where
+// the release's time grows with the square of the count), 64 MiB read in all, 16 MiB per file, one minute, 2 GiB of
 // memory, no remote bases or fetches, no helm, no exec.
 func DefaultOptions() Options {
 	return Options{Limits: Limits{MaxObjects: 10000, MaxBytes: 64 << 20, MaxFileBytes: 16 << 20, Timeout: time.Minute, MaxMemory: 2 << 30}}
@@ -254,11 +257,11 @@ func (e *errStopped) Error() string {
 func (e *errStopped) Unwrap() error { return e.cause }
 
 // runKustomize runs kustomize on dir through fs, turning a panic into an
-// error. It runs in a sandbox child, alone: kustomize's process-global
-// state (its OpenAPI schema) dies with the process.
-// With opts.Origins each object carries its source path
-// (SourcePathAnnotation, origin.go).
-func runKustomize(fs *repoFS, dir string, opts Options) (objs []*unstructured.Unstructured, err error) {
+// error, and returns each object as JSON. It runs in a sandbox child,
+// alone: kustomize's process-global state (its OpenAPI schema) dies with
+// the process. With opts.Origins it also returns each object's source
+// path (SourcePathAnnotation, origin.go), which the parent sets.
+func runKustomize(fs *repoFS, dir string, opts Options) (objs []json.RawMessage, sources []string, err error) {
 	defer openapi.ResetOpenAPI()
 	defer func() {
 		if r := recover(); r != nil {
@@ -274,7 +277,7 @@ func runKustomize(fs *repoFS, dir string, opts Options) (objs []*unstructured.Un
 	}
 	if opts.EnableHelm {
 		if err := useHelm(kopts, fs, opts); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if opts.Origins {
@@ -282,32 +285,50 @@ func runKustomize(fs *repoFS, dir string, opts Options) (objs []*unstructured.Un
 	}
 	resMap, err := krusty.MakeKustomizer(kopts).Run(fs, dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var sources []string
 	if opts.Origins {
 		overlay, _ := fs.rel(fs.origins)
 		if sources, err = fs.takeOrigins(resMap, overlay); err != nil {
-			return nil, fmt.Errorf("read the objects' origins: %w", err)
+			return nil, nil, fmt.Errorf("read the objects' origins: %w", err)
 		}
 	}
-	for i, res := range resMap.Resources() {
-		// A JSON round trip gives the int64/float64 values unstructured
-		// objects need (kustomize's maps hold plain ints).
+	// The parent decodes the JSON into unstructured objects, with the
+	// int64/float64 values they need (kustomize's maps hold plain ints).
+	objs, err = parallel(resMap.Resources(), func(res *resource.Resource) (json.RawMessage, error) {
 		data, err := res.MarshalJSON()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", res.CurId(), err)
 		}
-		u := &unstructured.Unstructured{}
-		if err := u.UnmarshalJSON(data); err != nil {
-			return nil, fmt.Errorf("%s: %w", res.CurId(), err)
-		}
-		if opts.Origins {
-			setSourcePath(u, sources[i])
-		}
-		objs = append(objs, u)
+		return data, nil
+	})
+	return objs, sources, err
+}
+
+// parallel returns f of each element of in, in order, computed on every
+// CPU: the objects of a render are independent once kustomize is done,
+// and turning a thousand of them into JSON (or back) is a good part of a
+// large render's time. It returns the error of the first element that
+// fails.
+func parallel[T, R any](in []T, f func(T) (R, error)) ([]R, error) {
+	out := make([]R, len(in))
+	errs := make([]error, len(in))
+	workers := min(runtime.GOMAXPROCS(0), len(in)/64+1)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(in); i += workers {
+				out[i], errs[i] = f(in[i])
+			}
+		})
 	}
-	return objs, nil
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // explain returns kustomize's error message with the checkout's path cut

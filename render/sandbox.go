@@ -114,13 +114,26 @@ func (r *Renderer) sandboxed(ctx context.Context, root, overlay string, opts Opt
 	if max := opts.Limits.MaxObjects; max > 0 && len(res.Objects) > max {
 		return nil, childResult{}, fmt.Errorf("%d objects, over the limit of %d (limit maxObjects)", len(res.Objects), max)
 	}
-	objs := make([]*unstructured.Unstructured, len(res.Objects))
-	for i, raw := range res.Objects {
-		objs[i] = &unstructured.Unstructured{}
-		if err := objs[i].UnmarshalJSON(raw); err != nil {
-			return nil, childResult{}, fmt.Errorf("render sandbox: object %d: %w", i, err)
+	if opts.Origins && len(res.Sources) != len(res.Objects) {
+		return nil, childResult{}, fmt.Errorf("render sandbox: %d source paths for %d objects", len(res.Sources), len(res.Objects))
+	}
+	index := make([]int, len(res.Objects))
+	for i := range index {
+		index[i] = i
+	}
+	objs, err := parallel(index, func(i int) (*unstructured.Unstructured, error) {
+		o := &unstructured.Unstructured{}
+		if err := o.UnmarshalJSON(res.Objects[i]); err != nil {
+			return nil, fmt.Errorf("render sandbox: object %d: %w", i, err)
+		}
+		if opts.Origins {
+			setSourcePath(o, res.Sources[i])
 		}
 		res.Objects[i] = nil
+		return o, nil
+	})
+	if err != nil {
+		return nil, childResult{}, err
 	}
 	res.Objects = nil
 	return objs, res, nil

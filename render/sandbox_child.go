@@ -34,6 +34,9 @@ type childRequest struct {
 type childResult struct {
 	// Objects are the rendered objects, as JSON.
 	Objects []json.RawMessage `json:"objects,omitempty"`
+	// Sources are the objects' source paths, one per object, when the
+	// request asked for Origins.
+	Sources []string `json:"sources,omitempty"`
 	// Inputs are the paths (relative to the root) the render touched,
 	// symlinks passed through included.
 	Inputs []string `json:"inputs,omitempty"`
@@ -126,7 +129,7 @@ func renderInChild(req childRequest, gate *fetchGate) childResult {
 	if err := checkRemotes(fs, dir, opts.RemoteHosts); err != nil {
 		return childResult{Error: err.Error()}
 	}
-	objs, err := runKustomize(fs, dir, opts)
+	objs, sources, err := runKustomize(fs, dir, opts)
 	if err != nil {
 		msg := explain(err, fs.root)
 		var refused *errFetchRefused
@@ -138,16 +141,9 @@ func renderInChild(req childRequest, gate *fetchGate) childResult {
 	if max := opts.Limits.MaxObjects; max > 0 && len(objs) > max {
 		return childResult{Error: fmt.Sprintf("%d objects, over the limit of %d (limit maxObjects)", len(objs), max)}
 	}
-	res := childResult{External: fs.external || gate.used()}
+	res := childResult{External: fs.external || gate.used(), Objects: objs, Sources: sources}
 	for p := range fs.inputs {
 		res.Inputs = append(res.Inputs, p)
-	}
-	for _, o := range objs {
-		data, err := o.MarshalJSON()
-		if err != nil {
-			return childResult{Error: fmt.Sprintf("%s/%s: %v", o.GetKind(), o.GetName(), err)}
-		}
-		res.Objects = append(res.Objects, data)
 	}
 	return res
 }

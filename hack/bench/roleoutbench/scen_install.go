@@ -239,7 +239,26 @@ func (e *env) limit(ctx context.Context) error {
 		curve = append(curve, fmt.Sprintf("N=%d: %s/s", n, num(e.res.get(fmt.Sprintf("Limit/tool=raw-%d", n)).med("objs/s"))))
 	}
 	e.res.addRow(row{num: "7", measure: "raw throughput by workers (median)", roleout: "—", peer: strings.Join(curve, ", "), ratio: "—", target: "report", verdict: "—"})
+	e.floorRow(best)
 	return nil
+}
+
+// floorRow adds scenario 3's comparison with its floor, once scenario 7
+// has measured the API server's best raw rate in the same run: a role
+// change writes configMapsPerRole+deploymentsPerRole objects, which at
+// that rate take floor; roleout's render, plan and apply should take at
+// most 1.3× that.
+func (e *env) floorRow(best float64) {
+	ro, ok := e.res.series["RoleChange/tool=roleout"]
+	if !ok || best <= 0 {
+		return
+	}
+	writes := configMapsPerRole + deploymentsPerRole
+	floor := float64(writes) / best * 1e9
+	e.res.addRow(row{num: "3", scenario: "one role changed, against its floor",
+		measure: fmt.Sprintf("time: roleout render+plan+apply vs %d writes at the best raw SSA rate of scenario 7", writes),
+		roleout: fmtDur(ro), peer: dur(floor), ratio: fmt.Sprintf("%.2f× the floor", ro.med("ns/op")/floor),
+		target: "≤ 1.3× the floor", verdict: verdict(ro.med("ns/op") <= 1.3*floor)})
 }
 
 // bestRaw returns the highest median throughput of the raw loop so far
