@@ -104,6 +104,10 @@ const addressSpaceHeadroom = 4 << 30
 // and its CPU time (RLIMIT_CPU, twice the wall-clock limit). The parent
 // holds its resident memory to MaxMemory.
 func limitSelf(l Limits) {
+	// A child lives for one render: the collector runs when the heap has
+	// grown to five times what survived the last collection (not twice),
+	// and always before it reaches half of MaxMemory.
+	debug.SetGCPercent(400)
 	if l.MaxMemory > 0 {
 		debug.SetMemoryLimit(l.MaxMemory / 2)
 		if !raceBuild {
