@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/roleout/roleout/internal/shapes"
+	"github.com/roleout/roleout/internal/testcluster"
 )
 
 // The renderer roleout ships is kustomize with a patch of its own
@@ -41,17 +42,9 @@ func kubectlBinary(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("needs bin/kubectl (make cluster-bins)")
 	}
-	dir, err := filepath.Abs(".")
+	dir, err := testcluster.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
-	}
-	for ; ; dir = filepath.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if dir == filepath.Dir(dir) {
-			t.Fatal("no go.mod above the test's directory")
-		}
 	}
 	kubectl := filepath.Join(dir, "bin", "kubectl")
 	if _, err := os.Stat(kubectl); err != nil {
@@ -171,8 +164,8 @@ func TestEquivalentToKubectlKustomize(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			objs := decodeKubectl(t, unsorted)
-			if !sameObjects(objs, decodeKubectl(t, want)) {
+			objs := decodeYAMLStream(t, unsorted)
+			if !sameObjects(objs, decodeYAMLStream(t, want)) {
 				t.Fatal("the library's objects unsorted are not kubectl's sorted")
 			}
 			if len(res.Objects) != len(objs) {
@@ -189,9 +182,9 @@ func TestEquivalentToKubectlKustomize(t *testing.T) {
 	}
 }
 
-// decodeKubectl decodes kubectl's YAML documents the way the API
+// decodeYAMLStream decodes YAML documents (kubectl's or the library's) the way the API
 // machinery would (YAML to JSON, then unstructured).
-func decodeKubectl(t *testing.T, data []byte) []*unstructured.Unstructured {
+func decodeYAMLStream(t *testing.T, data []byte) []*unstructured.Unstructured {
 	t.Helper()
 	var out []*unstructured.Unstructured
 	for _, doc := range strings.Split("\n"+string(data), "\n---\n") {

@@ -14,7 +14,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/api/krusty"
-	"sigs.k8s.io/kustomize/api/resource"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 )
@@ -65,8 +64,9 @@ type Options struct {
 
 // DefaultOptions returns the defaults: 10,000 objects (about 1 s per
 // 4,000 simple objects on 2 cores with roleout's patched kustomize, where
-// the release's time grows with the square of the count), 64 MiB read in all, 16 MiB per file, one minute, 2 GiB of
-// memory, no remote bases or fetches, no helm, no exec.
+// the release's time grows with the square of the count), 64 MiB read in
+// all, 16 MiB per file, one minute, 2 GiB of memory, no remote bases or
+// fetches, no helm, no exec.
 func DefaultOptions() Options {
 	return Options{Limits: Limits{MaxObjects: 10000, MaxBytes: 64 << 20, MaxFileBytes: 16 << 20, Timeout: time.Minute, MaxMemory: 2 << 30}}
 }
@@ -295,30 +295,30 @@ func runKustomize(fs *repoFS, dir string, opts Options) (objs []json.RawMessage,
 	}
 	// The parent decodes the JSON into unstructured objects, with the
 	// int64/float64 values they need (kustomize's maps hold plain ints).
-	objs, err = parallel(resMap.Resources(), func(res *resource.Resource) (json.RawMessage, error) {
-		data, err := res.MarshalJSON()
+	resources := resMap.Resources()
+	objs, err = parallel(len(resources), func(i int) (json.RawMessage, error) {
+		data, err := resources[i].MarshalJSON()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", res.CurId(), err)
+			return nil, fmt.Errorf("%s: %w", resources[i].CurId(), err)
 		}
 		return data, nil
 	})
 	return objs, sources, err
 }
 
-// parallel returns f of each element of in, in order, computed on every
-// CPU: the objects of a render are independent once kustomize is done,
-// and turning a thousand of them into JSON (or back) is a good part of a
-// large render's time. It returns the error of the first element that
-// fails.
-func parallel[T, R any](in []T, f func(T) (R, error)) ([]R, error) {
-	out := make([]R, len(in))
-	errs := make([]error, len(in))
-	workers := min(runtime.GOMAXPROCS(0), len(in)/64+1)
+// parallel returns f(0), …, f(n-1), computed on every CPU: the objects of
+// a render are independent once kustomize is done, and turning a
+// thousand of them into JSON (or back) is a good part of a large
+// render's time. It returns the error of the first index that fails.
+func parallel[R any](n int, f func(i int) (R, error)) ([]R, error) {
+	out := make([]R, n)
+	errs := make([]error, n)
+	workers := min(runtime.GOMAXPROCS(0), n/64+1)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
-			for i := w; i < len(in); i += workers {
-				out[i], errs[i] = f(in[i])
+			for i := w; i < n; i += workers {
+				out[i], errs[i] = f(i)
 			}
 		})
 	}

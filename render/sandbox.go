@@ -117,11 +117,7 @@ func (r *Renderer) sandboxed(ctx context.Context, root, overlay string, opts Opt
 	if opts.Origins && len(res.Sources) != len(res.Objects) {
 		return nil, childResult{}, fmt.Errorf("render sandbox: %d source paths for %d objects", len(res.Sources), len(res.Objects))
 	}
-	index := make([]int, len(res.Objects))
-	for i := range index {
-		index[i] = i
-	}
-	objs, err := parallel(index, func(i int) (*unstructured.Unstructured, error) {
+	objs, err := parallel(len(res.Objects), func(i int) (*unstructured.Unstructured, error) {
 		o := &unstructured.Unstructured{}
 		if err := o.UnmarshalJSON(res.Objects[i]); err != nil {
 			return nil, fmt.Errorf("render sandbox: object %d: %w", i, err)

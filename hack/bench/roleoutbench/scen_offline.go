@@ -30,13 +30,13 @@ func (e *env) renderTime(ctx context.Context) error {
 	}
 	for _, size := range []struct {
 		objects, pairs int
-		overlay        string
+		title, overlay string
 		target         float64
 	}{
-		{1000, e.pairs, "overlay", 0.25},
-		{4000, min(e.pairs, 3), "overlay-4000", 0.1},
+		{objectsPerApp, e.pairs, "render (1,000 objects)", "overlay", 0.25},
+		{4000, min(e.pairs, 3), "render (4,000 objects)", "overlay-4000", 0.1},
 	} {
-		if err := e.renderSize(ctx, root, size.overlay, size.objects, size.pairs, size.target); err != nil {
+		if err := e.renderSize(ctx, root, size.title, size.overlay, size.objects, size.pairs, size.target); err != nil {
 			return err
 		}
 	}
@@ -44,9 +44,9 @@ func (e *env) renderTime(ctx context.Context) error {
 }
 
 // renderSize measures the render of root/overlay (objects objects) pairs
-// times with each tool, and adds its rows: roleout's time at most target
-// times kubectl's.
-func (e *env) renderSize(ctx context.Context, root, overlay string, objects, pairs int, target float64) error {
+// times with each tool, and adds its rows under title: roleout's time at
+// most target times kubectl's.
+func (e *env) renderSize(ctx context.Context, title, root, overlay string, objects, pairs int, target float64) error {
 	dir := filepath.Join(root, overlay)
 	series := func(tool string) string { return fmt.Sprintf("Render/objects=%d/tool=%s", objects, tool) }
 	tools := []string{"roleout-cli", "kubectl", "roleout"}
@@ -82,7 +82,7 @@ func (e *env) renderSize(ctx context.Context, root, overlay string, objects, pai
 	}
 	cli, k, lib := e.res.get(series("roleout-cli")), e.res.get(series("kubectl")), e.res.get(series("roleout"))
 	goal := fmt.Sprintf("≤ %g× its time", target)
-	e.res.addRow(row{num: "6", scenario: fmt.Sprintf("render (%s objects)", fmtInt(objects)),
+	e.res.addRow(row{num: "6", scenario: title,
 		measure: "time: render.Renderer.Build (sandbox process included, uncached) vs `kubectl kustomize DIR`",
 		roleout: fmtDur(lib), peer: fmtDur(k), ratio: fmt.Sprintf("%.3f× kubectl's time", lib.med("ns/op")/k.med("ns/op")),
 		target: goal, verdict: verdict(lib.med("ns/op") <= target*k.med("ns/op"))})
@@ -90,14 +90,6 @@ func (e *env) renderSize(ctx context.Context, root, overlay string, objects, pai
 		roleout: fmtDur(cli), peer: fmtDur(k), ratio: fmt.Sprintf("%.3f× kubectl's time", cli.med("ns/op")/k.med("ns/op")),
 		target: "report", verdict: "—"})
 	return nil
-}
-
-// fmtInt writes n with a thousands separator.
-func fmtInt(n int) string {
-	if n < 1000 {
-		return fmt.Sprint(n)
-	}
-	return fmt.Sprintf("%d,%03d", n/1000, n%1000)
 }
 
 // prediction is scenario 9: predict.Predict over 1,000 Deployments (five
