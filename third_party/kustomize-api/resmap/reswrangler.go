@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"sigs.k8s.io/kustomize/api/filters/annotations"
 	"sigs.k8s.io/kustomize/api/internal/utils"
@@ -555,13 +556,106 @@ func (m *resWrangler) AbsorbAll(other ResMap) error {
 	if !ok {
 		return fmt.Errorf("bad cast to resWrangler 4")
 	}
+	return (&Absorber{m: m}).absorb(m2)
+}
+
+// Absorber does what m.AbsorbAll does, for a sequence of maps absorbed
+// into m while nothing else changes m's resources (a kustomization's
+// generators): the ids of m's resources are read once into an index, kept
+// as resources are appended or replaced, instead of once per absorbed
+// resource.
+//
+// roleout patch: see ROLEOUT.md at the root of this module.
+type Absorber struct {
+	m   *resWrangler
+	idx *anyIdIndex
+	// other is the map's own AbsorbAll, when it is not a resWrangler.
+	other ResMap
+}
+
+// NewAbsorber returns an Absorber into m.
+func NewAbsorber(m ResMap) *Absorber {
+	if w, ok := m.(*resWrangler); ok {
+		return &Absorber{m: w}
+	}
+	return &Absorber{other: m}
+}
+
+// AbsorbAll absorbs other into the Absorber's map, as the map's AbsorbAll
+// would.
+func (a *Absorber) AbsorbAll(other ResMap) error {
+	if a.other != nil {
+		return a.other.AbsorbAll(other)
+	}
+	if other == nil {
+		return nil
+	}
+	m2, ok := other.(*resWrangler)
+	if !ok {
+		return fmt.Errorf("bad cast to resWrangler 4")
+	}
+	return a.absorb(m2)
+}
+
+func (a *Absorber) absorb(m2 *resWrangler) error {
+	if a.idx == nil {
+		a.idx = newAnyIdIndex(a.m.rList)
+	}
 	for _, r := range m2.rList {
-		err := m.appendReplaceOrMerge(r)
-		if err != nil {
+		if err := a.m.appendReplaceOrMerge(r, a.idx); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// anyIdIndex finds the resources of a map by any of their ids (previous
+// and current), as GetMatchingResourcesByAnyId does, and counts them by
+// current id, as Append's check does, while only appendReplaceOrMerge
+// changes the map (roleout patch).
+type anyIdIndex struct {
+	byAnyId map[utils.IdKey][]*resource.Resource
+	current map[utils.IdKey]int
+	keys    map[*resource.Resource][]utils.IdKey
+}
+
+func newAnyIdIndex(list []*resource.Resource) *anyIdIndex {
+	idx := &anyIdIndex{
+		byAnyId: make(map[utils.IdKey][]*resource.Resource, len(list)),
+		current: make(map[utils.IdKey]int, len(list)),
+		keys:    make(map[*resource.Resource][]utils.IdKey, len(list)),
+	}
+	for _, r := range list {
+		idx.add(r)
+	}
+	return idx
+}
+
+// add indexes r by its current id and, unless its node is empty (which
+// GetMatchingResourcesByAnyId skips), by each of its ids once.
+func (idx *anyIdIndex) add(r *resource.Resource) {
+	cur := r.CurId()
+	idx.current[utils.KeyOf(cur)]++
+	if r.RNode.IsNilOrEmpty() {
+		return
+	}
+	var keys []utils.IdKey
+	for _, id := range append(r.PrevIds(), cur) {
+		if k := utils.KeyOf(id); !slices.Contains(keys, k) {
+			keys = append(keys, k)
+			idx.byAnyId[k] = append(idx.byAnyId[k], r)
+		}
+	}
+	idx.keys[r] = keys
+}
+
+// remove undoes add(r); cur is r's current id when it was added.
+func (idx *anyIdIndex) remove(r *resource.Resource, cur resid.ResId) {
+	idx.current[utils.KeyOf(cur)]--
+	for _, k := range idx.keys[r] {
+		idx.byAnyId[k] = slices.DeleteFunc(idx.byAnyId[k], func(o *resource.Resource) bool { return o == r })
+	}
+	delete(idx.keys, r)
 }
 
 // AddOriginAnnotation implements ResMap.
@@ -627,9 +721,13 @@ func (m *resWrangler) RemoveTransformerAnnotations() error {
 	return nil
 }
 
-func (m *resWrangler) appendReplaceOrMerge(res *resource.Resource) error {
+func (m *resWrangler) appendReplaceOrMerge(res *resource.Resource, idx *anyIdIndex) error {
 	id := res.CurId()
-	matches := m.GetMatchingResourcesByAnyId(id.Equals)
+	matches := idx.byAnyId[utils.KeyOf(id)]
+	if len(matches) > 1 {
+		// The release's error lists the matches in the map's order.
+		matches = m.GetMatchingResourcesByAnyId(id.Equals)
+	}
 	switch len(matches) {
 	case 0:
 		switch res.Behavior() {
@@ -638,7 +736,13 @@ func (m *resWrangler) appendReplaceOrMerge(res *resource.Resource) error {
 				"id %#v does not exist; cannot merge or replace", id)
 		default:
 			// presumably types.BehaviorCreate
-			return m.Append(res)
+			if idx.current[utils.KeyOf(id)] > 0 {
+				return fmt.Errorf(
+					"may not add resource with an already registered id: %s", id)
+			}
+			m.append(res)
+			idx.add(res)
+			return nil
 		}
 	case 1:
 		old := matches[0]
@@ -676,6 +780,7 @@ func (m *resWrangler) appendReplaceOrMerge(res *resource.Resource) error {
 			return fmt.Errorf(
 				"id %#v exists; can not use behavior: '%s', behavior must be merge or replace", id, res.Behavior())
 		}
+		oldId := old.CurId()
 		i, err := m.Replace(res)
 		if err != nil {
 			return err
@@ -683,6 +788,8 @@ func (m *resWrangler) appendReplaceOrMerge(res *resource.Resource) error {
 		if i != index {
 			return fmt.Errorf("unexpected target index in replacement")
 		}
+		idx.remove(old, oldId)
+		idx.add(res)
 		return nil
 	default:
 		return fmt.Errorf(

@@ -49,6 +49,13 @@ func (ra *ResAccumulator) AbsorbAll(resources resmap.ResMap) error {
 	return ra.resMap.AbsorbAll(resources)
 }
 
+// Absorber returns a resmap.Absorber into the accumulated resources, for
+// a sequence of AbsorbAll calls while nothing else changes them (roleout
+// patch, see ROLEOUT.md).
+func (ra *ResAccumulator) Absorber() *resmap.Absorber {
+	return resmap.NewAbsorber(ra.resMap)
+}
+
 func (ra *ResAccumulator) MergeConfig(
 	tConfig *builtinconfig.TransformerConfig) (err error) {
 	ra.tConfig, err = ra.tConfig.Merge(tConfig)

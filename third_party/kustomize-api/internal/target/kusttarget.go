@@ -278,6 +278,9 @@ func (kt *KustTarget) runGenerators(
 		return errors.WrapPrefixf(err, "loading generator plugins")
 	}
 	generators = append(generators, gs...)
+	// roleout patch: one index of the accumulated resources' ids for all
+	// the generators (generating reads nothing of ra). See ROLEOUT.md.
+	absorber := ra.Absorber()
 	for i, g := range generators {
 		resMap, err := g.Generate()
 		if err != nil {
@@ -289,7 +292,7 @@ func (kt *KustTarget) runGenerators(
 				return errors.WrapPrefixf(err, "adding origin annotations for generator %v", g)
 			}
 		}
-		err = ra.AbsorbAll(resMap)
+		err = absorber.AbsorbAll(resMap)
 		if err != nil {
 			return errors.WrapPrefixf(err, "merging from generator %v", g)
 		}
