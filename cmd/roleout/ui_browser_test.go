@@ -25,17 +25,51 @@ import (
 // count of the JavaScript dialogs pages opened (each is dismissed: a
 // page's alert means repository text ran as script). When the test
 // fails, it saves a screenshot of the tab and logs where.
+//
+// On a loaded machine Chromium can die while it starts. A start that
+// failed is retried with a new allocator and tab: chromedp must never
+// be asked to allocate twice on one tab's context (a second Allocate
+// after a browser that exited closes the context's channel twice and
+// panics the whole test binary).
 func browser(t *testing.T) (context.Context, *atomic.Int32) {
 	t.Helper()
 	bin, err := exec.LookPath("chromium")
 	if err != nil {
 		t.Fatalf("no chromium to drive the web view with: install Debian's chromium package (make test does, through hack/ensure-test-tools.sh): %v", err)
 	}
+	dialogs := &atomic.Int32{}
+	var errs []string
+	for attempt := 1; attempt <= 3; attempt++ {
+		tab, stop, err := startBrowser(bin, t.TempDir(), dialogs)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("attempt %d: %v", attempt, err))
+			continue
+		}
+		if attempt > 1 {
+			t.Logf("chromium started on attempt %d (%s)", attempt, strings.Join(errs, "; "))
+		}
+		ctx, cancelTime := context.WithTimeout(tab, 4*time.Minute)
+		t.Cleanup(func() {
+			if t.Failed() {
+				saveFailedPage(t, tab)
+			}
+			cancelTime()
+			stop()
+		})
+		return ctx, dialogs
+	}
+	t.Fatalf("start chromium: %s", strings.Join(errs, "; "))
+	return nil, nil
+}
+
+// startBrowser starts one Chromium with its profile in dir and returns
+// its tab, whose context the browser lives as long as, and the function
+// that stops both. On an error everything it started is stopped.
+func startBrowser(bin, dir string, dialogs *atomic.Int32) (context.Context, func(), error) {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox,
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 1000),
+		chromedp.UserDataDir(dir), chromedp.WindowSize(1400, 1000),
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true))
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	dialogs := &atomic.Int32{}
 	var tab context.Context
 	tab, cancelTab := chromedp.NewContext(alloc, chromedp.WithListener(func(ev any) {
 		if _, ok := ev.(*page.EventJavascriptDialogOpening); ok {
@@ -45,31 +79,43 @@ func browser(t *testing.T) (context.Context, *atomic.Int32) {
 			}()
 		}
 	}))
-	ctx, cancelTime := context.WithTimeout(tab, 4*time.Minute)
-	t.Cleanup(func() {
-		if t.Failed() {
-			shot, cancel := context.WithTimeout(tab, 10*time.Second) // ctx may have timed out
-			if png, err := chromedp.Run(shot, chromedp.FullScreenshot(100)); err == nil {
-				path := filepath.Join(os.TempDir(), "roleout-"+strings.ReplaceAll(t.Name(), "/", "-")+".png")
-				if os.WriteFile(path, png, 0o644) == nil {
-					t.Logf("screenshot of the failed page: %s", path)
-				}
-			}
-			if text, err := chromedp.Run(shot, chromedp.Evaluate[string](`location.href + "\n" + document.body.innerText`)); err == nil {
-				t.Logf("the failed page:\n%s", text)
-			}
-			cancel()
-		}
-		cancelTime()
+	stop := func() {
 		cancelTab()
 		cancelAlloc()
-	})
-	// The first run starts the browser, which lives as long as its
-	// context: the tab's, not the timed one the test's steps get.
-	if err := chromedp.Do(tab); err != nil {
-		t.Fatalf("start chromium: %v", err)
 	}
-	return ctx, dialogs
+	// The first run starts the browser, which lives as long as its
+	// context: the tab's, not the timed one the test's steps get. It is
+	// bounded here without a deadline on the tab.
+	started := make(chan error, 1)
+	go func() { started <- chromedp.Do(tab) }()
+	select {
+	case err := <-started:
+		if err != nil {
+			stop()
+			return nil, nil, err
+		}
+		return tab, stop, nil
+	case <-time.After(time.Minute):
+		stop()
+		<-started
+		return nil, nil, fmt.Errorf("no browser after a minute")
+	}
+}
+
+// saveFailedPage saves a screenshot of the failed test's tab and logs
+// where, with the page's address and text.
+func saveFailedPage(t *testing.T, tab context.Context) {
+	shot, cancel := context.WithTimeout(tab, 10*time.Second) // the test's context may have timed out
+	defer cancel()
+	if png, err := chromedp.Run(shot, chromedp.FullScreenshot(100)); err == nil {
+		path := filepath.Join(os.TempDir(), "roleout-"+strings.ReplaceAll(t.Name(), "/", "-")+".png")
+		if os.WriteFile(path, png, 0o644) == nil {
+			t.Logf("screenshot of the failed page: %s", path)
+		}
+	}
+	if text, err := chromedp.Run(shot, chromedp.Evaluate[string](`location.href + "\n" + document.body.innerText`)); err == nil {
+		t.Logf("the failed page:\n%s", text)
+	}
 }
 
 // pageText returns the text of what sel selects on the tab's page.
