@@ -201,7 +201,7 @@ func newDeps(ctx context.Context, cfg *config.Config, restCfg *rest.Config, kube
 		ClusterFor:        cl.clusterFor,
 		PreviewClusterFor: previewAppliers(applier, cl.clusterFor),
 		Fetcher:           src,
-		Renderer:          newKustomizeRenderer(cfg.RenderProcesses),
+		Renderer:          newKustomizeRenderer(cfg.RenderProcesses, log),
 		Planner:           rolePlanner{},
 		Cluster:           applier,
 		Status:            branch,
@@ -411,6 +411,9 @@ func (a *Agent) Run(ctx context.Context) error {
 			"previews, and apps with render.requireNetworkIsolation, refuse to render")
 	} else {
 		a.log.Info("renders that may reach no host run in a network namespace of their own")
+	}
+	if c, ok := a.deps.Renderer.(interface{ Close() }); ok {
+		defer c.Close() // its warm sandbox process
 	}
 	dctx, stopWatches := context.WithCancel(ctx)
 	defer stopWatches()

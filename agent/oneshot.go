@@ -158,7 +158,7 @@ func planFromGit(ctx context.Context, cfg *config.Config, app config.App, ref st
 	if err != nil {
 		return nil, snap.Revision, nil, err
 	}
-	p := planning{cfg: cfg, renderer: newKustomizeRenderer(cfg.RenderProcesses), planner: rolePlanner{}, masker: masker}
+	p := planning{cfg: cfg, renderer: newKustomizeRenderer(cfg.RenderProcesses, nil), planner: rolePlanner{}, masker: masker}
 	plan, err := p.plan(ctx, planRequest{snap: snap, app: app, prev: prev, cluster: cluster})
 	if err != nil {
 		return nil, snap.Revision, nil, fmt.Errorf("app %s: %w", app.Name, err)
@@ -209,7 +209,7 @@ func DiffDir(ctx context.Context, o DirOptions, kube *rest.Config) (*diff.Report
 
 // planDir plans the local directory o, reading cluster when not nil.
 func planDir(ctx context.Context, o DirOptions, cluster ClusterReader, masker *secrets.Masker) (*render.Plan, error) {
-	p := planning{cfg: &config.Config{}, renderer: newKustomizeRenderer(0), planner: rolePlanner{}, masker: masker}
+	p := planning{cfg: &config.Config{}, renderer: newKustomizeRenderer(0, nil), planner: rolePlanner{}, masker: masker}
 	app := config.App{Name: o.App, Path: o.Overlay, Namespace: o.Namespace, AllowEmpty: true}
 	snap := sources.Snapshot{Dir: o.Root, Trust: sources.Trusted}
 	return p.plan(ctx, planRequest{snap: snap, app: app, cluster: cluster, unconfined: true,

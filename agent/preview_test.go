@@ -136,7 +136,7 @@ func TestUntrustedRenderOfRemoteBase(t *testing.T) {
 		t.Fatal(err)
 	}
 	app := config.App{Name: "web", Path: "apps/web", Render: config.Render{RemoteHosts: []string{"github.com"}}}
-	_, err := newKustomizeRenderer(0).Render(context.Background(), sources.Snapshot{Dir: root, Trust: sources.Untrusted}, app)
+	_, err := newKustomizeRenderer(0, nil).Render(context.Background(), sources.Snapshot{Dir: root, Trust: sources.Untrusted}, app)
 	var untrusted *UntrustedRenderError
 	if !errors.As(err, &untrusted) || !strings.Contains(err.Error(), "previews never run exec functions, helm or remote fetches") {
 		t.Fatalf("err = %v, want an UntrustedRenderError saying previews never fetch remotes", err)

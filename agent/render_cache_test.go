@@ -28,7 +28,7 @@ func TestRenderCacheWithGitIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := newKustomizeRenderer(0)
+	r := newKustomizeRenderer(0, nil)
 	app := config.App{Name: "web", Path: "apps/web"}
 	ctx := context.Background()
 	render := func(msg string, change map[string]string) string {
@@ -86,7 +86,7 @@ apps: [{name: web, path: apps/web, namespace: web}]
 	if err != nil {
 		t.Fatal(err)
 	}
-	renderer := newKustomizeRenderer(0)
+	renderer := newKustomizeRenderer(0, nil)
 	applier := &fakeApplier{}
 	a := NewWithDeps(cfg, Deps{Fetcher: src, Renderer: renderer, Planner: rolePlanner{}, Cluster: applier,
 		Status: sources.NewStatusBranch(StatusOptions(cfg))}, quietLogger())

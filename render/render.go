@@ -27,8 +27,8 @@ type Limits struct {
 	// MaxFileBytes is the largest file a render may read.
 	MaxFileBytes int64
 	// Timeout bounds a render's wall-clock time, from when its sandbox
-	// process starts (waiting for a free process slot is bounded by the
-	// caller's context only). Past it the process and every program it
+	// process is handed the render (waiting for a free process slot is
+	// bounded by the caller's context only). Past it the process and every program it
 	// runs (exec functions, helm, git) are killed. Its CPU time is
 	// limited to twice Timeout.
 	Timeout time.Duration
@@ -100,6 +100,9 @@ type Result struct {
 	// Cached says the objects were reused from an earlier render whose
 	// inputs had the same hashes.
 	Cached bool
+	// Warm says a warm spare (Renderer.Spare), started before the render
+	// was asked for, ran it.
+	Warm bool
 }
 
 // SandboxExecutable is the binary run as the sandbox by renderers that
@@ -139,9 +142,22 @@ type Renderer struct {
 	// environment variable.
 	Executable string
 
-	mu    sync.Mutex
-	slots chan struct{}
-	cache map[string]cacheEntry
+	// Spare is how long a warm sandbox process waits for the next render
+	// before it exits (spare.go): after a render, the renderer starts
+	// one of the same kind that has started and parsed kustomize's
+	// OpenAPI schema ahead, so that the next render pays for neither.
+	// Each serves one render and exits. 0 keeps none.
+	Spare time.Duration
+	// Debugf, when set, is told what the renderer decided that a user
+	// may want to see at debug level (a render moved off a warm spare).
+	Debugf func(format string, args ...any)
+
+	mu       sync.Mutex
+	slots    chan struct{}
+	cache    map[string]cacheEntry
+	spares   map[procKind]*spare
+	starting map[procKind]bool
+	closed   bool
 	// builds counts kustomize builds run (not served from the cache).
 	builds int
 }
@@ -185,7 +201,7 @@ func (r *Renderer) Build(ctx context.Context, src Source, overlay string, opts O
 	if err != nil {
 		return Result{}, fmt.Errorf("kustomize build %s: %w", overlay, err)
 	}
-	objs, child, err := r.sandboxed(ctx, root, overlay, opts)
+	objs, child, warm, err := r.sandboxed(ctx, root, overlay, opts)
 	if err != nil {
 		return Result{}, fmt.Errorf("kustomize build %s: %w", overlay, err)
 	}
@@ -193,7 +209,7 @@ func (r *Renderer) Build(ctx context.Context, src Source, overlay string, opts O
 		return Result{}, fmt.Errorf("kustomize build %s: %s", overlay, child.Error)
 	}
 	fixManagedBy(objs)
-	res := Result{Objects: objs}
+	res := Result{Objects: objs, Warm: warm}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.builds++
@@ -256,6 +272,10 @@ func (e *errStopped) Error() string {
 
 func (e *errStopped) Unwrap() error { return e.cause }
 
+// errColdNeeded is the error of a render a warm spare must not serve
+// (spare.go).
+var errColdNeeded = errors.New("a kustomization sets its own OpenAPI schema: render in a cold sandbox process")
+
 // runKustomize runs kustomize on dir through fs, turning a panic into an
 // error, and returns each object as JSON. It runs in a sandbox child,
 // alone: kustomize's process-global state (its OpenAPI schema) dies with
@@ -263,6 +283,14 @@ func (e *errStopped) Unwrap() error { return e.cause }
 // path (SourcePathAnnotation, origin.go), which the parent sets.
 func runKustomize(fs *repoFS, dir string, opts Options) (objs []json.RawMessage, sources []string, err error) {
 	defer openapi.ResetOpenAPI()
+	defer func() {
+		// In a warm spare, a kustomization that set its own schema found
+		// the built-in one parsed already: whatever came out, it may not
+		// be what a cold process makes.
+		if warmStarted && openapi.GetSchemaVersion() != openapi.DefaultOpenAPI {
+			objs, sources, err = nil, nil, errColdNeeded
+		}
+	}()
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("kustomize panicked: %v", r)

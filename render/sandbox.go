@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -78,44 +77,79 @@ func (r *Renderer) slot(ctx context.Context) (release func(), err error) {
 	}
 }
 
-// sandboxed renders overlay of root in a child process and returns the
-// child's result with its objects decoded.
-func (r *Renderer) sandboxed(ctx context.Context, root, overlay string, opts Options) ([]*unstructured.Unstructured, childResult, error) {
-	release, err := r.slot(ctx)
+// sandboxed renders overlay of root in a child process (a warm spare
+// when the renderer keeps one, spare.go) and returns the child's result
+// with its objects decoded, and whether a spare served it.
+func (r *Renderer) sandboxed(ctx context.Context, root, overlay string, opts Options) ([]*unstructured.Unstructured, childResult, bool, error) {
+	kind, err := r.kind(opts)
 	if err != nil {
-		return nil, childResult{}, err
+		return nil, childResult{}, false, err
 	}
-	defer release()
-	exe, err := sandboxExecutable(r.Executable)
-	if err != nil {
-		return nil, childResult{}, err
-	}
-	tmp, err := os.MkdirTemp("", "roleout-render-")
-	if err != nil {
-		return nil, childResult{}, err
-	}
-	defer os.RemoveAll(tmp)
 	req, err := json.Marshal(childRequest{Root: root, Overlay: overlay, Options: opts})
 	if err != nil {
-		return nil, childResult{}, err
+		return nil, childResult{}, false, err
 	}
-	child := &sandboxChild{limits: opts.Limits, maxResult: resultLimit(opts.Limits), offline: len(opts.RemoteHosts) == 0, requireIsolation: opts.RequireNetworkIsolation}
-	data, err := child.run(ctx, exe, tmp, req)
+	defer r.refill(kind) // after the slot is free
+	release, err := r.slot(ctx)
 	if err != nil {
-		return nil, childResult{}, err
+		return nil, childResult{}, false, err
+	}
+	defer release()
+	child := &sandboxChild{limits: opts.Limits, maxResult: resultLimit(opts.Limits)}
+	p := r.takeSpare(kind)
+	warm := p != nil
+	if p == nil {
+		if p, err = startProc(kind, false); err != nil {
+			return nil, childResult{}, false, err
+		}
+	}
+	res, err := child.result(ctx, p, req)
+	if err == nil && res.Cold {
+		r.debugf("kustomize build %s: a kustomization of it sets its own OpenAPI schema, which the warm sandbox process's, parsed ahead, would change: rendered again in a process of its own", overlay)
+		warm = false
+		if p, err = startProc(kind, false); err != nil {
+			return nil, childResult{}, false, err
+		}
+		res, err = child.result(ctx, p, req)
+	}
+	if err != nil || res.Error != "" {
+		return nil, res, warm, err
+	}
+	objs, err := decodeObjects(&res, opts)
+	return objs, res, warm, err
+}
+
+// kind returns the kind of process a render with opts runs in.
+func (r *Renderer) kind(opts Options) (procKind, error) {
+	exe, err := sandboxExecutable(r.Executable)
+	if err != nil {
+		return procKind{}, err
+	}
+	return procKind{exe: exe, offline: len(opts.RemoteHosts) == 0, requireIsolation: opts.RequireNetworkIsolation}, nil
+}
+
+// result serves req in p (serve) and reads the child's result.
+func (c *sandboxChild) result(ctx context.Context, p *childProc, req []byte) (childResult, error) {
+	data, err := c.serve(ctx, p, req)
+	if err != nil {
+		return childResult{}, err
 	}
 	var res childResult
 	if err := json.Unmarshal(data, &res); err != nil {
-		return nil, childResult{}, fmt.Errorf("render sandbox: read the result: %w", err)
+		return childResult{}, fmt.Errorf("render sandbox: read the result: %w", err)
 	}
-	if res.Error != "" {
-		return nil, res, nil
-	}
+	return res, nil
+}
+
+// decodeObjects checks the size of a child's result and decodes its
+// objects, on every CPU, setting their source paths when opts asks for
+// Origins.
+func decodeObjects(res *childResult, opts Options) ([]*unstructured.Unstructured, error) {
 	if max := opts.Limits.MaxObjects; max > 0 && len(res.Objects) > max {
-		return nil, childResult{}, fmt.Errorf("%d objects, over the limit of %d (limit maxObjects)", len(res.Objects), max)
+		return nil, fmt.Errorf("%d objects, over the limit of %d (limit maxObjects)", len(res.Objects), max)
 	}
 	if opts.Origins && len(res.Sources) != len(res.Objects) {
-		return nil, childResult{}, fmt.Errorf("render sandbox: %d source paths for %d objects", len(res.Sources), len(res.Objects))
+		return nil, fmt.Errorf("render sandbox: %d source paths for %d objects", len(res.Sources), len(res.Objects))
 	}
 	objs, err := parallel(len(res.Objects), func(i int) (*unstructured.Unstructured, error) {
 		o := &unstructured.Unstructured{}
@@ -128,71 +162,42 @@ func (r *Renderer) sandboxed(ctx context.Context, root, overlay string, opts Opt
 		res.Objects[i] = nil
 		return o, nil
 	})
-	if err != nil {
-		return nil, childResult{}, err
-	}
 	res.Objects = nil
-	return objs, res, nil
+	return objs, err
 }
 
-// sandboxChild is one child process and the limits it runs under.
+// sandboxChild is the limits one render runs under in its process.
 type sandboxChild struct {
 	limits    Limits
 	maxResult int64
-	// offline runs the child in a network namespace of its own, where
-	// the kernel allows one; requireIsolation refuses to run it without.
-	offline, requireIsolation bool
-	stderr                    tailBuffer
 }
 
-// run starts exe as a sandbox child in tmp, sends it req and returns what
-// it wrote to its result descriptor.
-func (c *sandboxChild) run(ctx context.Context, exe, tmp string, req []byte) ([]byte, error) {
-	resultR, resultW, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	defer resultR.Close()
-	cmd, err := startChild(func() *exec.Cmd {
-		cmd := exec.Command(exe)
-		cmd.Dir = tmp
-		cmd.Env = sandboxEnviron(tmp)
-		cmd.Stdin = bytes.NewReader(req)
-		cmd.Stdout, cmd.Stderr = &c.stderr, &c.stderr
-		cmd.ExtraFiles = []*os.File{resultW}
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-		// A program that left the process group (setsid) and kept the
-		// output open does not hold the render up past the child's exit.
-		cmd.WaitDelay = time.Second
-		return cmd
-	}, exe, c.offline, c.requireIsolation)
-	if err != nil {
-		resultW.Close()
-		return nil, fmt.Errorf("start the render sandbox: %w", err)
-	}
-	resultW.Close()
+// serve sends req to the child process p, waits for its result under the
+// limits and returns it. p is killed, with every program it ran, and its
+// directory removed, whatever happens.
+func (c *sandboxChild) serve(ctx context.Context, p *childProc, req []byte) ([]byte, error) {
+	defer p.kill()
+	go func() {
+		// A child that died leaves the write failing: what it printed
+		// says why (crashed).
+		_, _ = p.stdin.Write(req)
+		p.stdin.Close()
+	}()
 	got := make(chan childOutput, 1)
 	go func() {
-		data, err := io.ReadAll(io.LimitReader(resultR, c.maxResult+1))
+		data, err := io.ReadAll(io.LimitReader(p.result, c.maxResult+1))
 		got <- childOutput{data, err}
 	}()
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-
-	stop := c.watch(ctx, cmd.Process.Pid, got)
-	if stop != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-exited
+	if stop := c.watch(ctx, p.cmd.Process.Pid, got); stop != nil {
 		return nil, stop
 	}
 	r := <-got
 	if int64(len(r.data)) > c.maxResult {
 		// The child blocks on a result nobody reads any more.
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-exited
 		return nil, &errResultSize{limit: c.maxResult}
 	}
-	waitErr := <-exited
+	<-p.exited
+	waitErr := p.waitErr
 	if errors.Is(waitErr, exec.ErrWaitDelay) {
 		// The child exited 0 with its result written, but its stderr's
 		// copy was not done within WaitDelay (a loaded machine, or a
@@ -200,10 +205,8 @@ func (c *sandboxChild) run(ctx context.Context, exe, tmp string, req []byte) ([]
 		// crash messages, may be short.
 		waitErr = nil
 	}
-	// Programs the render ran (exec functions, helm) die with it.
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	if waitErr != nil || r.err != nil || len(r.data) == 0 {
-		return nil, c.crashed(waitErr)
+		return nil, c.crashed(waitErr, p.stderr.String())
 	}
 	return r.data, nil
 }
@@ -247,8 +250,7 @@ func (c *sandboxChild) watch(ctx context.Context, pid int, got chan childOutput)
 }
 
 // crashed explains a child that ended without a result.
-func (c *sandboxChild) crashed(waitErr error) error {
-	out := c.stderr.String()
+func (c *sandboxChild) crashed(waitErr error, out string) error {
 	if strings.Contains(out, "out of memory") || strings.Contains(out, "cannot allocate memory") {
 		return &errMemory{limit: c.limits.MaxMemory}
 	}
@@ -271,9 +273,10 @@ func (c *sandboxChild) crashed(waitErr error) error {
 }
 
 // sandboxEnviron is a child's whole environment: no variable of the
-// agent's (tokens, KUBECONFIG, proxies) reaches it.
-func sandboxEnviron(tmp string) []string {
-	env := []string{sandboxEnv + "=1", "TMPDIR=" + tmp, "HOME=" + tmp}
+// agent's (tokens, KUBECONFIG, proxies) reaches it. mode is sandboxEnv's
+// value: "1", or warmMode for a warm spare.
+func sandboxEnviron(tmp, mode string) []string {
+	env := []string{sandboxEnv + "=" + mode, "TMPDIR=" + tmp, "HOME=" + tmp}
 	for _, k := range []string{"PATH", "GOCOVERDIR", "GORACE"} {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)

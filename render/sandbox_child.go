@@ -45,6 +45,10 @@ type childResult struct {
 	External bool `json:"external,omitempty"`
 	// Error is the render's error, formatted for the user.
 	Error string `json:"error,omitempty"`
+	// Cold says a warm spare refused the render: a kustomization of it
+	// sets its own OpenAPI schema (spare.go). It must run again in a
+	// cold process.
+	Cold bool `json:"cold,omitempty"`
 }
 
 // The child is started by re-executing the binary that imports render
@@ -53,11 +57,15 @@ type childResult struct {
 // helm commands are the same binary again, with sandboxEnv set to
 // helmMode (helm.go).
 func init() {
-	switch os.Getenv(sandboxEnv) {
-	case "1":
+	switch mode := os.Getenv(sandboxEnv); mode {
+	case "1", warmMode:
 		// The result descriptor is the child's alone: no program the
 		// render runs inherits it to write a result of its own.
 		syscall.CloseOnExec(sandboxResultFD)
+		if mode == warmMode {
+			syscall.CloseOnExec(sandboxReadyFD)
+			warmUp()
+		}
 		os.Exit(serveChild(os.Stdin, os.NewFile(sandboxResultFD, "result")))
 	case helmMode:
 		os.Exit(serveHelm(os.Args[1:], os.Stdout, os.Stderr))
@@ -134,6 +142,9 @@ func renderInChild(req childRequest, gate *fetchGate) childResult {
 		return childResult{Error: err.Error()}
 	}
 	objs, sources, err := runKustomize(fs, dir, opts)
+	if errors.Is(err, errColdNeeded) {
+		return childResult{Cold: true}
+	}
 	if err != nil {
 		msg := explain(err, fs.root)
 		var refused *errFetchRefused
