@@ -149,7 +149,8 @@ type Renderer struct {
 	// Each serves one render and exits. 0 keeps none.
 	Spare time.Duration
 	// Debugf, when set, is told what the renderer decided that a user
-	// may want to see at debug level (a render moved off a warm spare).
+	// may want to see at debug level: a render moved off a warm spare,
+	// a pass of the patched kustomize that took the release's path.
 	Debugf func(format string, args ...any)
 
 	mu       sync.Mutex

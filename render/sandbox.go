@@ -112,8 +112,14 @@ func (r *Renderer) sandboxed(ctx context.Context, root, overlay string, opts Opt
 		}
 		res, err = child.result(ctx, p, req)
 	}
-	if err != nil || res.Error != "" {
+	if err != nil {
 		return nil, res, warm, err
+	}
+	for _, f := range res.Fallbacks {
+		r.debugf("kustomize build %s: %s: it took kustomize's own, slower path (same output)", overlay, f)
+	}
+	if res.Error != "" {
+		return nil, res, warm, nil
 	}
 	objs, err := decodeObjects(&res, opts)
 	return objs, res, warm, err

@@ -9,7 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
+	"sync"
 	"syscall"
+
+	"sigs.k8s.io/kustomize/api/resmap"
 )
 
 // sandboxEnv is the environment variable that makes a process that
@@ -49,6 +53,9 @@ type childResult struct {
 	// sets its own OpenAPI schema (spare.go). It must run again in a
 	// cold process.
 	Cold bool `json:"cold,omitempty"`
+	// Fallbacks say why passes of the patched kustomize took the
+	// release's path (resmap.Fallback), once each.
+	Fallbacks []string `json:"fallbacks,omitempty"`
 }
 
 // The child is started by re-executing the binary that imports render
@@ -89,7 +96,21 @@ func serveChild(in io.Reader, out io.WriteCloser) int {
 	http.DefaultTransport = gate
 	http.DefaultClient = &http.Client{Transport: gate}
 
+	// What the patched kustomize did the release's way (and why) goes
+	// back to the parent, which says so at debug level.
+	var mu sync.Mutex
+	var fallbacks []string
+	resmap.Fallback = func(reason string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !slices.Contains(fallbacks, reason) {
+			fallbacks = append(fallbacks, reason)
+		}
+	}
 	res := renderInChild(req, gate)
+	mu.Lock()
+	res.Fallbacks = fallbacks
+	mu.Unlock()
 	if err := json.NewEncoder(out).Encode(res); err != nil {
 		fmt.Fprintf(os.Stderr, "render sandbox: write the result: %v\n", err)
 		return 2

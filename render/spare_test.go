@@ -240,3 +240,30 @@ func TestWarmSpareRetires(t *testing.T) {
 		}
 	}
 }
+
+// TestFallbackSaidAtDebugLevel: a layout whose name reference
+// configuration writes a field that could change an id takes kustomize's
+// own path (third_party/kustomize-api/ROLEOUT.md), and the renderer says
+// so at debug level; one that does not, says nothing.
+func TestFallbackSaidAtDebugLevel(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs("testdata/equivalence")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, logged := warmRenderer(t, 0)
+	if _, err := r.Build(context.Background(), Source{Root: root}, "generators/overlay", DefaultOptions()); err != nil {
+		t.Fatal(err)
+	}
+	if got := logged(); len(got) != 0 {
+		t.Errorf("a layout the fast path handles: %q", got)
+	}
+	if _, err := r.Build(context.Background(), Source{Root: root}, "customconfig", DefaultOptions()); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(logged(), "\n")
+	if !strings.Contains(got, "kustomize build customconfig: the name reference pass writes the name field metadata/annotations/config.kubernetes.io") ||
+		!strings.Contains(got, "it took kustomize's own, slower path (same output)") {
+		t.Errorf("the custom name reference configuration: %q", got)
+	}
+}

@@ -58,9 +58,11 @@ func (t *nameReferenceTransformer) Transform(m resmap.ResMap) error {
 	// per referrer and name field. See ROLEOUT.md.
 	subset := m.SubsetThatCouldBeReferencedByResource
 	var idx *nameref.Index
-	if t.writesNoIds() {
+	if field := t.idWriter(); field == "" {
 		subset = resmap.ReferralSubsets(m)
 		idx = nameref.NewIndex(m.Resources())
+	} else {
+		resmap.FellBack("the name reference pass writes the name field " + field + ", which could change an id")
 	}
 	for r, fList := range fMap {
 		c, err := subset(r)
@@ -79,12 +81,12 @@ func (t *nameReferenceTransformer) Transform(m resmap.ResMap) error {
 	return nil
 }
 
-// writesNoIds says no name field the transformer writes can change a
-// resource's id or previous ids: none lies in kind, apiVersion or
-// metadata, except labels and annotations that are not kustomize's own
-// (the default configuration writes a few Ingress annotations). Roleout
-// patch.
-func (t *nameReferenceTransformer) writesNoIds() bool {
+// idWriter returns a name field the transformer writes that can change a
+// resource's id or previous ids, "" when there is none: one in kind,
+// apiVersion or metadata, except labels and annotations that are not
+// kustomize's own (the default configuration writes a few Ingress
+// annotations). Roleout patch.
+func (t *nameReferenceTransformer) idWriter() string {
 	for _, br := range t.backRefs {
 		for _, fs := range br.Referrers {
 			p := strings.TrimPrefix(fs.Path, "/")
@@ -96,11 +98,11 @@ func (t *nameReferenceTransformer) writesNoIds() bool {
 				key, ok = strings.CutPrefix(p, "metadata/labels/")
 			}
 			if !ok || key == "" || strings.Contains(key, "config.k") || strings.Contains(key, "kustomize") {
-				return false
+				return fs.Path
 			}
 		}
 	}
-	return true
+	return ""
 }
 
 func debug(fMap filterMap) {
