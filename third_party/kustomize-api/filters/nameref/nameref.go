@@ -175,8 +175,15 @@ func (f Filter) filterMapCandidatesByNamespace(
 func (f Filter) setScalar(node *yaml.RNode) error {
 	// use allNamesAreTheSame to compare referral candidates for functional identity,
 	// because we only source the name from the referral in this case.
+	// roleout patch: with an index, only the candidates that once had
+	// the name are visited (index.go); the sieves that follow are the
+	// release's.
+	candidates, ok := f.Index.namedIn(node.YNode().Value, f.ReferralCandidates)
+	if !ok {
+		candidates = f.ReferralCandidates.Resources()
+	}
 	referral, err := f.selectReferral(
-		node.YNode().Value, f.ReferralCandidates.Resources(), allNamesAreTheSame)
+		node.YNode().Value, candidates, allNamesAreTheSame)
 	if err != nil || referral == nil {
 		// Nil referral means nothing to do.
 		return err
