@@ -98,7 +98,7 @@ func mustBenchYAML(b *testing.B, v any) []byte {
 // get serves one GET of path and returns the body's length.
 func serveBench(b *testing.B, srv *Server, path string) int {
 	rec := httptest.NewRecorder()
-	srv.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+	srv.ServeHTTP(rec, httptest.NewRequest("GET", "http://localhost"+path, nil)) // unauthenticated: loopback only
 	if rec.Code != 200 {
 		b.Fatalf("GET %s: %d %s", path, rec.Code, rec.Body.String())
 	}
