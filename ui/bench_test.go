@@ -159,7 +159,7 @@ func BenchmarkSnapshot(b *testing.B) {
 		for b.Loop() {
 			n++
 			st.Message = fmt.Sprint(n)
-			branch.set(fmt.Sprint("c", n), map[string][]byte{status.StatusPath(apps[0]): mustBenchYAML(b, st)})
+			branch.set(fmt.Sprint("c", n+1), map[string][]byte{status.StatusPath(apps[0]): mustBenchYAML(b, st)})
 			srv.store.Refresh(context.Background())
 		}
 		if srv.store.Snapshot().App(apps[0]).Report.Message != fmt.Sprint(n) {
