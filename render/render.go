@@ -28,9 +28,9 @@ type Limits struct {
 	MaxFileBytes int64
 	// Timeout bounds a render's wall-clock time, from when its sandbox
 	// process is handed the render (waiting for a free process slot is
-	// bounded by the caller's context only). Past it the process and every program it
-	// runs (exec functions, helm, git) are killed. Its CPU time is
-	// limited to twice Timeout.
+	// bounded by the caller's context only). Past it the process and
+	// every program it runs (exec functions, helm, git) are killed. Its
+	// CPU time is limited to twice Timeout.
 	Timeout time.Duration
 	// MaxMemory is the most memory a render's process may use, in bytes:
 	// its address space as the kernel enforces it (setrlimit), and its
