@@ -412,9 +412,6 @@ func (a *Agent) Run(ctx context.Context) error {
 	} else {
 		a.log.Info("renders that may reach no host run in a network namespace of their own")
 	}
-	if c, ok := a.deps.Renderer.(interface{ Close() }); ok {
-		defer c.Close() // its warm sandbox process
-	}
 	dctx, stopWatches := context.WithCancel(ctx)
 	defer stopWatches()
 	a.drift.Start(dctx)
@@ -446,6 +443,15 @@ func (a *Agent) Run(ctx context.Context) error {
 			a.log.Info("poll triggered")
 		case <-time.After(wait):
 		}
+	}
+}
+
+// Close releases what the agent keeps outside its own process: the warm
+// sandbox processes of its renderer (render.Renderer.Spare) and their
+// directories. The agent renders no more after it.
+func (a *Agent) Close() {
+	if c, ok := a.deps.Renderer.(interface{ Close() }); ok {
+		c.Close()
 	}
 }
 

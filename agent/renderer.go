@@ -46,8 +46,8 @@ func (k *kustomizeRenderer) Close() {
 
 // newKustomizeRenderer returns a renderer with an empty render cache that
 // runs up to processes renders at once (0: one per CPU). One that serves
-// an agent (log set) keeps a warm sandbox process; a one-shot command's
-// (log nil) starts one per render.
+// an agent (log set) keeps warm sandbox processes, which Agent.Close
+// kills; a one-shot command's (log nil) starts one per render.
 func newKustomizeRenderer(processes int, log logrus.FieldLogger) *kustomizeRenderer {
 	r := &render.Renderer{Processes: processes}
 	if log != nil {

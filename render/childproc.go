@@ -34,7 +34,10 @@ type childProc struct {
 	// cmd.Wait's error.
 	exited  chan struct{}
 	waitErr error
-	once    sync.Once
+	// served is set when the process is handed a render (serve): only
+	// then may programs it ran be left in its process group.
+	served bool
+	once   sync.Once
 }
 
 // startProc starts a sandbox process of kind in a directory of its own;
@@ -71,6 +74,11 @@ func startProc(kind procKind, warm bool) (*childProc, error) {
 		}
 	}()
 	if err != nil {
+		for _, f := range []*os.File{stdinW, resultR, readyR} {
+			if f != nil {
+				f.Close()
+			}
+		}
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("start the render sandbox: %w", err)
 	}
@@ -122,12 +130,21 @@ func startProc(kind procKind, warm bool) (*childProc, error) {
 }
 
 // kill kills p's process group (the programs a render ran die with it),
-// waits for p to exit, and removes its directory. It may be called more
+// waits for p to exit, and removes its directory. A spare that exited
+// before it served anything ran nothing: its group is not signalled, as
+// its id may belong to another process by now. kill may be called more
 // than once.
 func (p *childProc) kill() {
 	p.once.Do(func() {
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-		<-p.exited
+		select {
+		case <-p.exited:
+			if p.served {
+				_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+			}
+		default:
+			_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+			<-p.exited
+		}
 		p.stdin.Close()
 		p.result.Close()
 		os.RemoveAll(p.tmp)

@@ -103,10 +103,24 @@ func (r *Renderer) sandboxed(ctx context.Context, root, overlay string, opts Opt
 			return nil, childResult{}, false, err
 		}
 	}
+	handed := time.Now()
 	res, err := child.result(ctx, p, req)
 	if err == nil && res.Cold {
 		r.debugf("kustomize build %s: a kustomization of it sets its own OpenAPI schema, which the warm sandbox process's, parsed ahead, would change: rendered again in a process of its own", overlay)
 		warm = false
+		// The render's time limit covers both processes.
+		if opts.Limits.Timeout > 0 {
+			left := opts.Limits.Timeout - time.Since(handed)
+			if left <= 0 {
+				return nil, childResult{}, false, &errStopped{limit: opts.Limits.Timeout, cause: context.DeadlineExceeded}
+			}
+			rest := opts
+			rest.Limits.Timeout = left
+			child.limits = rest.Limits
+			if req, err = json.Marshal(childRequest{Root: root, Overlay: overlay, Options: rest}); err != nil {
+				return nil, childResult{}, false, err
+			}
+		}
 		if p, err = startProc(kind, false); err != nil {
 			return nil, childResult{}, false, err
 		}
@@ -182,6 +196,7 @@ type sandboxChild struct {
 // limits and returns it. p is killed, with every program it ran, and its
 // directory removed, whatever happens.
 func (c *sandboxChild) serve(ctx context.Context, p *childProc, req []byte) ([]byte, error) {
+	p.served = true
 	defer p.kill()
 	go func() {
 		// A child that died leaves the write failing: what it printed

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"time"
 
+	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 )
 
@@ -34,14 +35,22 @@ const warmMode = "warm"
 const sandboxReadyFD = 4
 
 // warmStarted is set in a process started as a warm spare, whose
-// kustomize OpenAPI schema was parsed before its request came.
-var warmStarted bool
+// kustomize OpenAPI schema was parsed before its request came;
+// customSchema is set there when a kustomization of the render gave a
+// schema of its own (the patched kustomize's resmap.CustomSchema hook,
+// which stops the build then).
+var warmStarted, customSchema bool
 
 // warmUp runs in a warm spare before it reads its request: it parses
 // kustomize's built-in OpenAPI schema, collects the garbage that made,
-// and says it is ready.
+// and says it is ready. A kustomization that gives a schema of its own
+// stops the build as soon as kustomize reads it (errColdNeeded).
 func warmUp() {
 	warmStarted = true
+	resmap.CustomSchema = func() error {
+		customSchema = true
+		return errColdNeeded
+	}
 	_ = openapi.Schema()
 	runtime.GC()
 	ready := os.NewFile(sandboxReadyFD, "ready")
@@ -76,39 +85,44 @@ func (r *Renderer) takeSpare(kind procKind) *childProc {
 	}
 }
 
-// refill starts a warm spare of kind when the renderer keeps spares
-// (Spare) and has none of that kind. A spare that does not start is no
-// error: the next render starts its own process.
+// refill starts a warm spare of kind, in the background, when the
+// renderer keeps spares (Spare) and has none of that kind. A spare that
+// does not start is no error: the next render starts its own process.
 func (r *Renderer) refill(kind procKind) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.Spare <= 0 || r.closed || r.spares[kind] != nil || r.starting[kind] {
-		r.mu.Unlock()
 		return
 	}
 	if r.starting == nil {
 		r.starting = map[procKind]bool{}
 	}
 	r.starting[kind] = true
-	r.mu.Unlock()
+	r.startingWG.Add(1)
+	go r.startSpare(kind)
+}
 
+// startSpare starts the spare refill decided on.
+func (r *Renderer) startSpare(kind procKind) {
+	defer r.startingWG.Done()
 	p, err := startProc(kind, true)
 	if err != nil {
 		r.debugf("no warm sandbox process: %v", err)
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	delete(r.starting, kind)
-	switch {
-	case err != nil:
-	case r.closed:
-		go p.kill()
-	default:
+	closed := r.closed
+	if err == nil && !closed {
 		s := &spare{p: p}
 		s.idle = time.AfterFunc(r.Spare, func() { r.retire(kind, s) })
 		if r.spares == nil {
 			r.spares = map[procKind]*spare{}
 		}
 		r.spares[kind] = s
+	}
+	r.mu.Unlock()
+	if err == nil && closed {
+		p.kill()
 	}
 }
 
@@ -125,11 +139,15 @@ func (r *Renderer) retire(kind procKind, s *spare) {
 	}
 }
 
-// Close kills the renderer's warm spares and starts no more. Renders
-// still run, each in a process of its own.
+// Close kills the renderer's warm spares, once those being started
+// have started, and starts no more. Renders still run, each in a process
+// of its own.
 func (r *Renderer) Close() {
 	r.mu.Lock()
 	r.closed = true
+	r.mu.Unlock()
+	r.startingWG.Wait()
+	r.mu.Lock()
 	spares := r.spares
 	r.spares = nil
 	r.mu.Unlock()

@@ -152,10 +152,15 @@ func TestWarmSpareServesOneRender(t *testing.T) {
 	if res, err := r.Build(context.Background(), Source{Root: root}, "a", online); err != nil || res.Warm {
 		t.Fatalf("a render that may reach a host, in an offline spare: warm %v, %v", res.Warm, err)
 	}
-	left := spareProc(t, r, opts)
+	left := []*childProc{spareProc(t, r, opts), spareProc(t, r, online)}
 	r.Close()
-	if alive(left.cmd.Process.Pid) {
-		t.Errorf("the spare left (pid %d) runs after Close", left.cmd.Process.Pid)
+	for _, p := range left {
+		if alive(p.cmd.Process.Pid) {
+			t.Errorf("a spare left (pid %d) runs after Close", p.cmd.Process.Pid)
+		}
+		if _, err := os.Stat(p.tmp); !os.IsNotExist(err) {
+			t.Errorf("a spare's directory is left after Close: %v", err)
+		}
 	}
 	if res, err := r.Build(context.Background(), Source{Root: root}, "a", opts); err != nil || res.Warm {
 		t.Fatalf("a render after Close: warm %v, %v", res.Warm, err)
@@ -186,16 +191,22 @@ func TestWarmSpareLimits(t *testing.T) {
 	opts := DefaultOptions()
 	opts.Limits.MaxMemory = 512 << 20
 	opts.Limits.Timeout = 2 * time.Minute
-	spareProc(t, r, opts)
+	sp := spareProc(t, r, opts)
 	_, err := r.Build(context.Background(), Source{Root: root}, "bomb", opts)
 	if err == nil || !strings.Contains(err.Error(), "render used more than 512 MiB of memory (limit maxMemory)") && !strings.Contains(err.Error(), "limit timeout") {
 		t.Fatalf("the alias bomb in a warm spare: %v", err)
 	}
+	if alive(sp.cmd.Process.Pid) {
+		t.Fatal("the alias bomb did not go to the warm spare")
+	}
 	opts = execOptions()
 	opts.Limits.Timeout = 300 * time.Millisecond
-	spareProc(t, r, opts)
+	sp = spareProc(t, r, opts)
 	if _, err := r.Build(context.Background(), Source{Root: root}, "stuck", opts); err == nil || !strings.Contains(err.Error(), "limit timeout") {
 		t.Fatalf("a program that never ends, in a warm spare: %v", err)
+	}
+	if alive(sp.cmd.Process.Pid) {
+		t.Fatal("the stuck render did not go to the warm spare, or it outlived its time limit")
 	}
 }
 
@@ -217,21 +228,41 @@ func TestWarmSpareRetires(t *testing.T) {
 		t.Fatalf("render after the spare died: warm %v, %v", res.Warm, err)
 	}
 
-	idle, _ := warmRenderer(t, 50*time.Millisecond)
+	idle, _ := warmRenderer(t, 2*time.Second)
 	if _, err := idle.Build(context.Background(), Source{Root: root}, "a", DefaultOptions()); err != nil {
 		t.Fatal(err)
 	}
 	kind, _ := idle.kind(DefaultOptions())
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	var waiting *childProc
+	for deadline := time.Now().Add(30 * time.Second); waiting == nil; time.Sleep(5 * time.Millisecond) {
 		idle.mu.Lock()
-		s, starting := idle.spares[kind], idle.starting[kind]
+		if s := idle.spares[kind]; s != nil {
+			waiting = s.p
+		}
 		idle.mu.Unlock()
-		if s == nil && !starting {
+		if time.Now().After(deadline) {
+			t.Fatal("no spare 30 s after a render")
+		}
+	}
+	for deadline := time.Now().Add(30 * time.Second); alive(waiting.cmd.Process.Pid); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the idle spare still runs 30 s after its 2 s")
+		}
+	}
+	<-waiting.exited
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(waiting.tmp); os.IsNotExist(err) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the idle spare still waits 30 s after its 50 ms")
+			t.Fatalf("the retired spare's directory %s is left", waiting.tmp)
 		}
+	}
+	idle.mu.Lock()
+	left := idle.spares[kind]
+	idle.mu.Unlock()
+	if left != nil {
+		t.Error("a retired spare is still offered")
 	}
 	entries, _ := filepath.Glob(filepath.Join(os.TempDir(), "roleout-render-*"))
 	for _, e := range entries {
@@ -265,5 +296,71 @@ func TestFallbackSaidAtDebugLevel(t *testing.T) {
 	if !strings.Contains(got, "kustomize build customconfig: the name reference pass writes the name field metadata/annotations/config.kubernetes.io") ||
 		!strings.Contains(got, "it took kustomize's own, slower path (same output)") {
 		t.Errorf("the custom name reference configuration: %q", got)
+	}
+}
+
+// TestWarmSpareConcurrent: renders of one kind at once, with spares
+// taken and started beside them, all succeed; Close then leaves no
+// spare, and none starts after it.
+func TestWarmSpareConcurrent(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	plainOverlay(t, root, "a")
+	r, _ := warmRenderer(t, time.Minute)
+	r.Processes = 4
+	var wg sync.WaitGroup
+	errs := make(chan error, 12)
+	for range 4 {
+		wg.Go(func() {
+			for range 3 {
+				if res, err := r.Build(context.Background(), Source{Root: root}, "a", DefaultOptions()); err != nil || len(res.Objects) != 1 {
+					errs <- fmt.Errorf("%d objects, %v", len(res.Objects), err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	r.Close()
+	r.mu.Lock()
+	n, starting := len(r.spares), len(r.starting)
+	r.mu.Unlock()
+	if n != 0 || starting != 0 {
+		t.Errorf("after Close: %d spares, %d starting", n, starting)
+	}
+}
+
+// TestWarmSpareStopsAtCustomSchema: a warm spare stops a render as soon
+// as a kustomization gives a schema of its own, before its generators
+// run: a program the render runs runs once, in the cold process.
+func TestWarmSpareStopsAtCustomSchema(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join(t.TempDir(), "repo")
+	ran := filepath.Join(t.TempDir(), "ran")
+	execGenerator(t, root, "gen", "g", "echo run >> "+ran)
+	writeFile(t, filepath.Join(root, "gen", "kustomization.yaml"), "openapi: {path: schema.json}\ngenerators: [gen.yaml]\n")
+	writeFile(t, filepath.Join(root, "gen", "schema.json"), `{"definitions": {}}`)
+	plainOverlay(t, root, "plain")
+	r, logged := warmRenderer(t, time.Minute)
+	if _, err := r.Build(context.Background(), Source{Root: root}, "plain", execOptions()); err != nil {
+		t.Fatal(err)
+	}
+	spareProc(t, r, execOptions())
+	res, err := r.Build(context.Background(), Source{Root: root}, "gen", execOptions())
+	if err != nil || res.Warm || len(res.Objects) != 1 {
+		t.Fatalf("warm %v, %d objects, %v", res.Warm, len(res.Objects), err)
+	}
+	data, err := os.ReadFile(ran)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(string(data), "run\n"); got != 1 {
+		t.Errorf("the generator ran %d times, want once", got)
+	}
+	if !strings.Contains(strings.Join(logged(), "\n"), "kustomize build gen: a kustomization of it sets its own OpenAPI schema") {
+		t.Errorf("not said at debug level: %q", logged())
 	}
 }

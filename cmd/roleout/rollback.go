@@ -93,6 +93,7 @@ func runRollback(cmd *cobra.Command, global *globalOptions, o *rollbackOptions) 
 	if err != nil {
 		return err
 	}
+	defer a.Close()
 	if err := a.CheckRollback(ctx, o.app, o.role, o.revision); err != nil {
 		return err
 	}

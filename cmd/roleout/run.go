@@ -128,6 +128,7 @@ func runAgent(ctx context.Context, cmd *cobra.Command, o *runOptions) error {
 	if err != nil {
 		return err
 	}
+	defer a.Close()
 	if o.once {
 		err := a.RunOnce(ctx)
 		// What the forge was told goes out before the process does, or
