@@ -50,41 +50,43 @@ func startProc(kind procKind, warm bool) (*childProc, error) {
 	}
 	p := &childProc{tmp: tmp, stderr: &tailBuffer{}, ready: make(chan struct{}), exited: make(chan struct{})}
 	// Every descriptor the child gets and the parent keeps is a pipe:
-	// the child's ends are closed here once it has started.
-	var theirs []*os.File
-	pipe := func() (r, w *os.File) {
-		if err == nil {
-			r, w, err = os.Pipe()
-		}
-		return r, w
-	}
-	stdinR, stdinW := pipe()
-	resultR, resultW := pipe()
-	theirs = append(theirs, stdinR, resultW)
-	var readyR, readyW *os.File
-	if warm {
-		readyR, readyW = pipe()
-		theirs = append(theirs, readyW)
-	}
-	defer func() {
-		for _, f := range theirs {
-			if f != nil {
-				f.Close()
-			}
-		}
-	}()
-	if err != nil {
-		for _, f := range []*os.File{stdinW, resultR, readyR} {
-			if f != nil {
-				f.Close()
-			}
-		}
+	// the child's ends (theirs) are closed here once it has started, the
+	// parent's (mine) too when it does not start.
+	var mine, theirs []*os.File
+	defer closeFiles(&theirs)
+	fail := func(err error) (*childProc, error) {
+		closeFiles(&mine)
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("start the render sandbox: %w", err)
 	}
-	mode := "1"
+	pipe := func(childReads bool) (parent, child *os.File, err error) {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, nil, err
+		}
+		parent, child = r, w
+		if childReads {
+			parent, child = w, r
+		}
+		mine, theirs = append(mine, parent), append(theirs, child)
+		return parent, child, nil
+	}
+	stdinW, stdinR, err := pipe(true)
+	if err != nil {
+		return fail(err)
+	}
+	resultR, resultW, err := pipe(false)
+	if err != nil {
+		return fail(err)
+	}
+	mode, extra := "1", []*os.File{resultW}
+	var readyR *os.File
 	if warm {
-		mode = warmMode
+		var readyW *os.File
+		if readyR, readyW, err = pipe(false); err != nil {
+			return fail(err)
+		}
+		mode, extra = warmMode, append(extra, readyW)
 	}
 	p.cmd, err = startChild(func() *exec.Cmd {
 		cmd := exec.Command(kind.exe)
@@ -92,10 +94,7 @@ func startProc(kind procKind, warm bool) (*childProc, error) {
 		cmd.Env = sandboxEnviron(tmp, mode)
 		cmd.Stdin = stdinR
 		cmd.Stdout, cmd.Stderr = p.stderr, p.stderr
-		cmd.ExtraFiles = []*os.File{resultW}
-		if warm {
-			cmd.ExtraFiles = append(cmd.ExtraFiles, readyW)
-		}
+		cmd.ExtraFiles = extra
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 		// A program that left the process group (setsid) and kept the
 		// output open does not hold the render up past the child's exit.
@@ -103,13 +102,7 @@ func startProc(kind procKind, warm bool) (*childProc, error) {
 		return cmd
 	}, kind.exe, kind.offline, kind.requireIsolation)
 	if err != nil {
-		stdinW.Close()
-		resultR.Close()
-		if readyR != nil {
-			readyR.Close()
-		}
-		os.RemoveAll(tmp)
-		return nil, fmt.Errorf("start the render sandbox: %w", err)
+		return fail(err)
 	}
 	p.stdin, p.result = stdinW, resultR
 	go func() {
@@ -127,6 +120,13 @@ func startProc(kind procKind, warm bool) (*childProc, error) {
 		close(p.ready)
 	}
 	return p, nil
+}
+
+// closeFiles closes the files *fs holds.
+func closeFiles(fs *[]*os.File) {
+	for _, f := range *fs {
+		f.Close()
+	}
 }
 
 // kill kills p's process group (the programs a render ran die with it),

@@ -117,26 +117,15 @@ func StartGitea(t testing.TB) *Gitea {
 // passwordToken makes an API token for the admin user through the API,
 // signed in with the user's password.
 func (g *Gitea) passwordToken() (string, error) {
-	body := fmt.Sprintf(`{"name": "tests-%d", "scopes": ["all"]}`, time.Now().UnixNano())
-	req, err := http.NewRequestWithContext(context.Background(), "POST", g.URL+"/api/v1/users/"+g.User+"/tokens", strings.NewReader(body))
-	if err != nil {
-		return "", err
-	}
-	req.SetBasicAuth(g.User, g.Password)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
 	var tok struct {
 		SHA1 string `json:"sha1"`
 	}
-	if resp.StatusCode != http.StatusCreated || json.Unmarshal(data, &tok) != nil || tok.SHA1 == "" {
-		return "", fmt.Errorf("POST /users/%s/tokens: %d %s", g.User, resp.StatusCode, data)
+	in := map[string]any{"name": fmt.Sprintf("tests-%d", time.Now().UnixNano()), "scopes": []string{"all"}}
+	err := g.call("POST", "/users/"+g.User+"/tokens", func(r *http.Request) { r.SetBasicAuth(g.User, g.Password) }, in, &tok)
+	if err == nil && tok.SHA1 == "" {
+		err = fmt.Errorf("POST /users/%s/tokens: no token in the answer", g.User)
 	}
-	return tok.SHA1, nil
+	return tok.SHA1, err
 }
 
 // appINI is Gitea's configuration: %[1]s its directory, %[2]d its port,
@@ -187,6 +176,11 @@ ENABLED = false
 // with in as JSON (nil: no body), the answer decoded into out (nil:
 // dropped). An answer of 300 or more is an error with its body.
 func (g *Gitea) API(method, path string, in, out any) error {
+	return g.call(method, path, func(r *http.Request) { r.Header.Set("Authorization", "token "+g.Token) }, in, out)
+}
+
+// call is API, signed in by auth.
+func (g *Gitea) call(method, path string, auth func(*http.Request), in, out any) error {
 	var body io.Reader
 	if in != nil {
 		data, err := json.Marshal(in)
@@ -199,7 +193,7 @@ func (g *Gitea) API(method, path string, in, out any) error {
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "token "+g.Token)
+	auth(req)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -66,25 +66,19 @@ func (e *env) renderSize(ctx context.Context, title, root, overlay string, objec
 			var d time.Duration
 			var err error
 			switch tool {
-			case "roleout":
-				err = e.profiled(series(tool), func() error {
-					start := time.Now()
-					res, err := (&render.Renderer{}).Build(ctx, render.Source{Root: root}, overlay, render.DefaultOptions())
-					d = time.Since(start)
-					if err == nil && len(res.Objects) != objects {
-						err = fmt.Errorf("%d objects, want %d", len(res.Objects), objects)
+			case "roleout", "roleout-warm":
+				r := &render.Renderer{}
+				if tool == "roleout-warm" {
+					r = warm
+					if !warm.SpareReady(render.DefaultOptions(), time.Minute) {
+						return fmt.Errorf("roleout-warm: no warm sandbox process a minute after a render")
 					}
-					return err
-				})
-			case "roleout-warm":
-				if !warm.SpareReady(render.DefaultOptions(), time.Minute) {
-					return fmt.Errorf("roleout-warm: no warm sandbox process a minute after a render")
 				}
 				err = e.profiled(series(tool), func() error {
 					start := time.Now()
-					res, err := warm.Build(ctx, render.Source{Root: root}, overlay, render.DefaultOptions())
+					res, err := r.Build(ctx, render.Source{Root: root}, overlay, render.DefaultOptions())
 					d = time.Since(start)
-					if err == nil && (len(res.Objects) != objects || !res.Warm) {
+					if err == nil && (len(res.Objects) != objects || res.Warm != (r == warm)) {
 						err = fmt.Errorf("%d objects (want %d), warm %v", len(res.Objects), objects, res.Warm)
 					}
 					return err
