@@ -12,13 +12,17 @@ FAULT_FLAGS ?=
 ROLEOUT_TEST_ENV := ROLEOUT_BINARY=$(abspath $(BIN))/roleout
 IMAGE     ?= roleout:$(VERSION)
 
-.PHONY: all build test test-race test-fuzz test-kustomize test-bench-ui test-unit test-faults bench bench-ui run run-check fuzz cluster-bins cluster-bins-core cluster-up cluster-down lint docker clean
+.PHONY: all build build-sops test test-race test-fuzz test-kustomize test-bench-ui test-unit test-faults bench bench-ui run run-check fuzz cluster-bins cluster-bins-core cluster-up cluster-down lint docker clean
 
 all: build
 
 ## build: build bin/roleout
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/roleout ./cmd/roleout
+
+## build-sops: build bin/sops, the sops program of the SOPS Go module roleout links (go.mod's tool), which tests encrypt Secrets with
+build-sops:
+	$(GO) build -o $(BIN)/sops github.com/getsops/sops/v3/cmd/sops
 
 ## cluster-bins: build the local control plane and the test-only tools (kubectl, the lws and aibrix controllers) into bin/ (only what is missing or stale)
 cluster-bins:
@@ -50,12 +54,12 @@ test-kustomize:
 	$(GO) run ./hack/kustomizeproof
 
 ## test-race: every test but the fault suite, with the race detector
-test-race: build cluster-bins
+test-race: build build-sops cluster-bins
 	$(ROLEOUT_TEST_ENV) $(GO) test $(TEST_FLAGS) ./...
 
 ## test-faults: the fault suite (also part of make test): SIGKILLs, API server and etcd restarts, git server down, a flaky network.
 ## It drives bin/roleout as a process, so it runs without the race detector (FAULT_FLAGS=-v to follow it)
-test-faults: build cluster-bins
+test-faults: build build-sops cluster-bins
 	$(ROLEOUT_TEST_ENV) $(GO) test -tags faults -count=1 -timeout 20m -run '^TestFault' $(FAULT_FLAGS) ./cmd/roleout
 
 FUZZTIME ?= 2m

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
-	"golang.org/x/sync/errgroup"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -277,33 +276,33 @@ func (a *Agent) RunOnce(ctx context.Context) error {
 			errs       []error
 			superseded bool
 			mu         sync.Mutex
-			g          errgroup.Group
+			held       []config.App
+			begun      = map[string]context.Context{}
+			ends       = map[string]func(){}
 		)
-		g.SetLimit(max(a.cfg.Concurrency, 1))
 		for _, app := range a.cfg.Apps {
 			actx, done, ok := a.begin(ctx, app.Name)
 			if !ok {
 				continue // another replica holds it (sharding.mode: dynamic)
 			}
-			g.Go(func() error {
-				defer done()
-				started := time.Now()
-				err := a.reconcileApp(actx, snap, app)
-				a.live.Progressed()
-				a.metrics.reconcile.WithLabelValues(app.Name).Observe(time.Since(started).Seconds())
-				mu.Lock()
-				defer mu.Unlock()
-				var s *SupersededError
-				switch {
-				case errors.As(err, &s) && attempt < maxReplans:
-					superseded = true
-				case err != nil:
-					errs = append(errs, fmt.Errorf("app %s: %w", app.Name, err))
-				}
-				return nil
-			})
+			held, begun[app.Name], ends[app.Name] = append(held, app), actx, done
 		}
-		_ = g.Wait()
+		runInOrder(held, a.cfg.Concurrency, func(app config.App) {
+			defer ends[app.Name]()
+			started := time.Now()
+			err := a.reconcileApp(begun[app.Name], snap, app)
+			a.live.Progressed()
+			a.metrics.reconcile.WithLabelValues(app.Name).Observe(time.Since(started).Seconds())
+			mu.Lock()
+			defer mu.Unlock()
+			var s *SupersededError
+			switch {
+			case errors.As(err, &s) && attempt < maxReplans:
+				superseded = true
+			case err != nil:
+				errs = append(errs, fmt.Errorf("app %s: %w", app.Name, err))
+			}
+		})
 		if !superseded {
 			if err := a.previews(ctx); err != nil {
 				errs = append(errs, err)

@@ -63,9 +63,11 @@ type fakeRenderer struct {
 	objs   []*unstructured.Unstructured
 	err    error
 	errFor map[string]error // by app name
-	mu     sync.Mutex
-	calls  int
-	trusts []sources.Trust
+	// objsFor, by app name, replaces objs.
+	objsFor map[string][]*unstructured.Unstructured
+	mu      sync.Mutex
+	calls   int
+	trusts  []sources.Trust
 }
 
 func (f *fakeRenderer) Render(_ context.Context, snap sources.Snapshot, app config.App) ([]*unstructured.Unstructured, error) {
@@ -76,8 +78,12 @@ func (f *fakeRenderer) Render(_ context.Context, snap sources.Snapshot, app conf
 	if err := f.errFor[app.Name]; err != nil {
 		return nil, err
 	}
-	out := make([]*unstructured.Unstructured, len(f.objs))
-	for i, o := range f.objs {
+	objs := f.objs
+	if o, ok := f.objsFor[app.Name]; ok {
+		objs = o
+	}
+	out := make([]*unstructured.Unstructured, len(objs))
+	for i, o := range objs {
 		out[i] = o.DeepCopy()
 	}
 	return out, f.err

@@ -224,7 +224,7 @@ func TestHistoryRecords(t *testing.T) {
 	}
 	first := records()
 	if len(first) != 1 || first[0].Result != status.PhaseSucceeded || len(first[0].Waves) != 3 || first[0].Waves[1].Roles[0].Name != "decode" ||
-		first[0].Waves[1].Roles[0].Action != "update" || first[0].Trigger != "poll" {
+		first[0].Waves[1].Roles[0].Action != "install" || first[0].Trigger != "poll" {
 		t.Fatalf("first record = %+v", first)
 	}
 	// A broken commit polled three times: one record, one status commit.

@@ -51,7 +51,7 @@ func PlanFromGit(ctx context.Context, cfg *config.Config, appName, ref string) (
 	if err != nil {
 		return nil, err
 	}
-	plan, rev, prev, err := planFromGit(ctx, cfg, app, ref, nil, masker)
+	plan, rev, prev, err := planFromGit(ctx, cfg, app, ref, nil, nil, masker)
 	if err != nil {
 		return nil, err
 	}
@@ -86,13 +86,16 @@ func Diff(ctx context.Context, cfg *config.Config, appName string, opts DiffOpti
 	if opts.Masker == nil {
 		opts.Masker = secrets.Ephemeral()
 	}
-	var cluster Cluster
+	var cluster, own Cluster
 	if !opts.Offline {
 		if cluster, err = appCluster(ctx, cfg, app, opts.Kube, opts.Masker); err != nil {
 			return nil, err
 		}
+		if own, err = appCluster(ctx, cfg, config.App{}, opts.Kube, opts.Masker); err != nil {
+			return nil, err
+		}
 	}
-	plan, rev, prev, err := planFromGit(ctx, cfg, app, opts.Ref, cluster, opts.Masker)
+	plan, rev, prev, err := planFromGit(ctx, cfg, app, opts.Ref, cluster, own, opts.Masker)
 	if err != nil {
 		return nil, err
 	}
@@ -131,8 +134,9 @@ func appCluster(ctx context.Context, cfg *config.Config, app config.App, kube *r
 
 // planFromGit fetches the source at ref, reads the app's previous status
 // and plans the app as the agent does (planning) with masker; cluster,
-// when not nil, is read as a reconcile reads it.
-func planFromGit(ctx context.Context, cfg *config.Config, app config.App, ref string, cluster ClusterReader, masker *secrets.Masker) (*render.Plan, sources.SourceRevision, *status.Records, error) {
+// when not nil, is read as a reconcile reads it, and own, the agent's
+// own cluster, for the app's decryption keys.
+func planFromGit(ctx context.Context, cfg *config.Config, app config.App, ref string, cluster, own ClusterReader, masker *secrets.Masker) (*render.Plan, sources.SourceRevision, *status.Records, error) {
 	opts := sourceOptions(cfg)
 	switch {
 	case fullCommit.MatchString(ref):
@@ -158,8 +162,8 @@ func planFromGit(ctx context.Context, cfg *config.Config, app config.App, ref st
 	if err != nil {
 		return nil, snap.Revision, nil, err
 	}
-	p := planning{cfg: cfg, renderer: newKustomizeRenderer(cfg.RenderProcesses, nil), planner: rolePlanner{}, masker: masker}
-	plan, err := p.plan(ctx, planRequest{snap: snap, app: app, prev: prev, cluster: cluster})
+	p := planning{cfg: cfg, renderer: newKustomizeRenderer(cfg.RenderProcesses, nil), planner: rolePlanner{}, masker: masker, own: own}
+	plan, err := p.plan(ctx, planRequest{snap: snap, app: app, prev: prev, cluster: cluster, crds: p.dependencyCRDs(ctx, snap, app)})
 	if err != nil {
 		return nil, snap.Revision, nil, fmt.Errorf("app %s: %w", app.Name, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/diff"
@@ -30,6 +31,9 @@ type planning struct {
 	renderer Renderer
 	planner  Planner
 	masker   *secrets.Masker
+	// own is the agent's own cluster, where decryption.keySecret is
+	// read; nil for a command that reaches no cluster.
+	own ClusterReader
 }
 
 // planRequest is one plan of an app.
@@ -48,11 +52,16 @@ type planRequest struct {
 	// where names the overlay in messages; empty: the app's path at the
 	// snapshot's revision.
 	where string
+	// crds are CustomResourceDefinitions the app's dependencies
+	// (dependsOn) render, for an offline plan: they give the app's
+	// custom resources a scope and a schema before any cluster has them
+	// (dependencyCRDs).
+	crds []*unstructured.Unstructured
 }
 
 // planning returns the agent's planning pipeline.
 func (a *Agent) planning() planning {
-	return planning{cfg: a.cfg, renderer: a.deps.Renderer, planner: a.deps.Planner, masker: a.deps.Masker}
+	return planning{cfg: a.cfg, renderer: a.deps.Renderer, planner: a.deps.Planner, masker: a.deps.Masker, own: a.deps.Cluster}
 }
 
 // plan renders, confines and plans one app (see planning).
@@ -123,7 +132,13 @@ func (p planning) render(ctx context.Context, req planRequest) ([]*unstructured.
 	if err != nil {
 		return nil, nil, fmt.Errorf("render %s: %w", req.at(), err)
 	}
-	scopes, err := kindScopes(ctx, req.cluster, objs)
+	if objs, err = p.decrypt(ctx, req, objs); err != nil {
+		return nil, nil, fmt.Errorf("render %s: %w", req.at(), err)
+	}
+	if objs, err = p.substitute(ctx, req, objs); err != nil {
+		return nil, nil, fmt.Errorf("render %s: %w", req.at(), err)
+	}
+	scopes, err := kindScopes(ctx, req.cluster, append(slices.Clip(objs), req.crds...))
 	if err != nil {
 		return nil, nil, fmt.Errorf("render %s: %w", req.at(), err)
 	}
@@ -190,6 +205,7 @@ func (p planning) planObjects(ctx context.Context, req planRequest, objs []*unst
 	if facts != nil {
 		opts.Versions, opts.CollisionCounts, opts.CRDs = facts.versions, facts.counts, facts.crds
 	}
+	opts.CRDs = append(slices.Clip(opts.CRDs), req.crds...)
 	plan, err := p.planner.Plan(objs, opts)
 	if err != nil {
 		return nil, fmt.Errorf("plan %s: %w", at, err)
@@ -257,4 +273,25 @@ func (p planning) checkDestinations(ctx context.Context, req planRequest, objs [
 		return fmt.Errorf("objects outside the app's allowed namespaces and kinds, nothing of it applied:\n%w", err)
 	}
 	return nil
+}
+
+// dependencyCRDs renders, from snap, the apps app depends on (dependsOn,
+// directly or through others) and returns the CustomResourceDefinitions
+// they hold, for an offline plan of app (planRequest.crds). A dependency
+// that does not render gives none: the plan of app then names the kinds
+// it cannot place.
+func (p planning) dependencyCRDs(ctx context.Context, snap sources.Snapshot, app config.App) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, dep := range p.cfg.Dependencies(app.Name) {
+		objs, err := p.renderer.Render(ctx, snap, dep)
+		if err != nil {
+			continue
+		}
+		for _, o := range objs {
+			if o.GroupVersionKind().GroupKind() == (schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}) {
+				out = append(out, o)
+			}
+		}
+	}
+	return out
 }

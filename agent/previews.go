@@ -146,7 +146,13 @@ func (pv previewer) preview(ctx context.Context, app config.App, h sources.Head,
 		return p
 	}
 	snap.Trust = sources.Untrusted
-	plan, err := a.planning().plan(ctx, planRequest{snap: snap, app: app, prev: prev, cluster: pv.cluster})
+	req := planRequest{snap: snap, app: app, prev: prev, cluster: pv.cluster}
+	if pv.cluster == nil {
+		// An offline preview takes the CRDs of the apps this one depends
+		// on from the same head, as roleout plan does.
+		req.crds = a.planning().dependencyCRDs(ctx, snap, app)
+	}
+	plan, err := a.planning().plan(ctx, req)
 	if err != nil {
 		p.Error = err.Error()
 		return p

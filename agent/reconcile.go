@@ -94,6 +94,11 @@ func (run *appRun) reconcile(ctx context.Context, drift driftWork) error {
 		log.WithError(err).Error("nothing applied")
 		return run.fail(ctx, err, fmt.Sprintf("roleout: %s refused an untrusted revision (%s)", app.Name, snap.Revision.Short()))
 	}
+	if waiting, err := a.waitingOn(ctx, log, app, snap); err != nil {
+		return run.fail(ctx, err, fmt.Sprintf("roleout: %s dependencies unknown (%s)", app.Name, snap.Revision.Short()))
+	} else if len(waiting) > 0 {
+		return run.waitForDependencies(ctx, waiting)
+	}
 	plan, err := run.planHeld(ctx)
 	if err != nil {
 		log.WithError(err).Error("render failed: nothing applied")
@@ -382,7 +387,11 @@ func (run *appRun) applyStep(ctx context.Context, log logrus.FieldLogger, objs [
 	if err != nil {
 		return err
 	}
-	if err := run.cluster.WaitHealthy(ctx, objs, apply.WaitOptions{Timeout: app.Timeout.Duration, Progress: ready}); err != nil {
+	rules, err := a.cfg.HealthRules(app)
+	if err != nil {
+		return err // config.Parse compiled them already
+	}
+	if err := run.cluster.WaitHealthy(ctx, objs, apply.WaitOptions{Timeout: app.Timeout.Duration, Progress: ready, Rules: rules}); err != nil {
 		return err
 	}
 	a.live.Progressed()

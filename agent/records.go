@@ -79,7 +79,7 @@ func (r *rollout) recordWave(i int, started time.Time, err error) {
 	for _, role := range w.Roles {
 		if r.apply[role.Name] {
 			d := role.Decision
-			action := string(d.Action)
+			action := string(d.PlanAction()) // a first install is install, as the plan says
 			switch {
 			case r.healing[role.Name]:
 				action = "heal"

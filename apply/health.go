@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
+	"github.com/roleout/roleout/apply/healthcheck"
 	"github.com/roleout/roleout/internal/object"
 )
 
@@ -45,6 +46,10 @@ type WaitOptions struct {
 	// how many of them are healthy (ready) of all (total): the web view's
 	// progress bar. It must return quickly.
 	Progress func(ready, total int)
+	// Rules are health rules by kind (CEL, apply/healthcheck): an object
+	// of a kind they name is healthy as its rule says, instead of by
+	// kstatus and the built-in readiness.
+	Rules *healthcheck.Rules
 }
 
 // WaitHealthy waits until every object in objs is Current by kstatus:
@@ -67,7 +72,7 @@ func (a *Applier) WaitHealthy(ctx context.Context, objs []*unstructured.Unstruct
 		var notReady *NotReadyError
 		var still []*unstructured.Unstructured
 		for _, o := range pending {
-			nr := a.check(ctx, o)
+			nr := a.check(ctx, o, opts.Rules)
 			if nr == nil {
 				continue
 			}
@@ -101,8 +106,9 @@ func (a *Applier) WaitHealthy(ctx context.Context, objs []*unstructured.Unstruct
 	}
 }
 
-// check reads o and returns nil when it is Current.
-func (a *Applier) check(ctx context.Context, o *unstructured.Unstructured) *NotReadyError {
+// check reads o and returns nil when it is Current: by its kind's rule
+// in rules, else by kstatus and the built-in readiness.
+func (a *Applier) check(ctx context.Context, o *unstructured.Unstructured, rules *healthcheck.Rules) *NotReadyError {
 	ref := object.RefOf(o)
 	ri, err := a.resource(o.DeepCopy())
 	if err != nil {
@@ -114,6 +120,12 @@ func (a *Applier) check(ctx context.Context, o *unstructured.Unstructured) *NotR
 	}
 	if err != nil {
 		return &NotReadyError{Object: ref, Status: string(status.UnknownStatus), Err: err}
+	}
+	if st, msg, ok := rules.Evaluate(live); ok {
+		if st == healthcheck.Current {
+			return nil
+		}
+		return &NotReadyError{Object: ref, Status: string(st), Message: msg}
 	}
 	res, err := status.Compute(live)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
+	"github.com/roleout/roleout/apply/healthcheck"
 	"github.com/roleout/roleout/internal/object"
 )
 
@@ -89,6 +90,9 @@ type Defaults struct {
 	AllowedNamespaces []string `json:"allowedNamespaces,omitempty"`
 	// AllowedKinds is apps[].allowedKinds of the apps that set none.
 	AllowedKinds []AllowedKind `json:"allowedKinds,omitempty"`
+	// HealthChecks are health rules for every app; an app's own rule for
+	// a kind wins.
+	HealthChecks []healthcheck.Rule `json:"healthChecks,omitempty"`
 }
 
 // AllowedKind allows one kind of an API group, or every kind of it with
@@ -288,7 +292,69 @@ type App struct {
 	// while roleout run watches them. Default true; false records and
 	// reports drift without writing.
 	SelfHeal *bool `json:"selfHeal,omitempty"`
+	// DependsOn names the apps this one waits for: each must be rolled
+	// out and healthy at the newest commit before this app is applied
+	// (Flux's dependsOn). Their CustomResourceDefinitions also give the
+	// scope and schema of this app's custom resources in an offline plan.
+	DependsOn []string `json:"dependsOn,omitempty"`
+	// Substitute are variables replaced in the rendered objects after
+	// the build (${var}, ${var:=default}: Flux's postBuild syntax); they
+	// win over SubstituteFrom. With neither set, nothing is substituted.
+	Substitute map[string]string `json:"substitute,omitempty"`
+	// SubstituteFrom are ConfigMaps and Secrets of the app's cluster
+	// whose data are variables too, later ones winning.
+	SubstituteFrom []SubstituteReference `json:"substituteFrom,omitempty"`
+	// Decryption decrypts the app's SOPS-encrypted Secrets after the
+	// render, in the agent (never in the render sandbox), with age keys.
+	Decryption *Decryption `json:"decryption,omitempty"`
+	// SubstituteAllowUnset makes a variable no source sets, used without
+	// a default, the empty string; by default it is an error naming it.
+	SubstituteAllowUnset bool `json:"substituteAllowUnset,omitempty"`
+	// HealthChecks are CEL health rules per kind for the wave gate
+	// (apply/healthcheck: Flux's healthCheckExprs shape), in place of
+	// kstatus and the built-in readiness for that kind.
+	HealthChecks []healthcheck.Rule `json:"healthChecks,omitempty"`
 }
+
+// HealthRules compiles the health rules of app: the agent's defaults,
+// then the app's own, which win for a kind both name.
+func (c *Config) HealthRules(app App) (*healthcheck.Rules, error) {
+	return healthcheck.Compile(append(slices.Clone(c.Defaults.HealthChecks), app.HealthChecks...))
+}
+
+// Decryption says how an app's SOPS-encrypted Secrets are decrypted.
+type Decryption struct {
+	// Provider is sops.
+	Provider string `json:"provider"`
+	// KeyFiles are files of age keys on the agent's machine (age-keygen's
+	// format: AGE-SECRET-KEY-1… lines).
+	KeyFiles []string `json:"keyFiles,omitempty"`
+	// KeySecret is a Secret of the agent's own cluster whose entries
+	// named *.agekey hold age keys (Flux's sops-age Secret).
+	KeySecret *SecretRef `json:"keySecret,omitempty"`
+}
+
+// SecretRef names a Secret.
+type SecretRef struct {
+	// Namespace of the Secret; empty is the namespace the agent runs in.
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+}
+
+// SubstituteReference is a ConfigMap or Secret whose data are variables
+// of an app's substitution.
+type SubstituteReference struct {
+	// Kind is ConfigMap or Secret.
+	Kind string `json:"kind"`
+	// Namespace of the object; empty is the namespace the agent runs in.
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	// Optional lets the object be missing (its variables are then unset).
+	Optional bool `json:"optional,omitempty"`
+}
+
+// Substitutes reports whether app substitutes variables after the build.
+func (app App) Substitutes() bool { return len(app.Substitute) > 0 || len(app.SubstituteFrom) > 0 }
 
 // GrantingAnnotations are the annotations AllowedAnnotations may list.
 var GrantingAnnotations = []string{object.AdoptAnnotation, object.PruneAnnotation}

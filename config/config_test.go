@@ -81,6 +81,17 @@ func TestParseConfigErrors(t *testing.T) {
 			[]string{"apps[0].name", "not a valid name"}},
 		{"duplicate app", func(s string) string { return s + "- {name: web, path: apps/other}\n" },
 			[]string{`apps[1].name: duplicate app name "web"`}},
+		{"dependsOn an unknown app", func(s string) string {
+			return strings.Replace(s, "path: apps/web}", "path: apps/web, dependsOn: [infrastucture]}", 1) + "- {name: infrastructure, path: infra}\n"
+		}, []string{`apps[0].dependsOn[0]: no app is named "infrastucture" (did you mean infrastructure?)`}},
+		{"dependsOn itself", func(s string) string {
+			return strings.Replace(s, "path: apps/web}", "path: apps/web, dependsOn: [web]}", 1)
+		},
+			[]string{"apps[0].dependsOn[0]: app web cannot depend on itself"}},
+		{"dependsOn cycle", func(s string) string {
+			return strings.Replace(s, "path: apps/web}", "path: apps/web, dependsOn: [b]}", 1) +
+				"- {name: b, path: b, dependsOn: [c]}\n- {name: c, path: c, dependsOn: [web]}\n"
+		}, []string{"apps: dependsOn makes a cycle, web → b → c → web"}},
 		{"negative upgradeOrder", func(s string) string {
 			return strings.Replace(s, "path: apps/web}", "path: apps/web, roles: [{name: db, upgradeOrder: -1}]}", 1)
 		}, []string{"apps[0].roles[0].upgradeOrder: must be 0 or more, got -1"}},

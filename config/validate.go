@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/roleout/roleout/apply/healthcheck"
 	"github.com/roleout/roleout/render"
 )
 
@@ -103,6 +104,15 @@ func (c *Config) validate() error {
 			seen[a.Name] = i
 		}
 		a.validate(field, add)
+	}
+	c.validateDependsOn(add)
+	if _, err := healthcheck.Compile(c.Defaults.HealthChecks); err != nil {
+		add("defaults.healthChecks", "%v", err)
+	}
+	for i, a := range c.Apps {
+		if _, err := healthcheck.Compile(a.HealthChecks); err != nil {
+			add(fmt.Sprintf("apps[%d].healthChecks", i), "%v", err)
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -218,6 +228,8 @@ func (a *App) validate(field string, add func(field, format string, args ...any)
 	}
 	a.validateRoles(field, add)
 	a.validateWindows(field, add)
+	a.validateSubstitute(field, add)
+	a.validateDecryption(field, add)
 }
 
 // validateRoles checks the app's roles (field is apps[1]).

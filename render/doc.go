@@ -62,6 +62,12 @@
 //     later objects of a wave before earlier ones, and the prerequisites
 //     last, also in reverse. A role that loses all its objects leaves the
 //     waves; its objects are pruned.
+//  9. Needs. What the objects need of each other (render/order: a pod
+//     its ServiceAccount, bindings, ConfigMaps, Secrets and claims, a
+//     webhook the pods it calls, a custom resource its controller) is
+//     checked against the waves: a need that a later wave meets is a
+//     warning of the plan (Plan.Late), never an error, since the
+//     rollout may still converge once the later wave is applied.
 //
 // # Destinations
 //
@@ -74,6 +80,7 @@
 //
 // Planning does no I/O. render must not import agent, sources or apply;
 // its subpackages hold the hashing and history (render/revision), the
-// workload predictions (render/predict), the schemas (render/schema) and
-// the checks an object passes before planning (render/validate).
+// workload predictions (render/predict), the schemas (render/schema),
+// the checks an object passes before planning (render/validate) and
+// the needs between objects (render/order).
 package render

@@ -188,7 +188,7 @@ func TestFixturesAreValid(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if d.IsDir() && (d.Name() == "fuzz" || d.Name() == "helm" || d.Name() == "equivalence" || strings.HasPrefix(d.Name(), ".")) {
+			if d.IsDir() && (d.Name() == "fuzz" || d.Name() == "helm" || d.Name() == "equivalence" || d.Name() == "flux-repo" || strings.HasPrefix(d.Name(), ".")) {
 				return filepath.SkipDir
 			}
 			if d.Name() == "kustomization.yaml" && !strings.Contains(path, "/bases/") && !strings.Contains(path, "/base/") {
@@ -216,7 +216,9 @@ func TestFixturesAreValid(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(p.Unchecked) > 0 {
+			// init-operator's samples are Widgets whose CRD its config/default
+			// holds: an app that depends on another for its CRD.
+			if len(p.Unchecked) > 0 && !strings.HasSuffix(o.dir, "init-operator/config/samples") {
 				t.Errorf("unchecked: %v", p.Unchecked)
 			}
 		})

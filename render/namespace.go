@@ -16,9 +16,13 @@ type Scopes map[schema.GroupKind]bool
 // knows a kind decides: live, what the cluster the app applies to serves
 // (nil offline); then the kinds of the Kubernetes version roleout links
 // (render/schema.BuiltinScope); then the CustomResourceDefinitions among
-// objs, for kinds nothing else serves yet. A render's CRD cannot change
-// the scope of a kind the cluster or Kubernetes already defines. A kind
-// none of them knows is left out: CheckDestinations refuses its objects.
+// objs, for kinds nothing else serves yet; last, the published scope of
+// a widely installed CRD's kind (render/schema.WellKnownScope: Flux's,
+// OLM's, cert-manager's, ...), so that an offline plan places objects
+// whose CRD the cluster installs from elsewhere. A render's CRD cannot
+// change the scope of a kind the cluster or Kubernetes already defines. A
+// kind none of them knows is left out: CheckDestinations refuses its
+// objects.
 func KindScopes(objs []*unstructured.Unstructured, live Scopes) Scopes {
 	crds := Scopes{}
 	for _, o := range objs {
@@ -37,6 +41,8 @@ func KindScopes(objs []*unstructured.Unstructured, live Scopes) Scopes {
 		} else if ns, ok := rschema.BuiltinScope(gk); ok {
 			out[gk] = ns
 		} else if ns, ok := crds[gk]; ok {
+			out[gk] = ns
+		} else if ns, ok := rschema.WellKnownScope(gk); ok {
 			out[gk] = ns
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/secrets"
+	"github.com/roleout/roleout/render/order"
 	"github.com/roleout/roleout/render/predict"
 	"github.com/roleout/roleout/render/revision"
 	"github.com/roleout/roleout/render/schema"
@@ -117,6 +118,11 @@ type Plan struct {
 	// nor roleout): NewPlan could not check that the API server takes
 	// them.
 	Unchecked []object.Ref
+	// Late are the needs between the plan's objects that a later wave
+	// meets (rule 9): a workload before the ServiceAccount it runs as, a
+	// webhook before the pods it calls. The plan stands; they are
+	// warnings.
+	Late []order.Late
 }
 
 // Roles returns every role of the plan in apply order.
@@ -191,6 +197,7 @@ func NewPlan(objs []*unstructured.Unstructured, opts PlanOptions) (*Plan, error)
 		}
 	}
 	p.Waves = waves(roles, opts.UnorderedRoles)
+	p.Late = p.late(objs)
 	p.Prune = pruneSet(opts.Inventory, objs)
 	return p, nil
 }
@@ -273,4 +280,23 @@ func waves(roles []*Role, policy UnorderedPolicy) []Wave {
 		out = append(out, Wave{UpgradeOrder: r.UpgradeOrder, Roles: []*Role{r}})
 	}
 	return out
+}
+
+// late returns the needs among objs that a later wave of p meets.
+func (p *Plan) late(objs []*unstructured.Unstructured) []order.Late {
+	places := map[object.Ref]order.Place{}
+	for _, o := range p.Prerequisites {
+		places[object.RefOf(o)] = order.Place{}
+	}
+	for i, w := range p.Waves {
+		for _, r := range w.Roles {
+			for _, o := range r.Objects {
+				places[object.RefOf(o)] = order.Place{Wave: i + 1, Role: r.Name}
+			}
+		}
+	}
+	return order.Check(order.Needs(objs), func(r object.Ref) (order.Place, bool) {
+		pl, ok := places[r]
+		return pl, ok
+	})
 }

@@ -16,6 +16,11 @@ type Summary struct {
 	// that it could not check the API server takes them (Plan.Unchecked);
 	// absent when every object was checked.
 	Unchecked []object.Ref `json:"unchecked,omitempty"`
+	// Warnings are the needs a later wave meets (Plan.Late), each a
+	// sentence: "wave 3's Deployment/sys/manager (role manager) uses
+	// ServiceAccount/sys/manager from wave 4 (role rbac): its pods
+	// cannot start until then"; absent when there are none.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // WaveSummary is one wave of a Summary.
@@ -98,6 +103,9 @@ func (p *Plan) Summarize(changed func(*Role) bool) Summary {
 		s.Prune = append(s.Prune, e.Ref)
 	}
 	s.Unchecked = p.Unchecked
+	for _, l := range p.Late {
+		s.Warnings = append(s.Warnings, l.String())
+	}
 	for _, w := range p.Waves {
 		ws := WaveSummary{UpgradeOrder: w.UpgradeOrder}
 		for _, r := range w.Roles {

@@ -33,6 +33,10 @@ const (
 	// PhaseWaiting: outside the app's rollout windows; planned, nothing
 	// applied; the message says when the next window opens.
 	PhaseWaiting = "WaitingForWindow"
+	// PhaseWaitingForDependencies: an app it depends on (dependsOn) is
+	// not rolled out and healthy at this commit yet; nothing applied; the
+	// message names them.
+	PhaseWaitingForDependencies = "WaitingForDependencies"
 	// PhaseNotReconciled is the phase roleout status shows for an app the
 	// agent has not recorded yet; no status.yaml holds it.
 	PhaseNotReconciled = "NotReconciled"

@@ -53,10 +53,10 @@ type RoleRecord struct {
 	Name           string `json:"name"`
 	RevisionNumber int64  `json:"revision"`
 	RevisionName   string `json:"revisionName"`
-	// Action is update or rollback in KEP-238 terms, the revision
-	// history's decision (a first install is an update here, while plans
-	// and previews call it install: revision.Decision.PlanAction), or
-	// retry or heal.
+	// Action is what the wave did to the role, as plans and previews
+	// name it (revision.Decision.PlanAction): install (its first
+	// revision), update or rollback; or retry or heal. Records written
+	// before roleout named installs call a first install update.
 	Action string `json:"action"`
 	// Workloads are the role's workloads with the identity predicted for
 	// the template applied and the one observed after the wave: at most
@@ -65,6 +65,16 @@ type RoleRecord struct {
 	Workloads     []Workload `json:"workloads,omitempty"`
 	MoreWorkloads int        `json:"moreWorkloads,omitempty"`
 	MoreMatched   int        `json:"moreMatched,omitempty"`
+}
+
+// ActionName is r's Action as plans name it: a record written before
+// roleout named first installs says update for revision 1, which is an
+// install.
+func (r RoleRecord) ActionName() string {
+	if r.Action == "update" && r.RevisionNumber == 1 {
+		return "install"
+	}
+	return r.Action
 }
 
 // RecordWorkloads sets r's workloads from ws, as MaxRecordedWorkloads

@@ -54,6 +54,12 @@ func (p Preview) Markdown() string {
 	if len(p.Plan.Unchecked) > 0 {
 		fmt.Fprintf(&b, "\nNot checked against a schema (no CRD for their kind in the render, the cluster or roleout): %s.\n", refList(p.Plan.Unchecked))
 	}
+	if len(p.Plan.Warnings) > 0 {
+		b.WriteString("\n**Order warnings**: a wave waits on something a later wave brings.\n\n")
+		for _, w := range p.Plan.Warnings {
+			fmt.Fprintf(&b, "- %s\n", markdown.Text(w))
+		}
+	}
 	if p.Diff != nil {
 		c := p.Diff.Summary
 		fmt.Fprintf(&b, "\n## Diff against %s\n\n%d create, %d update, %d delete, %d unchanged. Secret values are masked.\n",

@@ -49,7 +49,7 @@ func (a *App) lastActions() map[string]lastAction {
 		for _, w := range r.Waves {
 			for _, role := range w.Roles {
 				if _, ok := out[role.Name]; !ok {
-					out[role.Name] = lastAction{Action: role.Action, Started: r.Started.Time}
+					out[role.Name] = lastAction{Action: role.ActionName(), Started: r.Started.Time}
 				}
 			}
 		}
@@ -147,6 +147,8 @@ func (a *App) gate() string {
 		return "the app is suspended: " + oneLine(a.Report.Message)
 	case status.PhaseWaiting:
 		return "a rollout window: " + oneLine(a.Report.Message)
+	case status.PhaseWaitingForDependencies:
+		return "the apps it depends on: " + oneLine(a.Report.Message)
 	case status.PhaseProgressing:
 		return "the waves before it (the rollout is in flight)"
 	}
@@ -199,7 +201,7 @@ func (a *App) history() []historyRow {
 		}
 		for _, w := range r.Waves {
 			for _, rr := range w.Roles {
-				row.Roles = append(row.Roles, roleChange{Wave: w.UpgradeOrder, Name: rr.Name, Action: rr.Action, From: last[rr.Name], To: rr.RevisionNumber, ToName: rr.RevisionName, Workloads: rr.Workloads, More: rr.MoreWorkloads, MoreMatched: rr.MoreMatched})
+				row.Roles = append(row.Roles, roleChange{Wave: w.UpgradeOrder, Name: rr.Name, Action: rr.ActionName(), From: last[rr.Name], To: rr.RevisionNumber, ToName: rr.RevisionName, Workloads: rr.Workloads, More: rr.MoreWorkloads, MoreMatched: rr.MoreMatched})
 				if w.Result != status.RoleFailed {
 					last[rr.Name] = rr.RevisionNumber
 				}

@@ -17,15 +17,19 @@ const (
 	OrderFrontend = 4
 )
 
-// Heuristic is the rule GuessOrders follows, for help texts.
-const Heuristic = `upgradeOrder is guessed from each base's directory name and kinds:
+// Heuristic is the rule orderRoles follows, for help texts.
+const Heuristic = `upgradeOrder follows what each base's objects need, then its name and kinds:
   1  stateful: a StatefulSet or PersistentVolumeClaim, or a database-like
      name (db, database, postgres, mysql, mongo, kafka, …)
   2  cache: cache, redis, memcached, valkey
   3  back end: backend, api, server, service, worker, …
   4  front end: frontend, web, ui, www, gateway, ingress, router, …
-A base that matches none goes with the back ends (3); when no base of an
-overlay matches any rule, its roles are numbered in alphabetical order.`
+These only break ties: first, a role comes after every role holding an
+object its objects need (a workload after its ServiceAccount, bindings,
+ConfigMaps, Secrets and claims; a webhook after the pods it calls; a
+custom resource after its controller; a certificate after its issuer).
+A base that matches no name rule goes with the back ends (3), or, when no
+base of an overlay matches any, with all the others in one wave.`
 
 var (
 	statefulWords = words("db database databases postgres postgresql pg mysql mariadb mongo mongodb cassandra etcd sql cockroach cockroachdb kafka zookeeper elasticsearch opensearch minio storage rabbitmq nats queue mq")
@@ -105,10 +109,13 @@ func (t *tree) guessRoles(bases []*node) []Role {
 		roles[i] = Role{Name: names[i], UpgradeOrder: g.order, Paths: []string{b.dir}, Reason: g.reason}
 	}
 	if !matched {
+		// An order from names alone would be a guess that can deadlock
+		// (a Deployment before its ServiceAccount): one wave, until the
+		// objects say more (orderRoles).
 		sort.Slice(roles, func(i, j int) bool { return roles[i].Name < roles[j].Name })
 		for i := range roles {
-			roles[i].UpgradeOrder = i + 1
-			roles[i].Reason = "no rule matched any base: alphabetical"
+			roles[i].UpgradeOrder = 1
+			roles[i].Reason = "no name rule matched any base, and the objects were not read: one wave"
 		}
 		return roles
 	}

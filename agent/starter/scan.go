@@ -30,6 +30,12 @@ type kustomization struct {
 	Resources  []string `json:"resources"`
 	Bases      []string `json:"bases"` // deprecated by kustomize, still read
 	Components []string `json:"components"`
+	// HelmCharts, Generators, Transformers and Validators are read for
+	// what the build needs (needs.go).
+	HelmCharts   []any    `json:"helmCharts"`
+	Generators   []string `json:"generators"`
+	Transformers []string `json:"transformers"`
+	Validators   []string `json:"validators"`
 }
 
 // node is one directory of the repository that holds a kustomization.
@@ -45,6 +51,9 @@ type node struct {
 	files []string
 	// referenced is set when another kustomization names it.
 	referenced bool
+	// remotes are the remote resources and bases it names (URLs and
+	// git@host: references), which kustomize fetches.
+	remotes []string
 }
 
 // tree is the kustomizations of one repository.
@@ -120,7 +129,11 @@ func (t *tree) resolve(n *node) {
 	seen := map[string]bool{}
 	add := func(refs []string, into *[]*node, files bool) {
 		for _, ref := range refs {
-			if ref == "" || strings.Contains(ref, "://") || path.IsAbs(ref) {
+			if remoteRef(ref) {
+				n.remotes = append(n.remotes, ref)
+				continue
+			}
+			if ref == "" || path.IsAbs(ref) {
 				continue
 			}
 			p := path.Clean(path.Join(n.dir, ref))

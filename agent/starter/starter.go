@@ -1,9 +1,15 @@
 // Package starter writes a starter agent configuration from a
-// repository's layout, for `roleout init`: the source (URL and branch),
-// one app per kustomize overlay (a kustomization no other one
-// references) and, for an overlay made of several bases, one role per
-// base with a guessed upgradeOrder. What it writes is a guess to edit,
-// and says so; it always loads with config.Parse.
+// repository, for `roleout init`: the source (URL and branch), one app
+// per kustomize overlay (a kustomization no other one references) and,
+// for an overlay made of several bases, one role per base. With an
+// Inspector (the agent's render and plan), it proposes from the objects
+// each app renders: roles only for bases whose objects go into waves,
+// their upgradeOrder from what the objects need of each other
+// (render/order), the kinds and namespaces the app writes, the apps it
+// depends on for its CRDs, and, for each app, what stands between it and
+// a plan (needs); then it plans every app as written and adds why a plan
+// fails to its needs. What it writes is a proposal to review, and says
+// so; it always loads with config.Parse.
 package starter
 
 import (
@@ -14,10 +20,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/roleout/roleout/apply/healthcheck"
+	"github.com/roleout/roleout/config"
 
 	"github.com/roleout/roleout/sources"
 )
@@ -37,6 +48,11 @@ type Result struct {
 	RolesCommentedOut bool `json:"rolesCommentedOut"`
 	// Warnings are what was skipped or guessed blindly.
 	Warnings []string `json:"warnings,omitempty"`
+	// Untranslated are the objects and fields of the repository's Flux
+	// and Argo CD configuration that init could not carry over.
+	Untranslated []string `json:"untranslated"`
+	// Interval is the smallest interval of the Flux objects translated.
+	Interval time.Duration `json:"-"`
 }
 
 // Source is the repository the configuration follows.
@@ -73,6 +89,48 @@ type App struct {
 	Path      string `json:"path"`
 	Namespace string `json:"namespace,omitempty"`
 	Roles     []Role `json:"roles"`
+	// UnorderedRoles is "Last" when the objects no role claims need the
+	// roles' objects.
+	UnorderedRoles string `json:"unorderedRoles,omitempty"`
+	// AllowedKinds are the kinds the app renders, when the default rule
+	// would refuse one (a cluster-scoped kind other than Namespace).
+	AllowedKinds []config.AllowedKind `json:"allowedKinds,omitempty"`
+	// AllowedNamespaces are the namespaces the app writes to, when the
+	// default rule would refuse one.
+	AllowedNamespaces []string `json:"allowedNamespaces,omitempty"`
+	// DependsOn are the apps that hold the CRDs of custom kinds it
+	// renders.
+	DependsOn []string `json:"dependsOn,omitempty"`
+	// RemoteHosts and EnableHelm are the render settings the app's
+	// kustomizations ask for (remote bases, helmCharts).
+	RemoteHosts []string `json:"remoteHosts,omitempty"`
+	EnableHelm  bool     `json:"enableHelm,omitempty"`
+	// Needs says what stands between the app and `roleout plan` offline;
+	// an app with none plans as written.
+	Needs []string `json:"needs"`
+	// From names the Flux or Argo CD object the app was translated from.
+	From string `json:"from,omitempty"`
+	// Translated are the settings carried over from that object.
+	Translated
+
+	// notes are comments for the reader of the config; clusterKinds the
+	// cluster-scoped kinds among AllowedKinds; wants the custom kinds
+	// whose CRD is in other apps (chooseDependencies).
+	notes        []string
+	clusterKinds map[schema.GroupKind]bool
+	wants        []dependency
+}
+
+// Translated are an app's settings carried over from a Flux
+// Kustomization or an Argo CD Application.
+type Translated struct {
+	Prune          bool                         `json:"prune,omitempty"`
+	Force          bool                         `json:"force,omitempty"`
+	Timeout        string                       `json:"timeout,omitempty"`
+	Substitute     map[string]string            `json:"substitute,omitempty"`
+	SubstituteFrom []config.SubstituteReference `json:"substituteFrom,omitempty"`
+	Decryption     *config.Decryption           `json:"decryption,omitempty"`
+	HealthChecks   []healthcheck.Rule           `json:"healthChecks,omitempty"`
 }
 
 // Role is one proposed role: a base of the app's overlay.
@@ -84,11 +142,18 @@ type Role struct {
 	Reason string `json:"reason"`
 }
 
+// Options are what Generate reads a repository with.
+type Options struct {
+	// Inspector renders and plans the proposed apps; nil proposes from
+	// the layout alone.
+	Inspector Inspector
+}
+
 // Generate reads the repository repo, a local directory or a git URL
 // (http, https, ssh, file or user@host:path; cloned shallowly, without
 // credentials, into a temporary directory removed before it returns), and
 // proposes a configuration for it.
-func Generate(ctx context.Context, repo string) (*Result, error) {
+func Generate(ctx context.Context, repo string, opts Options) (*Result, error) {
 	if repo == "" {
 		repo = "."
 	}
@@ -122,14 +187,24 @@ func Generate(ctx context.Context, repo string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	leaves := t.leaves(prefix)
-	if len(leaves) == 0 {
-		if n := t.count(prefix); n > 0 {
-			return nil, fmt.Errorf("no overlay found under %s: each of its %d kustomizations is a component or is referenced by another one; roleout deploys kustomize overlays (a kustomization that nothing else builds on)", display, n)
-		}
-		return nil, fmt.Errorf("no kustomization.yaml found under %s: roleout deploys kustomize overlays; add a kustomization.yaml to each overlay (`kustomize create --autodetect` writes one) or run roleout init on the repository that holds them", display)
+	g, err := t.scanGitops(prefix)
+	if err != nil {
+		return nil, err
 	}
-	res := &Result{Source: src, Apps: t.apps(leaves, repoName(repo, root))}
+	res := &Result{Source: src, Untranslated: []string{}}
+	if !g.empty() {
+		res.Apps, res.Interval, res.Untranslated = t.gitopsApps(g)
+	}
+	if len(res.Apps) == 0 {
+		leaves := t.leaves(prefix)
+		if len(leaves) == 0 {
+			if n := t.count(prefix); n > 0 {
+				return nil, fmt.Errorf("no overlay found under %s: each of its %d kustomizations is a component or is referenced by another one; roleout deploys kustomize overlays (a kustomization that nothing else builds on)", display, n)
+			}
+			return nil, fmt.Errorf("no kustomization.yaml found under %s: roleout deploys kustomize overlays; add a kustomization.yaml to each overlay (`kustomize create --autodetect` writes one) or run roleout init on the repository that holds them", display)
+		}
+		res.Apps = t.apps(leaves, repoName(repo, root))
+	}
 	res.Warnings = t.warnings
 	header := display
 	if !remote {
@@ -137,8 +212,22 @@ func Generate(ctx context.Context, repo string) (*Result, error) {
 			header = abs
 		}
 	}
+	if opts.Inspector != nil {
+		if err := res.inspect(ctx, root, opts.Inspector); err != nil {
+			return nil, err
+		}
+		chooseDependencies(res.Apps)
+	}
 	if err := res.render(header); err != nil {
 		return nil, err
+	}
+	if opts.Inspector != nil {
+		if err := res.check(ctx, root, opts.Inspector); err != nil {
+			return nil, err
+		}
+		if err := res.render(header); err != nil {
+			return nil, err
+		}
 	}
 	return res, nil
 }
@@ -152,7 +241,7 @@ func (t *tree) apps(leaves []*node, repoName string) []App {
 	names := uniqueNames(dirs, dnsLabel(repoName, "app"))
 	apps := make([]App, len(leaves))
 	for i, l := range leaves {
-		apps[i] = App{Name: names[i], Path: l.dir, Roles: []Role{}}
+		apps[i] = App{Name: names[i], Path: l.dir, Roles: []Role{}, Needs: []string{}}
 		if ns := l.k.Namespace; ns != "" {
 			if dnsLabel(ns, "") == ns {
 				apps[i].Namespace = ns
@@ -160,11 +249,40 @@ func (t *tree) apps(leaves []*node, repoName string) []App {
 				t.warnf("%s: namespace %q is not a valid namespace name; left out", l.dir, ns)
 			}
 		}
-		if bases := roleBases(l); bases != nil {
-			apps[i].Roles = t.guessRoles(bases)
-		}
+		t.fromLayout(&apps[i], l)
 	}
 	return apps
+}
+
+// fromLayout adds to a what the layout of its overlay n says: a role per
+// base, and what its build fetches.
+func (t *tree) fromLayout(a *App, n *node) {
+	b := t.needsOf(n)
+	a.Needs = append(a.Needs, b.needs()...)
+	a.RemoteHosts, a.EnableHelm = b.hosts, b.helm
+	if bases := roleBases(n); bases != nil {
+		a.Roles = t.guessRoles(bases)
+	}
+}
+
+// gitopsApps proposes the apps of the repository's Flux Kustomizations
+// and Argo CD Applications, each with what its overlay's layout says,
+// the smallest interval they ask for, and what could not be carried
+// over.
+func (t *tree) gitopsApps(g *gitops) ([]App, time.Duration, []string) {
+	apps, interval, untranslated := g.fluxApps()
+	argo, argoUntranslated := g.argoApps()
+	apps = append(apps, argo...)
+	untranslated = append(untranslated, argoUntranslated...)
+	for i := range apps {
+		a := &apps[i]
+		if n, ok := t.nodes[a.Path]; ok {
+			t.fromLayout(a, n)
+		} else {
+			a.Needs = append(a.Needs, fmt.Sprintf("%s has no kustomization.yaml (Flux and Argo CD build such a directory from its YAML files): roleout builds kustomize overlays; add one listing them (kustomize create --autodetect --recursive)", a.Path))
+		}
+	}
+	return apps, interval, untranslated
 }
 
 // isRemote reports whether repo is a git URL rather than a local path,

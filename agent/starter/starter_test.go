@@ -82,8 +82,8 @@ func TestGuessRoles(t *testing.T) {
 	if got, want := summary(tr.guessRoles(roleBases(tr.nodes["o"]))), "store:1 userdb:1 redis:2 misc:3 web:4"; got != want {
 		t.Errorf("roles of o = %s, want %s", got, want)
 	}
-	if got, want := summary(tr.guessRoles(roleBases(tr.nodes["x/o"]))), "alpha:1 zeta:2"; got != want {
-		t.Errorf("roles of x/o (no rule matches: alphabetical) = %s, want %s", got, want)
+	if got, want := summary(tr.guessRoles(roleBases(tr.nodes["x/o"]))), "alpha:1 zeta:1"; got != want {
+		t.Errorf("roles of x/o (no rule matches, objects unread: one wave) = %s, want %s", got, want)
 	}
 }
 
@@ -132,7 +132,7 @@ func TestLeaves(t *testing.T) {
 		"solo/deployment.yaml":              deployment,
 		"broken/kustomization.yaml":         "resources: [unclosed\n",
 	})
-	res, err := Generate(context.Background(), root)
+	res, err := Generate(context.Background(), root, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,11 +168,11 @@ func TestLeaves(t *testing.T) {
 
 func TestNoOverlay(t *testing.T) {
 	root := writeTree(t, map[string]string{"README.md": "hi"})
-	if _, err := Generate(context.Background(), root); err == nil || !strings.Contains(err.Error(), "no kustomization.yaml found under "+root+": roleout deploys kustomize overlays;") {
+	if _, err := Generate(context.Background(), root, Options{}); err == nil || !strings.Contains(err.Error(), "no kustomization.yaml found under "+root+": roleout deploys kustomize overlays;") {
 		t.Errorf("err = %v", err)
 	}
 	root = writeTree(t, map[string]string{"a/kustomization.yaml": kust("resources: [../b]"), "b/kustomization.yaml": kust("resources: [../a]")})
-	if _, err := Generate(context.Background(), root); err == nil || !strings.Contains(err.Error(), "no overlay found") {
+	if _, err := Generate(context.Background(), root, Options{}); err == nil || !strings.Contains(err.Error(), "no overlay found") {
 		t.Errorf("a cycle: err = %v", err)
 	}
 }
@@ -193,7 +193,7 @@ var shop = map[string]string{
 func TestRolesWithPaths(t *testing.T) {
 	defer func(f func() bool) { rolePathsSupported = f }(rolePathsSupported)
 	rolePathsSupported = func() bool { return true }
-	res, err := Generate(context.Background(), writeTree(t, shop))
+	res, err := Generate(context.Background(), writeTree(t, shop), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func TestRolesWithPaths(t *testing.T) {
 func TestCommentedRolesUncomment(t *testing.T) {
 	defer func(f func() bool) { rolePathsSupported = f }(rolePathsSupported)
 	rolePathsSupported = func() bool { return false }
-	res, err := Generate(context.Background(), writeTree(t, shop))
+	res, err := Generate(context.Background(), writeTree(t, shop), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

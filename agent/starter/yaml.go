@@ -8,6 +8,9 @@ import (
 	"regexp"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
 	"github.com/roleout/roleout/config"
 )
 
@@ -67,9 +70,11 @@ func (r *Result) text(display string, commentRoles bool) []byte {
 		at = " at " + shortHash(r.Source.Commit)
 	}
 	w("# A starter roleout agent config, written by `roleout init` from\n# %s%s.\n", oneLine(display), at)
-	w("# The apps and roles are guesses from the repository's layout: check\n")
-	w("# them. Every other field (status, schedule, auth, prune, windows, …) is\n")
-	w("# in the Configuration section of roleout's README.\n")
+	w("# The apps, roles and orders are proposals from the repository's layout\n")
+	w("# and the objects each app renders: review them. An app whose comments\n")
+	w("# list needs does not plan offline until they are met; every other app\n")
+	w("# plans as written. Every other field (status, schedule, auth, prune,\n")
+	w("# windows, …) is in the Configuration section of roleout's README.\n")
 	if commentRoles && r.RolesCommentedOut {
 		w("#\n# The guessed roles are commented out: this roleout cannot select a\n")
 		w("# role's objects by source path (roles[].paths). To use them, annotate\n")
@@ -94,6 +99,9 @@ func (r *Result) text(display string, commentRoles bool) []byte {
 	} else {
 		w("  # auth: {tokenFile: /secrets/token}   # for a private repository\n")
 	}
+	if r.Interval > 0 {
+		w("schedule: {interval: %s}   # the shortest interval of the Flux objects translated\n", r.Interval)
+	}
 	w("apps:\n")
 	for _, a := range r.Apps {
 		r.writeApp(&b, a, commentRoles)
@@ -105,18 +113,81 @@ func (r *Result) text(display string, commentRoles bool) []byte {
 func (r *Result) writeApp(b *bytes.Buffer, a App, commentRoles bool) {
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	w("- name: %s\n  path: %s\n", scalar(a.Name), scalar(a.Path))
+	if a.From != "" {
+		w("  # from %s\n", oneLine(a.From))
+	}
 	if a.Namespace != "" {
 		w("  namespace: %s\n", scalar(a.Namespace))
 	}
-	if len(a.Roles) == 0 {
-		w("  # No roles guessed: %s is not made of several kustomize bases. Its\n", oneLine(a.Path))
-		w("  # objects join roles by the annotations roleout.dev/role and\n")
-		w("  # roleout.dev/upgrade-order, or by roles[].selector; the rest is role default.\n")
+	writeTranslated(b, a.Translated)
+	if len(a.DependsOn) > 0 {
+		w("  dependsOn: [%s]   # apps holding the CRDs of kinds it renders: rolled out and healthy first\n", scalars(a.DependsOn))
+	}
+	writeRoles(b, a, commentRoles)
+	for _, n := range a.notes {
+		w("  # %s\n", oneLine(n))
+	}
+	if a.UnorderedRoles != "" {
+		w("  unorderedRoles: %s\n", scalar(a.UnorderedRoles))
+	}
+	if len(a.AllowedKinds) > 0 {
+		w("  # allowedKinds: exactly the kinds the app renders now; the cluster-scoped\n")
+		w("  # ones reach beyond any namespace: review them.\n")
+		w("  allowedKinds:\n")
+		for _, k := range a.AllowedKinds {
+			w("  - {group: %s, kind: %s}", scalar(k.Group), scalar(k.Kind))
+			if a.clusterKinds[schema.GroupKind{Group: k.Group, Kind: k.Kind}] {
+				w("   # cluster-scoped")
+			}
+			w("\n")
+		}
+	}
+	if len(a.AllowedNamespaces) > 0 {
+		w("  allowedNamespaces: [%s]   # the namespaces its objects go to\n", scalars(a.AllowedNamespaces))
+	}
+	if len(a.RemoteHosts) > 0 || a.EnableHelm {
+		var parts []string
+		if len(a.RemoteHosts) > 0 {
+			parts = append(parts, "remoteHosts: ["+scalars(a.RemoteHosts)+"]")
+		}
+		if a.EnableHelm {
+			parts = append(parts, "enableHelm: true")
+		}
+		w("  render: {%s}   # what its kustomizations fetch and inflate\n", strings.Join(parts, ", "))
+	}
+	if len(a.Needs) > 0 {
+		w("  # Before `roleout plan` works offline, this app needs:\n")
+		for _, n := range a.Needs {
+			w("  # - %s\n", oneLine(n))
+		}
+	}
+}
+
+// writeTranslated writes the settings carried over from Flux or Argo CD,
+// as YAML under the app.
+func writeTranslated(b *bytes.Buffer, t Translated) {
+	data, err := yaml.Marshal(t)
+	if err != nil || strings.TrimSpace(string(data)) == "{}" {
 		return
 	}
-	w("  # Roles guessed from the %d bases %s is made of, one per base, in\n", len(a.Roles), oneLine(a.Path))
-	w("  # upgradeOrder 1 stateful, 2 cache, 3 back end, 4 front end (see\n")
-	w("  # `roleout init --help`): check the names and orders.\n")
+	for _, line := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
+		b.WriteString("  " + line + "\n")
+	}
+}
+
+// writeRoles writes the app's roles, or says why it has none.
+func writeRoles(b *bytes.Buffer, a App, commentRoles bool) {
+	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	if len(a.Roles) == 0 {
+		w("  # No roles: %s is not made of several kustomize bases whose objects go\n", oneLine(a.Path))
+		w("  # into waves. Its objects join roles by the annotations roleout.dev/role\n")
+		w("  # and roleout.dev/upgrade-order, or by roles[].selector; the rest is role default.\n")
+		return
+	}
+	w("  # Roles from the bases %s is made of, one per base; each upgradeOrder\n", oneLine(a.Path))
+	w("  # puts a role after the roles whose objects it needs (its ServiceAccount,\n")
+	w("  # ConfigMaps, Secrets, the pods a webhook calls, a controller), then 1\n")
+	w("  # stateful, 2 cache, 3 back end, 4 front end (`roleout init --help`): check them.\n")
 	if commentRoles {
 		w("  # roles:\n")
 		for _, role := range a.Roles {
@@ -126,12 +197,17 @@ func (r *Result) writeApp(b *bytes.Buffer, a App, commentRoles bool) {
 	}
 	w("  roles:\n")
 	for _, role := range a.Roles {
-		paths := make([]string, len(role.Paths))
-		for i, p := range role.Paths {
-			paths[i] = scalar(p)
-		}
-		w("  - name: %s\n    upgradeOrder: %d   # %s\n    paths: [%s]\n", scalar(role.Name), role.UpgradeOrder, oneLine(role.Reason), strings.Join(paths, ", "))
+		w("  - name: %s\n    upgradeOrder: %d   # %s\n    paths: [%s]\n", scalar(role.Name), role.UpgradeOrder, oneLine(role.Reason), scalars(role.Paths))
 	}
+}
+
+// scalars writes a flow list's items.
+func scalars(items []string) string {
+	out := make([]string, len(items))
+	for i, s := range items {
+		out[i] = scalar(s)
+	}
+	return strings.Join(out, ", ")
 }
 
 // plainRE is what may be written as a plain YAML scalar, in block and flow

@@ -12,8 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/agent/starter"
 )
+
+var _ starter.Inspector = (*agent.Inspector)(nil)
 
 // initOptions are the flags of `roleout init`.
 type initOptions struct {
@@ -26,6 +29,7 @@ type initReport struct {
 	Config            string         `json:"config"`
 	Source            starter.Source `json:"source"`
 	Apps              []starter.App  `json:"apps"`
+	Untranslated      []string       `json:"untranslated"`
 	RolesCommentedOut bool           `json:"rolesCommentedOut"`
 	Warnings          []string       `json:"warnings,omitempty"`
 	Written           string         `json:"written,omitempty"`
@@ -35,8 +39,8 @@ func newInitCommand(global *globalOptions) *cobra.Command {
 	o := &initOptions{}
 	cmd := &cobra.Command{
 		Use:   "init [REPO]",
-		Short: "Write a starter agent config from a repository's layout",
-		Long: `Write a starter agent config from a repository's layout.
+		Short: "Write a starter agent config from a repository's layout and objects",
+		Long: `Write a starter agent config from a repository's layout and objects.
 
 REPO is a local directory (default ".") or a git URL (http://, https://,
 ssh://, user@host:path or file://), cloned shallowly without credentials.
@@ -48,14 +52,23 @@ The config has:
           overlays/ directory, or one that names a namespace and builds
           on others (an environment another one patches), named after
           its directory ("overlays/prod" → "prod"), with its namespace;
-  roles   for an overlay made of several bases, one role per base.
+  roles   for an overlay made of several bases, one role per base whose
+          objects go into waves (not a base of CRDs or cluster RBAC alone).
+
+Each app is rendered as the agent renders it, and proposed from its
+objects: allowedKinds (exactly the kinds it renders) when it renders a
+cluster-scoped kind, allowedNamespaces when it writes outside its
+namespace, dependsOn for the app holding the CRDs of its custom
+resources, and needs: what stands between the app and a plan offline (a
+kind only a cluster defines, a remote base, a render that fails).
 
 ` + starter.Heuristic + `
 
-These are guesses to check and edit. The config loads as written
-(roleout's strict parser checks it before it is printed). It goes to
-stdout, or with --write to a file (never overwritten without --force);
-the next steps go to stderr.`,
+These are proposals to review. init plans every app as written: an app
+with no needs plans offline. The config loads as written (roleout's
+strict parser checks it before it is printed). It goes to stdout, or with
+--write to a file (never overwritten without --force); warnings and the
+next steps go to stderr.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			repo := "."
@@ -65,7 +78,7 @@ the next steps go to stderr.`,
 			// Interrupted, the clone's temporary directory is still removed.
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			res, err := starter.Generate(ctx, repo)
+			res, err := starter.Generate(ctx, repo, starter.Options{Inspector: agent.NewInspector()})
 			if err != nil {
 				return err
 			}
@@ -76,7 +89,7 @@ the next steps go to stderr.`,
 			}
 			stdout := cmd.OutOrStdout()
 			if global.output == "json" {
-				err = writeJSON(stdout, initReport{Config: string(res.Config), Source: res.Source, Apps: res.Apps,
+				err = writeJSON(stdout, initReport{Config: string(res.Config), Source: res.Source, Apps: res.Apps, Untranslated: res.Untranslated,
 					RolesCommentedOut: res.RolesCommentedOut, Warnings: res.Warnings, Written: o.write})
 			} else if o.write == "" {
 				_, err = stdout.Write(res.Config)
@@ -136,7 +149,7 @@ func printNextSteps(w io.Writer, res *starter.Result, written string) {
 	if written != "" {
 		p.f("Wrote %s: ", written)
 	}
-	p.f("%d app(s) (%s), roles guessed for %d; they are guesses: check them.\n", len(res.Apps), strings.Join(names, ", "), guessed)
+	p.f("%d app(s) (%s), roles proposed for %d; they are proposals: review them.\n", len(res.Apps), strings.Join(names, ", "), guessed)
 	p.f("Next steps:\n")
 	step := 1
 	if written == "" {
@@ -151,7 +164,19 @@ func printNextSteps(w io.Writer, res *starter.Result, written string) {
 		p.f("  %d. annotate each base's objects with roleout.dev/role and uncomment the roles (see the comment at the top of %s)\n", step, file)
 		step++
 	}
-	p.f("  %d. roleout plan --config %s --app %s   # the waves, from git, without a cluster\n", step, file, res.Apps[0].Name)
-	p.f("  %d. roleout diff --config %s --app %s   # against the cluster, writing nothing\n", step+1, file, res.Apps[0].Name)
+	first, waiting := res.Apps[0].Name, 0
+	for i := len(res.Apps) - 1; i >= 0; i-- {
+		if len(res.Apps[i].Needs) == 0 {
+			first = res.Apps[i].Name
+		} else {
+			waiting++
+		}
+	}
+	if waiting > 0 {
+		p.f("  %d. for the %d app(s) whose comments list needs, meet them (or drop the app): until then they do not plan offline\n", step, waiting)
+		step++
+	}
+	p.f("  %d. roleout plan --config %s --app %s   # the waves, from git, without a cluster\n", step, file, first)
+	p.f("  %d. roleout diff --config %s --app %s   # against the cluster, writing nothing\n", step+1, file, first)
 	p.f("  %d. roleout run --config %s --once\n", step+2, file)
 }

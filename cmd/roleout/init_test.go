@@ -99,7 +99,7 @@ func TestInitLocalDirectory(t *testing.T) {
 	if got := strings.Join(apps, " "); got != "prod=overlays/prod@shop-prod staging=overlays/staging@shop-staging" {
 		t.Errorf("apps = %s", got)
 	}
-	for _, want := range []string{"database, upgradeOrder: 1", "cache, upgradeOrder: 2", "backend, upgradeOrder: 3", "frontend, upgradeOrder: 4", "guesses"} {
+	for _, want := range []string{"database, upgradeOrder: 1", "cache, upgradeOrder: 2", "backend, upgradeOrder: 3", "frontend, upgradeOrder: 4", "proposals"} {
 		if !strings.Contains(out, want) && !strings.Contains(out, strings.ReplaceAll(want, ", upgradeOrder: ", "\n    upgradeOrder: ")) {
 			t.Errorf("config lacks %q:\n%s", want, out)
 		}

@@ -209,6 +209,9 @@ func printPlan(w io.Writer, header string, s render.Summary) error {
 	if len(s.Unchecked) > 0 {
 		p.f("unchecked (no schema for their kind, in the render, the cluster or roleout): %s\n", joinRefs(s.Unchecked))
 	}
+	for _, w := range s.Warnings {
+		p.f("warning: %s\n", w)
+	}
 	return p.err
 }
 

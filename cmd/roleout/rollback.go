@@ -24,6 +24,9 @@ type rollbackOptions struct {
 	revision int64
 	wait     bool
 	timeout  time.Duration
+	// pickup is how long --wait waits for an agent to take the request
+	// up (record it Pending or carry it out) before it says nobody did.
+	pickup time.Duration
 }
 
 func newRollbackCommand(global *globalOptions) *cobra.Command {
@@ -64,6 +67,7 @@ the outcome was read from); its log is JSON on stderr.`,
 	cmd.Flags().Int64Var(&o.revision, "to-revision", 0, "revision number to restore (required)")
 	cmd.Flags().BoolVar(&o.wait, "wait", true, "wait for the agent to carry the request out and print the outcome")
 	cmd.Flags().DurationVar(&o.timeout, "timeout", 10*time.Minute, "how long --wait waits; the request stays when it runs out")
+	cmd.Flags().DurationVar(&o.pickup, "pickup-timeout", 2*time.Minute, "how long --wait waits for an agent to take the request up before it stops, saying that none did; the request stays")
 	for _, f := range []string{"config", "app", "role", "to-revision"} {
 		_ = cmd.MarkFlagRequired(f)
 	}
@@ -108,7 +112,7 @@ func runRollback(cmd *cobra.Command, global *globalOptions, o *rollbackOptions) 
 	}
 	req := c.Rollback
 	log.WithFields(logrus.Fields{"app": o.app, "role": o.role, "toRevision": o.revision, "requestedAt": req.RequestedAt}).
-		Infof("rollback requested in ConfigMap %s/%s: the agent serving the app carries it out", ns, control.ConfigMapName)
+		Infof("rollback recorded in ConfigMap %s/%s: %s", ns, control.ConfigMapName, carrier(ctx, cfg, o.app))
 	res := &status.RollbackResult{App: o.app, Role: o.role, ToRevision: o.revision, State: status.RollbackPending}
 	if o.wait {
 		res, err = waitRollback(ctx, log, a, o, req.RequestedAt)
@@ -128,8 +132,10 @@ func waitRollback(ctx context.Context, log logrus.FieldLogger, a *agent.Agent, o
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
 	said := ""
+	start, picked, told := time.Now(), false, time.Now()
 	for {
 		res, err := a.RollbackOutcome(ctx, o.app, requestedAt)
+		picked = picked || res != nil
 		switch {
 		case err != nil && ctx.Err() == nil:
 			return nil, err
@@ -138,8 +144,20 @@ func waitRollback(ctx context.Context, log logrus.FieldLogger, a *agent.Agent, o
 		case res != nil && res.State != status.RollbackPending:
 			return res, fmt.Errorf("rollback of %s to revision %d: %s: %s", o.role, o.revision, res.State, res.Message)
 		case res != nil && res.Message != said:
-			said = res.Message
-			log.Info("waiting: " + said)
+			said, told = res.Message, time.Now()
+			log.Info("taken up by the agent, waiting: " + said)
+		case time.Since(told) >= 15*time.Second:
+			told = time.Now()
+			what := "no agent has taken the request up yet"
+			if picked {
+				what = "the agent is carrying it out: " + said
+			}
+			log.Infof("still waiting after %s: %s", time.Since(start).Round(time.Second), what)
+		}
+		if !picked && time.Since(start) >= min(o.pickup, o.timeout) {
+			return nil, fmt.Errorf("rollback requested, but no agent took the request up within %s: no roleout run serving app %s has read it "+
+				"(is one running for this config and cluster? roleout status --config shows the owner; roleout run --once carries it out too); "+
+				"the request stays in the ConfigMap %s and is carried out when an agent runs", min(o.pickup, o.timeout), o.app, control.ConfigMapName)
 		}
 		select {
 		case <-ctx.Done():
@@ -151,6 +169,23 @@ func waitRollback(ctx context.Context, log logrus.FieldLogger, a *agent.Agent, o
 		case <-time.After(2 * time.Second):
 		}
 	}
+}
+
+// carrier says who will carry out a request for app: under sharding.mode
+// dynamic, the replica that holds the app's Lease, or that none does;
+// otherwise the agent serving the config, at its next poll.
+func carrier(ctx context.Context, cfg *config.Config, app string) string {
+	if cfg.Sharding.ModeOrDefault() != config.ShardingDynamic {
+		return "the agent serving this config (roleout run; under --leader-elect, the replica holding the Lease) carries it out at once, or at its next poll"
+	}
+	rep := []status.Report{{App: app}}
+	if err := addOwners(ctx, cfg, rep); err != nil {
+		return "the replica holding the app's Lease carries it out (owners unknown: " + err.Error() + ")"
+	}
+	if rep[0].Owner == "" || rep[0].Phase == status.PhaseUnowned {
+		return "no live replica holds app " + app + " now (sharding.mode dynamic): it is carried out once one does"
+	}
+	return "replica " + rep[0].Owner + " holds app " + app + " and carries it out"
 }
 
 // printRollback prints res: JSON, or a line of text.

@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/roleout/roleout/internal/testcluster"
+	"github.com/roleout/roleout/internal/testgit"
 	"github.com/roleout/roleout/status"
 )
 
@@ -155,5 +157,41 @@ func TestRollbackThroughTheAgent(t *testing.T) {
 	}
 	if got := strings.Join(images(t, ns), " "); got != "registry.example/a:v4 registry.example/b:v2 registry.example/c:v2" {
 		t.Errorf("the hold ended: the cluster runs %s; want git's b:v2 back", got)
+	}
+}
+
+// TestRollbackNobodyTakesItUp: with no agent running, roleout rollback
+// says the request is recorded and who carries it out, then stops once
+// no agent has taken it up within --pickup-timeout, saying so and that
+// the request stays; roleout run --once then carries it out.
+func TestRollbackNobodyTakesItUp(t *testing.T) {
+	t.Parallel()
+	testcluster.Require(t, cluster)
+	const ns = "rollback-nobody"
+	repo := testgit.New(t, testgit.Options{}).MustRepo(t, ns)
+	config := writeConfig(t, repo.URL(), "- {name: "+ns+", path: apps/three, timeout: 30s}\n")
+	for _, v := range []string{"v1", "v2"} {
+		if _, err := repo.Commit("main", v, threeWaves(ns, v)); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, errOut := cli("run", "--once", "--config", config); code != exitOK {
+			t.Fatalf("run --once at %s: exit %d: %s", v, code, errOut)
+		}
+	}
+	start := time.Now()
+	code, _, logs := cli("rollback", "--config", config, "--app", ns, "--role", "b", "--to-revision", "1", "--pickup-timeout", "3s")
+	for _, want := range []string{"rollback recorded in ConfigMap", "the agent serving this config", "no agent took the request up within 3s", "the request stays"} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("rollback with no agent: stderr lacks %q:\n%s", want, logs)
+		}
+	}
+	if code != exitError || time.Since(start) > 2*time.Minute {
+		t.Errorf("rollback with no agent: exit %d after %s; want %d once the pickup timeout ran out", code, time.Since(start), exitError)
+	}
+	if code, _, errOut := cli("run", "--once", "--config", config); code != exitOK {
+		t.Fatalf("run --once after the request: exit %d: %s", code, errOut)
+	}
+	if st := readStatus(t, repo, ns); st.Rollback == nil || st.Rollback.State != status.RollbackHeld {
+		t.Errorf("after run --once, the rollback is %+v; want Held", st.Rollback)
 	}
 }

@@ -27,6 +27,7 @@ var allowed = map[string][]string{
 	"internal/testcluster": nil,
 	"internal/testgit":     nil,
 	"internal/testforge":   {"internal/testcluster"},
+	"internal/testsops":    {"internal/testcluster"},
 	"internal/hostile":     nil,
 	"internal/layout":      nil,
 	// Kustomize layouts of any size for render benchmarks and tests.
@@ -35,11 +36,19 @@ var allowed = map[string][]string{
 	"render/validate": {"render/schema"},
 	"render/predict":  {"internal/object", "render/schema"},
 	"render/revision": {"internal/object", "internal/secrets"},
-	"render":          {"internal/object", "internal/secrets", "render/predict", "render/revision", "render/schema", "render/validate"},
-	"sources":         {"internal/secrets"},
-	"apply":           {"internal/object", "internal/secrets"},
+	// Variables replaced after the build (Flux's postBuild syntax).
+	"render/substitute": nil,
+	// SOPS-encrypted Secrets decrypted after the build, in the agent.
+	"render/decrypt": nil,
+	// CEL health rules per kind, for the wave gate.
+	"apply/healthcheck": nil,
+	// What an app's objects need of each other, for init's order and plan warnings.
+	"render/order": {"internal/object"},
+	"render":       {"internal/object", "internal/secrets", "render/order", "render/predict", "render/revision", "render/schema", "render/validate"},
+	"sources":      {"internal/secrets"},
+	"apply":        {"apply/healthcheck", "internal/object", "internal/secrets"},
 	// The user contract: what roleout.yaml says, parsed and explained.
-	"config": {"internal/object", "internal/secrets", "render"},
+	"config": {"apply/healthcheck", "internal/object", "internal/secrets", "render"},
 	// What a change would do, live or offline; pure of git and of the loop.
 	"diff": {"apply", "internal/object", "render", "render/predict", "render/revision"},
 	// The status branch's files; read by the agent, the CLI and the web view.
@@ -64,8 +73,8 @@ var allowed = map[string][]string{
 	// Rollout events to chats and webhooks.
 	"notify": {"config", "internal/outbox", "status", "webhook"},
 	// The agent's loop: the only package that joins sources, render and apply.
-	"agent":         {"apply", "config", "control", "diff", "drift", "forge", "notify", "internal/liveness", "internal/object", "internal/secrets", "render", "render/predict", "render/revision", "sharding", "sources", "status", "webhook"},
-	"agent/starter": {"config", "sources"},
+	"agent":         {"apply", "apply/healthcheck", "config", "control", "diff", "drift", "forge", "notify", "internal/liveness", "internal/object", "internal/secrets", "render", "render/predict", "render/decrypt", "render/revision", "render/substitute", "sharding", "sources", "status", "webhook"},
+	"agent/starter": {"apply/healthcheck", "config", "internal/object", "render", "render/order", "render/schema", "sources"},
 	// The read-only web view: the status branch's records as pages, for
 	// roleout ui and roleout run.
 	"ui": {"config", "internal/object", "internal/secrets", "render/revision", "sources", "status"},

@@ -30,4 +30,11 @@ const (
 	// RecreateAnnotation "true" lets roleout delete and recreate the
 	// object when a change touches an immutable field.
 	RecreateAnnotation = "roleout.dev/recreate"
+	// SopsAnnotation is set by roleout, never taken from content, on a
+	// Secret decrypted from SOPS and on its preview: a JSON object of
+	// each data and stringData key's fingerprint, a digest of its
+	// ciphertext in git. Records and template hashes show those instead
+	// of digests of the plaintext, so that a preview, which never
+	// decrypts, records the Secret as its rollout does.
+	SopsAnnotation = "roleout.dev/sops-ciphertext"
 )

@@ -1,8 +1,11 @@
 package revision
 
 import (
+	"encoding/json"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/secrets"
 )
 
@@ -23,8 +26,32 @@ func Record(o *unstructured.Unstructured, m *secrets.Masker) map[string]any {
 	n := Normalize(o)
 	if IsSecret(o) {
 		m.Mask(n, o.GetNamespace()+"/"+o.GetName())
+		sopsMasks(n, o)
 	}
 	return n
+}
+
+// sopsMasks replaces, in the normalised Secret n, the value of each key
+// object.SopsAnnotation fingerprints with that fingerprint: a Secret
+// decrypted from SOPS is recorded and hashed by its ciphertext, which a
+// preview reads as well, never by its plaintext.
+func sopsMasks(n map[string]any, o *unstructured.Unstructured) {
+	raw := o.GetAnnotations()[object.SopsAnnotation]
+	if raw == "" {
+		return
+	}
+	var fps map[string]string
+	if err := json.Unmarshal([]byte(raw), &fps); err != nil {
+		return
+	}
+	for _, field := range []string{"data", "stringData"} {
+		values, _ := n[field].(map[string]any)
+		for k := range values {
+			if fp, ok := fps[k]; ok {
+				values[k] = MaskPrefix + "sops-" + fp
+			}
+		}
+	}
 }
 
 // identity returns o as template hashes see it: normalised, and for a
@@ -34,6 +61,7 @@ func identity(o *unstructured.Unstructured, m *secrets.Masker) map[string]any {
 	n := Normalize(o)
 	if IsSecret(o) {
 		m.Keyed(n, o.GetNamespace()+"/"+o.GetName())
+		sopsMasks(n, o)
 	}
 	return n
 }

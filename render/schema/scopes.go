@@ -34,6 +34,34 @@ var builtinScopes = sync.OnceValue(func() map[runtimeschema.GroupKind]bool {
 	return out
 })
 
+// wellKnownFile is the scope of kinds of widely installed CRDs whose
+// schemas roleout does not carry (Flux, OLM, cert-manager, the
+// Prometheus operator, Gateway API, External Secrets, Argo CD, Istio,
+// ...), in scopesFile's format: the scope a kind's CRD declares, which
+// its project publishes and never changes within a group. It lets an
+// offline plan place their objects (WellKnownScope); a cluster's
+// discovery and a render's CRDs win over it, and their objects stay
+// unchecked without a schema.
+//
+//go:embed wellknown.txt
+var wellKnownFile string
+
+var wellKnownScopes = sync.OnceValue(func() map[runtimeschema.GroupKind]bool {
+	out, err := ParseScopes(wellKnownFile)
+	if err != nil {
+		return nil // TestWellKnownScopes reads it
+	}
+	return out
+})
+
+// WellKnownScope reports whether kind gk, of a widely installed CRD
+// roleout carries no schema for (wellknown.txt), is namespaced, and
+// whether it is such a kind.
+func WellKnownScope(gk runtimeschema.GroupKind) (namespaced, known bool) {
+	namespaced, known = wellKnownScopes()[gk]
+	return namespaced, known
+}
+
 // crdScopes are the scopes of the kinds of the CRDs built in
 // (BuiltinCRDs), read when a kind is not Kubernetes' own.
 var crdScopes = sync.OnceValue(func() map[runtimeschema.GroupKind]bool {

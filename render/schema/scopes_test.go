@@ -88,3 +88,35 @@ func TestBuiltinScopesAreTheModule(t *testing.T) {
 		}
 	}
 }
+
+// TestWellKnownScopes: wellknown.txt parses, sorted and without a
+// duplicate, and names no kind Kubernetes or a built-in CRD serves (those
+// come from the module, never from the table).
+func TestWellKnownScopes(t *testing.T) {
+	got, err := ParseScopes(wellKnownFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(strings.TrimSpace(wellKnownFile), "\n") + 1; n != len(got) {
+		t.Errorf("wellknown.txt has %d lines and %d kinds: a kind is listed twice", n, len(got))
+	}
+	if formatted := FormatScopes(got); formatted != wellKnownFile {
+		t.Errorf("wellknown.txt is not sorted as FormatScopes writes it")
+	}
+	for gk := range got {
+		if _, builtin := BuiltinScope(gk); builtin {
+			t.Errorf("%s is served by Kubernetes or a built-in CRD: remove it from wellknown.txt", gk)
+		}
+	}
+	for _, c := range []struct {
+		gk         runtimeschema.GroupKind
+		namespaced bool
+	}{
+		{runtimeschema.GroupKind{Group: "cert-manager.io", Kind: "ClusterIssuer"}, false},
+		{runtimeschema.GroupKind{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease"}, true},
+	} {
+		if ns, ok := WellKnownScope(c.gk); !ok || ns != c.namespaced {
+			t.Errorf("WellKnownScope(%s) = %v, %v; want %v", c.gk, ns, ok, c.namespaced)
+		}
+	}
+}

@@ -31,12 +31,14 @@ import (
 	apps "k8s.io/kubernetes/pkg/apis/apps"
 	_ "k8s.io/kubernetes/pkg/apis/apps/install" // apps internal and v1 types, defaulters, conversions, declarative validation
 	appsvalidation "k8s.io/kubernetes/pkg/apis/apps/validation"
+	_ "k8s.io/kubernetes/pkg/apis/batch/install" // batch internal and v1 types, defaulters, conversions, declarative validation
 	core "k8s.io/kubernetes/pkg/apis/core"
 	_ "k8s.io/kubernetes/pkg/apis/core/install" // core internal and v1 types, defaulters, conversions, declarative validation
 	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
 	"k8s.io/kubernetes/pkg/registry/apps/daemonset"
 	"k8s.io/kubernetes/pkg/registry/apps/deployment"
 	"k8s.io/kubernetes/pkg/registry/apps/statefulset"
+	"k8s.io/kubernetes/pkg/registry/batch/cronjob"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 
 	"github.com/roleout/roleout/render/schema"
@@ -98,9 +100,10 @@ func unservedBuiltin(gvk runtimeschema.GroupVersionKind) string {
 // validated by the registry code of Kubernetes v1.37.2, with its
 // declarative validation. The apps kinds use their registry's own
 // Strategy; the core kinds' registries pull in etcd, so theirs are
-// written here around the same validation functions, as is the
-// ReplicaSet's (a Service is not among them: its registry allocates
-// cluster IPs before it validates).
+// written here around the same validation functions, as are the
+// ReplicaSet's and the Pod's (a Service is not among them: its registry
+// allocates cluster IPs before it validates; nor is a Job: its registry
+// makes the selector from the object's UID, which a create assigns).
 var createStrategies = map[runtimeschema.GroupKind]rest.RESTCreateStrategy{
 	{Group: "apps", Kind: "Deployment"}:  deployment.Strategy,
 	{Group: "apps", Kind: "StatefulSet"}: statefulset.Strategy,
@@ -110,6 +113,18 @@ var createStrategies = map[runtimeschema.GroupKind]rest.RESTCreateStrategy{
 		rs.Status, rs.Generation = apps.ReplicaSetStatus{}, 1
 		pod.DropDisabledTemplateFields(&rs.Spec.Template, nil)
 		return appsvalidation.ValidateReplicaSet(rs, pod.GetValidationOptionsFromPodTemplate(&rs.Spec.Template, nil))
+	}),
+	{Group: "batch", Kind: "CronJob"}: cronjob.Strategy,
+	{Kind: "Pod"}: strategyOf(true, func(o runtime.Object) field.ErrorList {
+		// The pod registry's PrepareForCreate, for what validation reads
+		// (its registry package pulls in etcd).
+		p := o.(*core.Pod)
+		p.Generation, p.Status = 1, core.PodStatus{Phase: core.PodPending}
+		pod.DropDisabledPodFields(p, nil)
+		pod.DefaultPodLevelResources(p)
+		opts := pod.GetValidationOptionsFromPodSpecAndMeta(&p.Spec, nil, &p.ObjectMeta, nil)
+		opts.ResourceIsPod = true
+		return corevalidation.ValidatePodCreate(p, opts)
 	}),
 	{Kind: "ConfigMap"}: strategyOf(true, func(o runtime.Object) field.ErrorList {
 		return corevalidation.ValidateConfigMap(o.(*core.ConfigMap))

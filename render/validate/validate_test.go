@@ -73,6 +73,8 @@ func TestValidate(t *testing.T) {
 		want Validation
 	}{
 		{"Deployment: valid", deploymentDoc(webContainer, ""), builtinErrs()},
+		{"Deployment: privileged, as kubeadm, kind and managed clusters allow", deploymentDoc(`{name: web, image: "web:1", securityContext: {privileged: true}}`, "      hostNetwork: true\n"),
+			builtinErrs()},
 		{"Deployment: wrong type", deploymentDoc(webContainer, "  minReadySeconds: soon\n"),
 			builtinErrs(FieldError{"spec.minReadySeconds", "expected numeric (int or float), got string"})},
 		{"Deployment: a list where an object goes", deploymentDoc(webContainer, "  strategy: [RollingUpdate]\n"),
