@@ -49,10 +49,10 @@ func (o gitopsObject) group() string {
 
 // gitops are the Flux and Argo CD objects of a repository.
 type gitops struct {
-	kustomizations []gitopsObject // kustomize.toolkit.fluxcd.io Kustomization
-	applications   []gitopsObject // argoproj.io Application
+	kustomizations  []gitopsObject // kustomize.toolkit.fluxcd.io Kustomization
+	applications    []gitopsObject // argoproj.io Application
 	applicationSets []gitopsObject // argoproj.io ApplicationSet
-	others         []gitopsObject // HelmRelease, GitRepository, … (listed when they cannot be carried over)
+	others          []gitopsObject // HelmRelease, GitRepository, … (listed when they cannot be carried over)
 	// dirs are the directories holding any of them: Flux's and Argo CD's
 	// own configuration, not apps.
 	dirs map[string]bool

@@ -69,7 +69,7 @@ func TestGeneratedSecretValues(t *testing.T) {
 	yml := testsops.Encrypt(t, key.Recipient, "config.yaml", []byte("db:\n  password: hunter2\n"))
 	gen := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret",
 		"metadata": map[string]any{"name": "gen", "namespace": "shop"},
-		"data": map[string]any{"app.env": base64.StdEncoding.EncodeToString(env), "config.yaml": base64.StdEncoding.EncodeToString(yml), "plain": "cGxhaW4="}}}
+		"data":     map[string]any{"app.env": base64.StdEncoding.EncodeToString(env), "config.yaml": base64.StdEncoding.EncodeToString(yml), "plain": "cGxhaW4="}}}
 	keys, err := ParseKeys(map[string][]byte{"k": []byte(key.Identity)})
 	if err != nil {
 		t.Fatal(err)

@@ -191,4 +191,3 @@ func (ageKeyService) Encrypt(context.Context, *keyservice.EncryptRequest) (*keys
 }
 
 var _ keyservice.KeyServiceServer = ageKeyService{}
-
