@@ -106,6 +106,16 @@ type Agent struct {
 	// replan holds the apps whose settings it changed (guarded by mu).
 	nextCfg *config.Config
 	replan  map[string]bool
+	// gone holds the generated apps whose removal is recorded, and
+	// skipped what the generators last skipped (generators.go; guarded
+	// by mu).
+	gone    map[string]bool
+	skipped map[string]bool
+	// indexed is the generated apps the status branch's index holds (nil
+	// before it is read), and appsChanged hears the served apps change
+	// (OnAppsChanged).
+	indexed     []generatedApp
+	appsChanged func([]config.App)
 	// checked is when each app was last compared in full with its
 	// cluster (driftCheckDue).
 	checked map[string]time.Time
@@ -235,7 +245,7 @@ func NewWithDeps(cfg *config.Config, deps Deps, log logrus.FieldLogger) *Agent {
 	if deps.Backoffs == (Backoffs{}) {
 		deps.Backoffs = DefaultBackoffs()
 	}
-	a := &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), mu: &sync.Mutex{}, results: map[string]*status.App{}, done: map[string]string{}, synced: map[string][32]byte{}, replan: map[string]bool{}, checked: map[string]time.Time{}, trigger: make(chan struct{}, 1), metrics: newMetrics(),
+	a := &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), mu: &sync.Mutex{}, results: map[string]*status.App{}, done: map[string]string{}, synced: map[string][32]byte{}, replan: map[string]bool{}, gone: map[string]bool{}, skipped: map[string]bool{}, checked: map[string]time.Time{}, trigger: make(chan struct{}, 1), metrics: newMetrics(),
 		live: &liveness.Loop{Bound: cfg.MaxPollAge(deps.now())}, elect: &sharding.Election{}, flights: newFlights()}
 	a.drift = drift.New(log, deps.now, a.Trigger, deps.Backoffs.Heal)
 	a.control = control.NewCopy(deps.Control, log, a.servesApp, a.controlChanged)
@@ -272,6 +282,7 @@ func (a *Agent) RunOnce(ctx context.Context) error {
 			// Pull-request heads are still previewed.
 			return errors.Join(err, a.previews(ctx))
 		}
+		a.generate(ctx, snap)
 		var (
 			errs       []error
 			superseded bool

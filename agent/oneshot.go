@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 
 	"k8s.io/client-go/rest"
 
@@ -47,7 +48,7 @@ func PlanFromGit(ctx context.Context, cfg *config.Config, appName, ref string) (
 	if err != nil {
 		return nil, err
 	}
-	app, err := cfg.App(appName)
+	app, err := appOf(ctx, cfg, appName)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +80,7 @@ type DiffOptions struct {
 // cluster (server-side dry run) or, offline, with the last status in git.
 // It never writes to the cluster or to git.
 func Diff(ctx context.Context, cfg *config.Config, appName string, opts DiffOptions) (*diff.Report, error) {
-	app, err := cfg.App(appName)
+	app, err := appOf(ctx, cfg, appName)
 	if err != nil {
 		return nil, err
 	}
@@ -237,11 +238,17 @@ func planTrust(cfg *config.Config, ref string, got sources.Trust) sources.Trust 
 func Statuses(ctx context.Context, cfg *config.Config, app string) ([]status.Report, error) {
 	apps := cfg.Apps
 	if app != "" {
-		a, err := cfg.App(app)
+		a, err := appOf(ctx, cfg, app)
 		if err != nil {
 			return nil, err
 		}
 		apps = []config.App{a}
+	} else if len(cfg.AppGenerators) > 0 {
+		gen, err := generated(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		apps = append(slices.Clone(apps), gen...)
 	}
 	names := make([]string, len(apps))
 	for i, a := range apps {
@@ -274,4 +281,40 @@ func History(ctx context.Context, cfg *config.Config, appName string) (*status.H
 		return nil, err
 	}
 	return rec.HistoryReport(cfg.Status.Branch)
+}
+
+// appOf returns the app of cfg named name: a written app, or one its
+// generators make at the source's head (fetched for that).
+func appOf(ctx context.Context, cfg *config.Config, name string) (config.App, error) {
+	app, err := cfg.App(name)
+	if err == nil || len(cfg.AppGenerators) == 0 {
+		return app, err
+	}
+	gen, gerr := generated(ctx, cfg)
+	if gerr != nil {
+		return config.App{}, errors.Join(err, gerr)
+	}
+	for _, a := range gen {
+		if a.Name == name {
+			return a, nil
+		}
+	}
+	return config.App{}, fmt.Errorf("%w, and appGenerators make no app of that name at the source's head", err)
+}
+
+// generated returns the apps cfg's generators make at the source's head.
+func generated(ctx context.Context, cfg *config.Config) ([]config.App, error) {
+	src, err := sources.NewGitSource(sourceOptions(cfg))
+	if err != nil {
+		return nil, err
+	}
+	snap, err := src.Fetch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	dirs, err := kustomizationDirs(snap.Dir)
+	if err != nil {
+		return nil, err
+	}
+	return cfg.Generate(dirs).Apps, nil
 }

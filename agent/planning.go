@@ -128,6 +128,9 @@ func (req planRequest) at() string {
 // render renders req's snapshot and sets the namespace of the namespaced
 // objects that name none.
 func (p planning) render(ctx context.Context, req planRequest) ([]*unstructured.Unstructured, render.Scopes, error) {
+	if req.app.Removed {
+		return nil, render.Scopes{}, nil // its directory left git: nothing stays
+	}
 	objs, err := p.renderer.Render(ctx, req.snap, req.app)
 	if err != nil {
 		return nil, nil, fmt.Errorf("render %s: %w", req.at(), err)

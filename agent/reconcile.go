@@ -156,6 +156,8 @@ func (run *appRun) rollOut(ctx context.Context) error {
 		return errors.Join(err, run.report(ctx, steps.commitMessage(app.Name, nil)+" [superseded]"))
 	case err != nil:
 		st.Phase, st.Message = status.PhaseFailed, err.Error()
+	case app.Removed:
+		st.Phase, st.Message, st.Drift = status.PhaseRemoved, removedMessage(app), nil
 	default:
 		st.Phase = status.PhaseSucceeded
 		if app.HealsDrift() {
@@ -164,7 +166,11 @@ func (run *appRun) rollOut(ctx context.Context) error {
 		st.Message = driftMessage(app, st.Drift)
 	}
 	run.settleRollback(err)
-	return errors.Join(err, run.report(ctx, steps.commitMessage(app.Name, err)))
+	err = errors.Join(err, run.report(ctx, steps.commitMessage(app.Name, err)))
+	if err == nil && app.Removed {
+		a.removed(app.Name)
+	}
+	return err
 }
 
 // countRollout updates the rollout metrics after a rollout that did

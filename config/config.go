@@ -66,6 +66,9 @@ type Config struct {
 	// Notifications send rollout events to chats and webhooks.
 	Notifications []Notification `json:"notifications,omitempty"`
 	Apps          []App          `json:"apps"`
+	// AppGenerators make one app per directory matching a pattern, at
+	// each commit (generators.go).
+	AppGenerators []AppGenerator `json:"appGenerators,omitempty"`
 }
 
 // Clusters sets what the kubeconfigs of apps' clusters may do
@@ -292,6 +295,12 @@ type App struct {
 	// while roleout run watches them. Default true; false records and
 	// reports drift without writing.
 	SelfHeal *bool `json:"selfHeal,omitempty"`
+	// Generator is the index, from 1, of the generator in appGenerators
+	// that made the app; 0 for a written app.
+	Generator int `json:"-"`
+	// Removed marks a generated app whose directory left git: its
+	// reconcile renders nothing and records phase Removed.
+	Removed bool `json:"-"`
 	// DependsOn names the apps this one waits for: each must be rolled
 	// out and healthy at the newest commit before this app is applied
 	// (Flux's dependsOn). Their CustomResourceDefinitions also give the
@@ -424,6 +433,10 @@ type Role struct {
 	// one of these repository paths ("bases/database"), relative to the
 	// repository root.
 	Paths []string `json:"paths,omitempty"`
+	// Annotations, when set, claims objects whose annotation of each key
+	// has one of the values listed; "" matches an object without it
+	// ({argocd.argoproj.io/sync-wave: ["", "0"]}: Argo CD's wave 0).
+	Annotations map[string][]string `json:"annotations,omitempty"`
 }
 
 // Window allows or denies rollouts for Duration after each time
@@ -521,17 +534,25 @@ func (c *Config) setDefaults() {
 		}
 	}
 	for i := range c.Apps {
-		a := &c.Apps[i]
-		if a.UnorderedRoles == "" {
-			a.UnorderedRoles = "First"
-		}
-		if a.Timeout.Duration == 0 {
-			a.Timeout.Duration = DefaultAppTimeout
-		}
-		if a.RevisionHistoryLimit == nil {
-			n := DefaultRevisionHistoryLimit
-			a.RevisionHistoryLimit = &n
-		}
+		c.Apps[i].setDefaults()
+	}
+}
+
+// SetAppDefaults fills app's unset fields with their defaults, as Parse
+// does for the apps it reads.
+func SetAppDefaults(app *App) { app.setDefaults() }
+
+// setDefaults fills the app's unset fields with their defaults.
+func (a *App) setDefaults() {
+	if a.UnorderedRoles == "" {
+		a.UnorderedRoles = "First"
+	}
+	if a.Timeout.Duration == 0 {
+		a.Timeout.Duration = DefaultAppTimeout
+	}
+	if a.RevisionHistoryLimit == nil {
+		n := DefaultRevisionHistoryLimit
+		a.RevisionHistoryLimit = &n
 	}
 }
 

@@ -40,7 +40,7 @@ func (c Render) PreviewsRequireIsolation() bool {
 func (app App) RoleSpecs() ([]render.RoleSpec, error) {
 	var out []render.RoleSpec
 	for _, r := range app.Roles {
-		spec := render.RoleSpec{Name: r.Name, UpgradeOrder: r.UpgradeOrder, Kinds: r.Kinds, Names: r.Names, Paths: r.Paths}
+		spec := render.RoleSpec{Name: r.Name, UpgradeOrder: r.UpgradeOrder, Kinds: r.Kinds, Names: r.Names, Paths: r.Paths, Annotations: r.Annotations}
 		if r.Selector != nil {
 			sel, err := metav1.LabelSelectorAsSelector(r.Selector)
 			if err != nil {

@@ -90,9 +90,10 @@ func (c *Config) validate() error {
 	if c.Apply.Concurrency < 0 || c.Apply.Concurrency > 256 {
 		add("apply.concurrency", "must be between 1 and 256 (0 takes the default 16), got %d", c.Apply.Concurrency)
 	}
-	if len(c.Apps) == 0 {
-		add("apps", "at least one app is required")
+	if len(c.Apps) == 0 && len(c.AppGenerators) == 0 {
+		add("apps", "at least one app (or appGenerators) is required")
 	}
+	c.validateGenerators(add)
 	validateDestinations("defaults", c.Defaults.AllowedNamespaces, c.Defaults.AllowedKinds, add)
 	seen := map[string]int{}
 	for i := range c.Apps {
@@ -282,6 +283,14 @@ func (a *App) validateWindows(field string, add func(field, format string, args 
 // validateCriteria checks a role's kinds, names and paths (field is
 // apps[1].roles[0]).
 func (r Role) validateCriteria(field string, add func(field, format string, args ...any)) {
+	for k, values := range r.Annotations {
+		if msgs := validation.IsQualifiedName(k); len(msgs) > 0 {
+			add(field+".annotations", "%q is not an annotation key: %s", k, strings.Join(msgs, "; "))
+		}
+		if len(values) == 0 {
+			add(field+".annotations", "%s lists no value: list the values that claim an object (\"\" for an object without the annotation)", k)
+		}
+	}
 	for k, kind := range r.Kinds {
 		if !kindRE.MatchString(kind) {
 			add(fmt.Sprintf("%s.kinds[%d]", field, k), "%q is not a kind: name one such as StatefulSet (no group, no wildcard)", kind)

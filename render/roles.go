@@ -40,11 +40,16 @@ type RoleSpec struct {
 	// (SourcePathAnnotation); objects of remote bases have none. Paths
 	// need a render with Options.Origins.
 	Paths []string
+	// Annotations, when set, claims objects whose annotation of each key
+	// has one of the values listed; "" among them matches an object
+	// without the annotation (Argo CD's sync waves: wave 0 is an object
+	// with no argocd.argoproj.io/sync-wave).
+	Annotations map[string][]string
 }
 
 // claims reports whether any criterion is set.
 func (s RoleSpec) claims() bool {
-	return s.Selector != nil || len(s.Kinds) > 0 || len(s.Names) > 0 || len(s.Paths) > 0
+	return s.Selector != nil || len(s.Kinds) > 0 || len(s.Names) > 0 || len(s.Paths) > 0 || len(s.Annotations) > 0
 }
 
 // matches reports whether the spec claims o, whose source path (from
@@ -65,6 +70,12 @@ func (s RoleSpec) matches(o *unstructured.Unstructured, src string) bool {
 	}
 	if len(s.Paths) > 0 && !slices.ContainsFunc(s.Paths, func(p string) bool { return pathUnder(src, p) }) {
 		return false
+	}
+	ann := o.GetAnnotations()
+	for k, values := range s.Annotations {
+		if !slices.Contains(values, ann[k]) {
+			return false
+		}
 	}
 	return true
 }
@@ -142,6 +153,14 @@ func (s RoleSpec) describeMatch() string {
 	}
 	if len(s.Paths) > 0 {
 		parts = append(parts, "paths ["+strings.Join(s.Paths, ", ")+"]")
+	}
+	keys := make([]string, 0, len(s.Annotations))
+	for k := range s.Annotations {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("annotation %s in %q", k, s.Annotations[k]))
 	}
 	return strings.Join(parts, ", ")
 }

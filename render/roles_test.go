@@ -87,6 +87,16 @@ func TestRoleCriteria(t *testing.T) {
 			return append(restored, from(deploy(t, "redis", "", ""), "bases/cache/d.yaml"))
 		}, roles: []RoleSpec{{Name: "data", UpgradeOrder: intp(1), Paths: []string{"bases/database"}}, {Name: "cache", UpgradeOrder: intp(2), Names: []string{"redis"}}},
 			want: []string{"1: data=update", "2: cache=update"}},
+		{name: "annotations: the values listed, \"\" for an object without the annotation (Argo CD's sync waves)", objs: func(t *testing.T) objs {
+			wave := func(o *unstructured.Unstructured, w string) *unstructured.Unstructured {
+				o.SetAnnotations(map[string]string{"argocd.argoproj.io/sync-wave": w})
+				return o
+			}
+			return objs{deploy(t, "db", "", ""), wave(deploy(t, "db2", "", ""), "0"), wave(deploy(t, "api", "", ""), "1"), wave(deploy(t, "web", "", ""), "2")}
+		}, roles: []RoleSpec{{Name: "wave-0", UpgradeOrder: intp(1), Annotations: map[string][]string{"argocd.argoproj.io/sync-wave": {"", "0"}}},
+			{Name: "wave-1", UpgradeOrder: intp(2), Annotations: map[string][]string{"argocd.argoproj.io/sync-wave": {"1"}}},
+			{Name: "wave-2", UpgradeOrder: intp(3), Annotations: map[string][]string{"argocd.argoproj.io/sync-wave": {"2"}}}},
+			want: []string{"1: wave-0=update", "2: wave-1=update", "3: wave-2=update"}},
 		{name: "a malformed names pattern", objs: layout, roles: []RoleSpec{{Name: "data", Names: []string{"postgres-["}}},
 			wantErr: []string{`app config role data: names pattern "postgres-["`}},
 		{name: "a path outside the repository", objs: layout, roles: []RoleSpec{{Name: "data", Paths: []string{"../bases"}}},

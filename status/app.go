@@ -37,6 +37,10 @@ const (
 	// not rolled out and healthy at this commit yet; nothing applied; the
 	// message names them.
 	PhaseWaitingForDependencies = "WaitingForDependencies"
+	// PhaseRemoved: the app's directory left git and its generator
+	// (appGenerators) no longer makes it; the message says whether its
+	// objects were pruned or left in the cluster.
+	PhaseRemoved = "Removed"
 	// PhaseNotReconciled is the phase roleout status shows for an app the
 	// agent has not recorded yet; no status.yaml holds it.
 	PhaseNotReconciled = "NotReconciled"

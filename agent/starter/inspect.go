@@ -66,7 +66,13 @@ func (r *Result) inspect(ctx context.Context, root string, in Inspector) error {
 			continue
 		}
 		objs := renders[i].objs
-		a.proposeRoles(objs)
+		argo := strings.HasPrefix(a.From, "Argo CD ")
+		if argo {
+			r.Untranslated = append(r.Untranslated, argoHooks(a.Name, objs)...)
+		}
+		if !argo || !a.syncWaveRoles(objs, render.IsPrerequisite) {
+			a.proposeRoles(objs)
+		}
 		a.proposeKinds(objs)
 		a.proposeNamespaces(objs)
 		a.proposeDependencies(objs, defined)

@@ -25,7 +25,7 @@ func (a *App) config() config.App {
 	c.Render.RemoteHosts, c.Render.EnableHelm = a.RemoteHosts, a.EnableHelm
 	for _, r := range a.Roles {
 		order := r.UpgradeOrder
-		c.Roles = append(c.Roles, config.Role{Name: r.Name, UpgradeOrder: &order, Paths: r.Paths})
+		c.Roles = append(c.Roles, config.Role{Name: r.Name, UpgradeOrder: &order, Paths: r.Paths, Annotations: r.Annotations})
 	}
 	return c
 }

@@ -138,6 +138,9 @@ type Role struct {
 	Name         string   `json:"name"`
 	UpgradeOrder int      `json:"upgradeOrder"`
 	Paths        []string `json:"paths"`
+	// Annotations claim the role's objects by annotation (Argo CD's sync
+	// waves) instead of Paths.
+	Annotations map[string][]string `json:"annotations,omitempty"`
 	// Reason says why UpgradeOrder was guessed.
 	Reason string `json:"reason"`
 }
@@ -193,7 +196,11 @@ func Generate(ctx context.Context, repo string, opts Options) (*Result, error) {
 	}
 	res := &Result{Source: src, Untranslated: []string{}}
 	if !g.empty() {
-		res.Apps, res.Interval, res.Untranslated = t.gitopsApps(g)
+		url := src.URL
+		if src.noURL {
+			url = ""
+		}
+		res.Apps, res.Interval, res.Untranslated = t.gitopsApps(g, url)
 	}
 	if len(res.Apps) == 0 {
 		leaves := t.leaves(prefix)
@@ -269,9 +276,9 @@ func (t *tree) fromLayout(a *App, n *node) {
 // and Argo CD Applications, each with what its overlay's layout says,
 // the smallest interval they ask for, and what could not be carried
 // over.
-func (t *tree) gitopsApps(g *gitops) ([]App, time.Duration, []string) {
+func (t *tree) gitopsApps(g *gitops, sourceURL string) ([]App, time.Duration, []string) {
 	apps, interval, untranslated := g.fluxApps()
-	argo, argoUntranslated := g.argoApps()
+	argo, argoUntranslated := g.argoApps(sourceURL)
 	apps = append(apps, argo...)
 	untranslated = append(untranslated, argoUntranslated...)
 	for i := range apps {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -197,7 +198,23 @@ func writeRoles(b *bytes.Buffer, a App, commentRoles bool) {
 	}
 	w("  roles:\n")
 	for _, role := range a.Roles {
-		w("  - name: %s\n    upgradeOrder: %d   # %s\n    paths: [%s]\n", scalar(role.Name), role.UpgradeOrder, oneLine(role.Reason), scalars(role.Paths))
+		w("  - name: %s\n    upgradeOrder: %d   # %s\n", scalar(role.Name), role.UpgradeOrder, oneLine(role.Reason))
+		if len(role.Paths) > 0 {
+			w("    paths: [%s]\n", scalars(role.Paths))
+		}
+		keys := make([]string, 0, len(role.Annotations))
+		for k := range role.Annotations {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			quoted := make([]string, len(role.Annotations[k]))
+			for i, v := range role.Annotations[k] {
+				q, _ := json.Marshal(v)
+				quoted[i] = string(q)
+			}
+			w("    annotations: {%s: [%s]}\n", scalar(k), strings.Join(quoted, ", "))
+		}
 	}
 }
 

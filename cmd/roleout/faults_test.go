@@ -44,10 +44,13 @@ func TestFaultSIGKILL(t *testing.T) {
 		before := len(appWritesList(t, ns))
 		var out syncBuffer
 		cmd := startRoleout(t, &out, "run", "--once", "--config", config)
-		// A run reads discovery and probes render isolation before its
-		// first write: kills from 0.8 s on land inside rollouts, not
-		// before them, on a loaded machine too.
-		time.Sleep(time.Duration(800+r.IntN(6500)) * time.Millisecond)
+		// A run starts (about 0.6 s for the binary's package
+		// initialisation on a loaded machine, since it links the SOPS
+		// module's key services), reads discovery and probes render
+		// isolation before its first write: kills from 1.5 s on land
+		// inside rollouts, not before them, on a loaded machine too; a
+		// rollout's three waves take about ten seconds.
+		time.Sleep(time.Duration(1500+r.IntN(6500)) * time.Millisecond)
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		_ = cmd.Wait()
 		ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)

@@ -223,6 +223,7 @@ func serveHTTP(ctx context.Context, log *logrus.Logger, cfg *config.Config, rest
 			return nil, err
 		}
 		view, store = v, st
+		a.OnAppsChanged(st.SetApps) // apps appGenerators make or remove
 	} else if cfg.UI.On() {
 		log.WithField("reason", why).Warn("the web view is not served")
 	}
