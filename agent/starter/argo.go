@@ -3,12 +3,15 @@ package starter
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/roleout/roleout/config"
 )
 
 // syncWaveAnnotation orders an Argo CD Application's resources, and the
@@ -37,13 +40,19 @@ type argoApplication struct {
 			Name      string `json:"name"`
 			Namespace string `json:"namespace"`
 		} `json:"destination"`
-		SyncPolicy struct {
-			Automated *struct {
-				Prune bool `json:"prune"`
-			} `json:"automated"`
-		} `json:"syncPolicy"`
+		SyncPolicy argoSyncPolicy `json:"syncPolicy"`
 	} `json:"spec"`
 }
+
+// argoSyncPolicy is what init reads of an Application's sync policy.
+type argoSyncPolicy struct {
+	Automated *struct {
+		Prune bool `json:"prune"`
+	} `json:"automated"`
+}
+
+// prune reports whether the policy prunes automatically.
+func (p argoSyncPolicy) prune() bool { return p.Automated != nil && p.Automated.Prune }
 
 // argoApps proposes one app per Argo CD Application whose source is a
 // path of this repository (repoURL matching sourceURL, when that is
@@ -55,9 +64,6 @@ type argoApplication struct {
 func (g *gitops) argoApps(sourceURL string) ([]App, []string) {
 	var apps []App
 	var untranslated []string
-	for _, o := range g.applicationSets {
-		untranslated = append(untranslated, o.String()+": an ApplicationSet: write one app per directory it generates (roleout's appGenerators are not read from it)")
-	}
 	waves := map[string]map[int][]string{} // directory → wave → app names
 	taken := map[string]bool{}
 	for _, o := range g.applications {
@@ -99,7 +105,7 @@ func (g *gitops) argoApps(sourceURL string) ([]App, []string) {
 		}
 		taken[name] = true
 		a := App{Name: name, Path: repoPath(s.Path), Namespace: d.Namespace, Roles: []Role{}, Needs: []string{}, From: "Argo CD " + o.String()}
-		a.Prune = app.Spec.SyncPolicy.Automated != nil && app.Spec.SyncPolicy.Automated.Prune
+		a.Prune = app.Spec.SyncPolicy.prune()
 		apps = append(apps, a)
 		if w, ok := app.Metadata.Annotations[syncWaveAnnotation]; ok {
 			n, err := strconv.Atoi(strings.TrimSpace(w))
@@ -213,4 +219,102 @@ func argoHooks(app string, objs []*unstructured.Unstructured) []string {
 		}
 	}
 	return out
+}
+
+// argoApplicationSet is what init reads of an Argo CD ApplicationSet: a
+// git directories generator over this repository and its template.
+type argoApplicationSet struct {
+	Spec struct {
+		GoTemplate bool `json:"goTemplate"`
+		Generators []struct {
+			Git *struct {
+				RepoURL     string `json:"repoURL"`
+				Directories []struct {
+					Path    string `json:"path"`
+					Exclude bool   `json:"exclude"`
+				} `json:"directories"`
+				Files []any `json:"files"`
+			} `json:"git"`
+		} `json:"generators"`
+		Template struct {
+			Metadata struct {
+				Name       string   `json:"name"`
+				Finalizers []string `json:"finalizers"`
+			} `json:"metadata"`
+			Spec struct {
+				Destination struct {
+					Namespace string `json:"namespace"`
+				} `json:"destination"`
+				SyncPolicy argoSyncPolicy `json:"syncPolicy"`
+			} `json:"spec"`
+		} `json:"template"`
+	} `json:"spec"`
+}
+
+// argoParams maps the git directories generator's parameters, in both
+// of Argo CD's template syntaxes, to appGenerators' placeholders.
+var argoParams = []struct{ from, to string }{
+	{"{{.path.basenameNormalized}}", "{{basename}}"}, {"{{path.basenameNormalized}}", "{{basename}}"},
+	{"{{.path.basename}}", "{{basename}}"}, {"{{path.basename}}", "{{basename}}"},
+	{"{{.path.path}}", "{{path}}"}, {"{{path}}", "{{path}}"},
+}
+
+// argoSegmentRE finds {{path[N]}} and {{index .path.segments N}}.
+var argoSegmentRE = regexp.MustCompile(`\{\{\s*(?:path\[(\d+)\]|index \.path\.segments (\d+))\s*\}\}`)
+
+// argoTemplate turns an ApplicationSet template string into an
+// appGenerators one.
+func argoTemplate(s string) string {
+	for _, p := range argoParams {
+		s = strings.ReplaceAll(s, p.from, p.to)
+	}
+	return argoSegmentRE.ReplaceAllStringFunc(s, func(m string) string {
+		sub := argoSegmentRE.FindStringSubmatch(m)
+		return "{{dir " + sub[1] + sub[2] + "}}"
+	})
+}
+
+// argoGenerators translates ApplicationSets with a git directories
+// generator over this repository into appGenerators: the directories and
+// excludes, the name and destination namespace templates, automated
+// prune, and pruneRemoved when the template carries Argo CD's resources
+// finalizer (which deletes an Application's resources with it).
+func (g *gitops) argoGenerators(sourceURL string) ([]config.AppGenerator, []string) {
+	var out []config.AppGenerator
+	var untranslated []string
+	for _, o := range g.applicationSets {
+		var set argoApplicationSet
+		if err := json.Unmarshal(o.raw, &set); err != nil {
+			untranslated = append(untranslated, fmt.Sprintf("%s: not an ApplicationSet init can read: %v", o, err))
+			continue
+		}
+		for i, gen := range set.Spec.Generators {
+			git := gen.Git
+			if git == nil || len(git.Directories) == 0 {
+				untranslated = append(untranslated, fmt.Sprintf("%s: generators[%d] is not a git directories generator: roleout's appGenerators make apps from directories only", o, i))
+				continue
+			}
+			if sourceURL != "" && !sameRepo(git.RepoURL, sourceURL) {
+				untranslated = append(untranslated, fmt.Sprintf("%s: generators[%d] reads %s, not this repository", o, i, git.RepoURL))
+				continue
+			}
+			ag := config.AppGenerator{Name: argoTemplate(set.Spec.Template.Metadata.Name)}
+			for _, d := range git.Directories {
+				switch {
+				case d.Exclude:
+					ag.Exclude = append(ag.Exclude, d.Path)
+				case ag.Directories == "":
+					ag.Directories = d.Path
+				default:
+					untranslated = append(untranslated, fmt.Sprintf("%s: generators[%d] directory %s: one pattern per app generator; write another appGenerators entry for it", o, i, d.Path))
+				}
+			}
+			t := set.Spec.Template.Spec
+			ag.Template.Namespace = argoTemplate(t.Destination.Namespace)
+			ag.Template.Prune = t.SyncPolicy.prune()
+			ag.PruneRemoved = slices.Contains(set.Spec.Template.Metadata.Finalizers, "resources-finalizer.argocd.argoproj.io")
+			out = append(out, ag)
+		}
+	}
+	return out, untranslated
 }

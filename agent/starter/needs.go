@@ -54,13 +54,7 @@ var functionRE = regexp.MustCompile(`(?m)^\s*(exec|container)\s*:`)
 // kustomization and component under it.
 func (t *tree) needsOf(n *node) buildNeeds {
 	var out buildNeeds
-	seen := map[string]bool{}
-	var walk func(*node)
-	walk = func(n *node) {
-		if seen[n.dir] {
-			return
-		}
-		seen[n.dir] = true
+	walkNodes(n, true, func(n *node) {
 		for _, r := range n.remotes {
 			out.remotes = append(out.remotes, r)
 			if h := remoteHost(r); h != "" && !slices.Contains(out.hosts, h) {
@@ -97,14 +91,7 @@ func (t *tree) needsOf(n *node) buildNeeds {
 				}
 			}
 		}
-		for _, b := range n.bases {
-			walk(b)
-		}
-		for _, c := range n.components {
-			walk(c)
-		}
-	}
-	walk(n)
+	})
 	slices.Sort(out.hosts)
 	return out
 }

@@ -232,13 +232,7 @@ var kindRE = regexp.MustCompile(`(?m)^kind:[ \t]*["']?([A-Za-z0-9]+)`)
 // and remote resources are not seen).
 func (t *tree) kinds(n *node) map[string]bool {
 	out := map[string]bool{}
-	seen := map[string]bool{}
-	var walk func(*node)
-	walk = func(n *node) {
-		if seen[n.dir] {
-			return
-		}
-		seen[n.dir] = true
+	walkNodes(n, false, func(n *node) {
 		for _, f := range n.files {
 			data, err := readLimited(filepath.Join(t.root, filepath.FromSlash(f)))
 			if err != nil {
@@ -248,12 +242,31 @@ func (t *tree) kinds(n *node) map[string]bool {
 				out[string(m[1])] = true
 			}
 		}
+	})
+	return out
+}
+
+// walkNodes calls visit on n and each kustomization it builds on (and,
+// with components, each component), once each.
+func walkNodes(n *node, components bool, visit func(*node)) {
+	seen := map[string]bool{}
+	var walk func(*node)
+	walk = func(n *node) {
+		if seen[n.dir] {
+			return
+		}
+		seen[n.dir] = true
+		visit(n)
 		for _, b := range n.bases {
 			walk(b)
 		}
+		if components {
+			for _, c := range n.components {
+				walk(c)
+			}
+		}
 	}
 	walk(n)
-	return out
 }
 
 // rel returns p relative to the root, slash-separated.

@@ -53,6 +53,9 @@ type Result struct {
 	Untranslated []string `json:"untranslated"`
 	// Interval is the smallest interval of the Flux objects translated.
 	Interval time.Duration `json:"-"`
+	// Generators are the appGenerators translated from Argo CD
+	// ApplicationSets.
+	Generators []config.AppGenerator `json:"appGenerators,omitempty"`
 }
 
 // Source is the repository the configuration follows.
@@ -201,8 +204,11 @@ func Generate(ctx context.Context, repo string, opts Options) (*Result, error) {
 			url = ""
 		}
 		res.Apps, res.Interval, res.Untranslated = t.gitopsApps(g, url)
+		var more []string
+		res.Generators, more = g.argoGenerators(url)
+		res.Untranslated = append(res.Untranslated, more...)
 	}
-	if len(res.Apps) == 0 {
+	if len(res.Apps) == 0 && len(res.Generators) == 0 {
 		leaves := t.leaves(prefix)
 		if len(leaves) == 0 {
 			if n := t.count(prefix); n > 0 {

@@ -294,3 +294,55 @@ func TestScalar(t *testing.T) {
 		}
 	}
 }
+
+// TestApplicationSetToGenerator: an ApplicationSet's git directories
+// generator over the repository becomes an appGenerators entry (pattern,
+// exclude, name and namespace templates, prune, pruneRemoved from the
+// resources finalizer), and the config loads.
+func TestApplicationSetToGenerator(t *testing.T) {
+	root := writeTree(t, map[string]string{
+		"apps/a/kustomization.yaml": kust("resources: [d.yaml]"),
+		"apps/a/d.yaml":             deployment,
+		"apps/b/kustomization.yaml": kust("resources: [d.yaml]"),
+		"apps/b/d.yaml":             deployment,
+		"argocd/appset.yaml": `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: apps, namespace: argocd}
+spec:
+  generators:
+  - git:
+      repoURL: https://git.example.com/org/apps.git
+      revision: HEAD
+      directories: [{path: "apps/*"}, {path: apps/legacy, exclude: true}]
+  - list: {elements: []}
+  template:
+    metadata: {name: "{{path.basename}}", finalizers: [resources-finalizer.argocd.argoproj.io]}
+    spec:
+      source: {repoURL: https://git.example.com/org/apps.git, path: "{{path}}"}
+      destination: {server: https://kubernetes.default.svc, namespace: "team-{{path[1]}}"}
+      syncPolicy: {automated: {prune: true}}
+`,
+	})
+	res, err := Generate(context.Background(), root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Generators) != 1 {
+		t.Fatalf("generators: %+v (untranslated %q)", res.Generators, res.Untranslated)
+	}
+	g := res.Generators[0]
+	if g.Directories != "apps/*" || !reflect.DeepEqual(g.Exclude, []string{"apps/legacy"}) || g.Name != "{{basename}}" ||
+		g.Template.Namespace != "team-{{dir 1}}" || !g.Template.Prune || !g.PruneRemoved {
+		t.Errorf("generator: %+v", g)
+	}
+	if !strings.Contains(strings.Join(res.Untranslated, "\n"), "generators[1] is not a git directories generator") {
+		t.Errorf("untranslated %q does not name the list generator", res.Untranslated)
+	}
+	cfg, err := config.Parse(res.Config, "init")
+	if err != nil {
+		t.Fatalf("the config does not load: %v\n%s", err, res.Config)
+	}
+	if gen := cfg.Generate([]string{"apps/a", "apps/b", "apps/legacy"}); len(gen.Apps) != 2 || gen.Apps[0].Namespace != "team-a" {
+		t.Errorf("the translated generator makes %+v", gen.Apps)
+	}
+}

@@ -103,9 +103,18 @@ func (r *Result) text(display string, commentRoles bool) []byte {
 	if r.Interval > 0 {
 		w("schedule: {interval: %s}   # the shortest interval of the Flux objects translated\n", r.Interval)
 	}
-	w("apps:\n")
+	w("apps:")
+	if len(r.Apps) == 0 {
+		w(" []")
+	}
+	w("\n")
 	for _, a := range r.Apps {
 		r.writeApp(&b, a, commentRoles)
+	}
+	if len(r.Generators) > 0 {
+		w("# One app per directory, as the ApplicationSets' git directories generators make them:\n")
+		data, _ := yaml.Marshal(map[string]any{"appGenerators": r.Generators})
+		b.Write(data)
 	}
 	return b.Bytes()
 }

@@ -1,14 +1,10 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/roleout/roleout/agent/starter"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
 	"github.com/roleout/roleout/status"
@@ -35,21 +31,9 @@ func TestArgoRepositoryFromInitToRollout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := cli("init", repo.URL(), "--output", "json")
-	if code != exitOK {
-		t.Fatalf("roleout init: exit %d: %s", code, errOut)
-	}
-	var res struct {
-		Config       string        `json:"config"`
-		Apps         []starter.App `json:"apps"`
-		Untranslated []string      `json:"untranslated"`
-	}
-	if err := json.Unmarshal([]byte(out), &res); err != nil {
-		t.Fatalf("init --output json: %v\n%s", err, out)
-	}
-	apps := map[string]starter.App{}
+	res := runInit(t, repo.URL())
+	apps := res.byName
 	for _, a := range res.Apps {
-		apps[a.Name] = a
 		if len(a.Needs) > 0 {
 			t.Errorf("app %s needs %v", a.Name, a.Needs)
 		}
@@ -69,10 +53,7 @@ func TestArgoRepositoryFromInitToRollout(t *testing.T) {
 		t.Errorf("untranslated %v does not name the hook", res.Untranslated)
 	}
 
-	cfg := filepath.Join(t.TempDir(), "agent.yaml")
-	if err := os.WriteFile(cfg, []byte(res.Config+"cacheDir: "+t.TempDir()+"\nkubeconfig: "+cluster.Kubeconfig+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cfg := writeInitConfig(t, res, "")
 	if code, _, logs := cli("run", "--once", "--config", cfg); code != exitOK {
 		t.Fatalf("run --once: exit %d:\n%s", code, logs)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/roleout/roleout/agent/starter"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
 	"github.com/roleout/roleout/internal/testsops"
@@ -86,22 +84,8 @@ func TestFluxRepositoryFromInitToRollout(t *testing.T) {
 	const password = "correct-horse-battery-staple"
 	repo, head := fluxRepo(t, key, password)
 
-	code, out, errOut := cli("init", repo.URL(), "--output", "json")
-	if code != exitOK {
-		t.Fatalf("roleout init: exit %d: %s", code, errOut)
-	}
-	var res struct {
-		Config       string        `json:"config"`
-		Apps         []starter.App `json:"apps"`
-		Untranslated []string      `json:"untranslated"`
-	}
-	if err := json.Unmarshal([]byte(out), &res); err != nil {
-		t.Fatalf("init --output json: %v\n%s", err, out)
-	}
-	apps := map[string]starter.App{}
-	for _, a := range res.Apps {
-		apps[a.Name] = a
-	}
+	res := runInit(t, repo.URL())
+	apps := res.byName
 	infra, web := apps["infrastructure"], apps["apps"]
 	if len(res.Apps) != 2 || infra.Path != "infrastructure" || web.Path != "apps/staging" {
 		t.Fatalf("apps: %+v; want infrastructure and apps from the Flux Kustomizations", res.Apps)
@@ -114,15 +98,11 @@ func TestFluxRepositoryFromInitToRollout(t *testing.T) {
 		t.Errorf("untranslated %v does not name Flux's own Kustomization", res.Untranslated)
 	}
 
-	cfg := filepath.Join(t.TempDir(), "agent.yaml")
-	text := res.Config + "cacheDir: " + t.TempDir() + "\nkubeconfig: " + cluster.Kubeconfig + "\nhttp: {address: \"-\"}\n"
-	text = strings.Replace(text, "source:\n", "source:\n  pullRequests: {refs: [\"refs/pull/*/head\"]}\n", 1)
-	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	res.Config = strings.Replace(res.Config, "source:\n", "source:\n  pullRequests: {refs: [\"refs/pull/*/head\"]}\n", 1)
+	cfg := writeInitConfig(t, res, "http: {address: \"-\"}\n")
 	code, stdout, logs := cli("run", "--once", "--config", cfg)
 	if code != exitOK {
-		t.Fatalf("run --once: exit %d:\n%s\n%s\nconfig:\n%s", code, stdout, logs, text)
+		t.Fatalf("run --once: exit %d:\n%s\n%s", code, stdout, logs)
 	}
 	for _, app := range []string{"infrastructure", "apps"} {
 		if st := readStatus(t, repo, app); st.Phase != status.PhaseSucceeded || st.SourceRevision != "main@sha1:"+head {

@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/roleout/roleout/agent/starter"
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
@@ -38,21 +34,9 @@ func TestInitOperatorPlansAndRollsOut(t *testing.T) {
 	if _, err := repo.CommitDir("main", "operator", "testdata/init-operator", "."); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := cli("init", repo.URL(), "--output", "json")
-	if code != exitOK {
-		t.Fatalf("roleout init: exit %d: %s", code, errOut)
-	}
-	var res struct {
-		Config       string        `json:"config"`
-		Apps         []starter.App `json:"apps"`
-		Untranslated []string      `json:"untranslated"`
-	}
-	if err := json.Unmarshal([]byte(out), &res); err != nil {
-		t.Fatalf("init --output json: %v\n%s", err, out)
-	}
-	apps := map[string]starter.App{}
+	res := runInit(t, repo.URL())
+	apps := res.byName
 	for _, a := range res.Apps {
-		apps[a.Name] = a
 		if len(a.Needs) != 0 {
 			t.Errorf("app %s needs %v; want nothing", a.Name, a.Needs)
 		}
@@ -76,11 +60,7 @@ func TestInitOperatorPlansAndRollsOut(t *testing.T) {
 		t.Error("untranslated is null; want a list")
 	}
 
-	cfg := filepath.Join(t.TempDir(), "agent.yaml")
-	text := res.Config + "cacheDir: " + t.TempDir() + "\nkubeconfig: " + cluster.Kubeconfig + "\n"
-	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cfg := writeInitConfig(t, res, "")
 	for _, app := range []string{"default", "samples"} {
 		s := planJSON(t, "plan", "--config", cfg, "--app", app)
 		if len(s.Warnings) > 0 {

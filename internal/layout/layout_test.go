@@ -37,9 +37,9 @@ var allowed = map[string][]string{
 	"render/predict":  {"internal/object", "render/schema"},
 	"render/revision": {"internal/object", "internal/secrets"},
 	// Variables replaced after the build (Flux's postBuild syntax).
-	"render/substitute": nil,
+	"render/substitute": {"internal/object"},
 	// SOPS-encrypted Secrets decrypted after the build, in the agent.
-	"render/decrypt": nil,
+	"render/decrypt": {"internal/object"},
 	// CEL health rules per kind, for the wave gate.
 	"apply/healthcheck": nil,
 	// What an app's objects need of each other, for init's order and plan warnings.

@@ -23,7 +23,7 @@
 // checked by default (kustomize changes the metadata it covers); every
 // value is still authenticated (AES-GCM with its path).
 //
-// It imports nothing of roleout.
+// It imports internal/object only.
 package decrypt
 
 import (
@@ -38,6 +38,8 @@ import (
 	"filippo.io/age"
 	sopsage "github.com/getsops/sops/v3/age"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/roleout/roleout/internal/object"
 )
 
 // Keys are the age identities an app's Secrets are decrypted with.
@@ -116,15 +118,15 @@ func Objects(objs []*unstructured.Unstructured, keys *Keys) ([]*unstructured.Uns
 		}
 		switch {
 		case !isSecret(o):
-			errs = append(errs, fmt.Errorf("%s: carries SOPS metadata but is no Secret: roleout decrypts Secrets only (so no transformer can move plaintext into another kind); encrypt it as a Secret", describe(o)))
+			errs = append(errs, fmt.Errorf("%s: carries SOPS metadata but is no Secret: roleout decrypts Secrets only (so no transformer can move plaintext into another kind); encrypt it as a Secret", object.RefOf(o).String()))
 			continue
 		case keys == nil:
-			errs = append(errs, fmt.Errorf("%s: is SOPS-encrypted and the app names no decryption key: set decryption (keyFiles or keySecret)", describe(o)))
+			errs = append(errs, fmt.Errorf("%s: is SOPS-encrypted and the app names no decryption key: set decryption (keyFiles or keySecret)", object.RefOf(o).String()))
 			continue
 		}
 		d, err := keys.secret(o)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: decrypt: %w", describe(o), err))
+			errs = append(errs, fmt.Errorf("%s: decrypt: %w", object.RefOf(o).String(), err))
 			continue
 		}
 		out[i] = d
@@ -133,13 +135,6 @@ func Objects(objs []*unstructured.Unstructured, keys *Keys) ([]*unstructured.Uns
 		return nil, err
 	}
 	return out, nil
-}
-
-func describe(o *unstructured.Unstructured) string {
-	if ns := o.GetNamespace(); ns != "" {
-		return o.GetKind() + "/" + ns + "/" + o.GetName()
-	}
-	return o.GetKind() + "/" + o.GetName()
 }
 
 // Fingerprints returns, for an encrypted Secret, each data and

@@ -10,7 +10,7 @@
 // An unset variable without a default is an error naming the object and
 // the variable, unless AllowUnset makes it empty.
 //
-// It is pure: no I/O, no logging. It imports nothing of roleout.
+// It is pure: no I/O, no logging. It imports internal/object only.
 package substitute
 
 import (
@@ -23,6 +23,8 @@ import (
 	"github.com/fluxcd/pkg/envsubst"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/roleout/roleout/internal/object"
 )
 
 // DisabledKey is the label or annotation that keeps an object as it is
@@ -98,7 +100,7 @@ func Objects(objs []*unstructured.Unstructured, o Options) ([]*unstructured.Unst
 		}
 		data, err := yaml.Marshal(obj.Object)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", describe(obj), err)
+			return nil, fmt.Errorf("%s: %w", object.RefOf(obj).String(), err)
 		}
 		if !strings.Contains(string(data), "${") {
 			total += int64(len(data))
@@ -118,14 +120,14 @@ func Objects(objs []*unstructured.Unstructured, o Options) ([]*unstructured.Unst
 		})
 		if err != nil {
 			if unset != "" {
-				errs = append(errs, &UnsetError{Object: describe(obj), Variable: unset})
+				errs = append(errs, &UnsetError{Object: object.RefOf(obj).String(), Variable: unset})
 			} else {
-				errs = append(errs, fmt.Errorf("%s: substitute variables: %w", describe(obj), err))
+				errs = append(errs, fmt.Errorf("%s: substitute variables: %w", object.RefOf(obj).String(), err))
 			}
 			continue
 		}
 		if total += int64(len(text)); o.MaxBytes > 0 && total > o.MaxBytes {
-			return nil, fmt.Errorf("%s: the objects are larger than %d bytes once their variables are substituted (render.maxBytes)", describe(obj), o.MaxBytes)
+			return nil, fmt.Errorf("%s: the objects are larger than %d bytes once their variables are substituted (render.maxBytes)", object.RefOf(obj).String(), o.MaxBytes)
 		}
 		c := &unstructured.Unstructured{}
 		js, err := yaml.YAMLToJSON([]byte(text))
@@ -133,7 +135,7 @@ func Objects(objs []*unstructured.Unstructured, o Options) ([]*unstructured.Unst
 			err = c.UnmarshalJSON(js) // numbers as int64, as the render gives them
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: not an object once its variables are substituted: %w", describe(obj), err))
+			errs = append(errs, fmt.Errorf("%s: not an object once its variables are substituted: %w", object.RefOf(obj).String(), err))
 			continue
 		}
 		out[i] = c
@@ -142,12 +144,4 @@ func Objects(objs []*unstructured.Unstructured, o Options) ([]*unstructured.Unst
 		return nil, err
 	}
 	return out, nil
-}
-
-// describe names o as errors do: Kind/namespace/name.
-func describe(o *unstructured.Unstructured) string {
-	if ns := o.GetNamespace(); ns != "" {
-		return o.GetKind() + "/" + ns + "/" + o.GetName()
-	}
-	return o.GetKind() + "/" + o.GetName()
 }
