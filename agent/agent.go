@@ -16,6 +16,7 @@ import (
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/control"
 	"github.com/roleout/roleout/drift"
+	"github.com/roleout/roleout/internal/fence"
 	"github.com/roleout/roleout/internal/liveness"
 	"github.com/roleout/roleout/internal/secrets"
 	"github.com/roleout/roleout/render"
@@ -170,6 +171,7 @@ func NewDryRun(ctx context.Context, cfg *config.Config, restCfg *rest.Config, lo
 // A program that observes the parts (the benchmarks) wraps them and
 // passes them to NewWithDeps; New does no more than that.
 func NewDeps(ctx context.Context, cfg *config.Config, restCfg *rest.Config, log logrus.FieldLogger) (Deps, error) {
+	restCfg = fenced(restCfg)
 	kube, err := kubernetes.NewForConfig(restCfg)
 	if err != nil {
 		return Deps{}, err
@@ -179,6 +181,15 @@ func NewDeps(ctx context.Context, cfg *config.Config, restCfg *rest.Config, log 
 		return Deps{}, err
 	}
 	return newDeps(ctx, cfg, restCfg, kube, log, masker)
+}
+
+// fenced returns a copy of cfg whose requests check, as they leave, the
+// claims their context holds (internal/fence): no write of a reconcile
+// reaches a cluster after its replica's claim on the app ended.
+func fenced(cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	cfg.Wrap(fence.Transport)
+	return cfg
 }
 
 // newDeps wires NewDeps' parts with masker, on kube (restCfg's client).
@@ -458,9 +469,13 @@ func (a *Agent) Run(ctx context.Context) error {
 
 // Close releases what the agent keeps outside its own process: the warm
 // sandbox processes of its renderer (render.Renderer.Spare) and their
-// directories. The agent renders no more after it.
+// directories, and the lock on its local copy of the status branch. The
+// agent renders and records no more after it.
 func (a *Agent) Close() {
 	if c, ok := a.deps.Renderer.(interface{ Close() }); ok {
+		c.Close()
+	}
+	if c, ok := a.deps.Status.(interface{ Close() }); ok {
 		c.Close()
 	}
 }

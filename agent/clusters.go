@@ -76,7 +76,7 @@ func (c *clusters) applier(key string, load func() (*rest.Config, error)) (Clust
 		return nil, err
 	}
 	cfg.UserAgent = c.userAgent
-	ap, err := newApplierCluster(cfg, c.opts)
+	ap, err := newApplierCluster(fenced(cfg), c.opts)
 	if err != nil {
 		return nil, err
 	}

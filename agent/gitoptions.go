@@ -43,7 +43,8 @@ func sourceOptions(cfg *config.Config) sources.Options {
 
 // StatusOptions returns the options of cfg's status branch as the agent
 // writes it: the source's URL and credentials, the configured branch,
-// author and signing key, the source's checkout limits, and the merge
+// author and signing key, the cache directory that keeps its local copy,
+// the source's checkout limits, and the merge
 // hook that keeps both sides' history records when a push races another
 // writer. Programs that wire an Agent with NewWithDeps use it to get the
 // same status branch.
@@ -51,7 +52,7 @@ func StatusOptions(cfg *config.Config) sources.StatusOptions {
 	return sources.StatusOptions{
 		URL: cfg.Source.URL, Auth: credentials(cfg), Branch: cfg.Status.Branch,
 		AuthorName: cfg.Status.Author.Name, AuthorEmail: cfg.Status.Author.Email,
-		SigningKeyFile: cfg.Status.SigningKeyFile, Merge: status.MergeFile,
+		SigningKeyFile: cfg.Status.SigningKeyFile, Merge: status.MergeFile, CacheDir: cfg.CacheDir,
 		Limits: sources.CheckoutLimits{MaxBytes: cfg.Source.MaxCheckoutBytes, MaxEntries: cfg.Source.MaxCheckoutEntries},
 	}
 }

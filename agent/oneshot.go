@@ -159,7 +159,9 @@ func planFromGit(ctx context.Context, cfg *config.Config, app config.App, ref st
 		return nil, sources.SourceRevision{}, nil, err
 	}
 	snap.Trust = planTrust(cfg, ref, snap.Trust)
-	prev, err := status.Load(ctx, sources.NewStatusBranch(StatusOptions(cfg)), app.Name)
+	branch := sources.NewStatusBranch(StatusOptions(cfg))
+	defer branch.Close()
+	prev, err := status.Load(ctx, branch, app.Name)
 	if err != nil {
 		return nil, snap.Revision, nil, err
 	}
@@ -254,7 +256,9 @@ func Statuses(ctx context.Context, cfg *config.Config, app string) ([]status.Rep
 	for i, a := range apps {
 		names[i] = a.Name
 	}
-	reads, err := sources.NewStatusBranch(StatusOptions(cfg)).ReadEach(ctx, names)
+	branch := sources.NewStatusBranch(StatusOptions(cfg))
+	defer branch.Close()
+	reads, err := branch.ReadEach(ctx, names)
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +280,9 @@ func History(ctx context.Context, cfg *config.Config, appName string) (*status.H
 	if err != nil {
 		return nil, err
 	}
-	rec, err := status.Load(ctx, sources.NewStatusBranch(StatusOptions(cfg)), app.Name)
+	branch := sources.NewStatusBranch(StatusOptions(cfg))
+	defer branch.Close()
+	rec, err := status.Load(ctx, branch, app.Name)
 	if err != nil {
 		return nil, err
 	}

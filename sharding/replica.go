@@ -15,6 +15,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	coordclient "k8s.io/client-go/kubernetes/typed/coordination/v1"
+
+	"github.com/roleout/roleout/internal/fence"
 )
 
 // Options configure a Replica.
@@ -70,6 +72,9 @@ type Replica struct {
 	// is bounded by it; see Outlive.
 	fence    context.Context
 	endFence func()
+	// claim is the session's claim on its apps (fence.Claim): it ends
+	// with the fence, and every write of a reconcile checks it.
+	claim *sessionClaim
 	// lastRenew is when the last successful renewal of the member Lease
 	// was sent; own is that Lease as the API server returned it.
 	lastRenew time.Time
@@ -186,6 +191,7 @@ func (r *Replica) Begin(ctx context.Context, app string) (context.Context, func(
 	stop := context.AfterFunc(session, func() { cancel(context.Cause(session)) })
 	hold, endHold := context.WithCancel(r.fence)
 	actx = context.WithValue(actx, outliveKey{}, hold)
+	actx = fence.With(actx, appClaim{s: r.claim, holder: fmt.Sprintf("replica %s, app %s", r.o.Identity, app)})
 	return actx, func() {
 		stop()
 		cancel(nil)
@@ -258,6 +264,13 @@ func (r *Replica) renew(ctx context.Context, start time.Time) {
 	var lost []string
 	r.mu.Lock()
 	switch {
+	case err == nil && r.session != nil && start.Sub(r.lastRenew) >= r.o.RenewDeadline:
+		// Renewed after its deadline (the process was paused, and the
+		// timer that ends the session has not run yet): others may
+		// have taken the apps, so the session and its claims end; the
+		// next renewal starts a new one.
+		lost = r.endLocked(fmt.Errorf("member Lease renewed %s after the last renewal, past the renew deadline %s", start.Sub(r.lastRenew).Round(time.Millisecond), r.o.RenewDeadline))
+		r.own = l
 	case err == nil:
 		r.own, r.lastRenew, r.waiting = l, start, ""
 		if r.session == nil {
@@ -266,9 +279,11 @@ func (r *Replica) renew(ctx context.Context, start time.Time) {
 			r.session, r.end = context.WithCancelCause(context.Background())
 			fence, end := context.WithCancelCause(context.Background())
 			r.fence, r.endFence = fence, func() { end(errFenced) }
+			r.claim = &sessionClaim{ttl: r.o.LeaseDuration - r.o.RetryPeriod}
 			r.o.Log.WithField("identity", r.o.Identity).Info("sharding: member Lease held, taking part")
 			defer r.poke() // claim at once
 		}
+		r.claim.renewed(start)
 		r.deadline.Reset(time.Until(start.Add(r.o.RenewDeadline)))
 	case ctx.Err() != nil:
 	case r.session != nil && time.Since(r.lastRenew) >= r.o.RenewDeadline:
@@ -337,7 +352,8 @@ func (r *Replica) expire() {
 func (r *Replica) endLocked(cause error) []string {
 	r.end(cause)
 	time.AfterFunc(time.Until(r.lastRenew.Add(r.o.LeaseDuration-r.o.RetryPeriod)), r.endFence)
-	r.session, r.end, r.own, r.fence, r.endFence = nil, nil, nil, nil, nil
+	r.claim.lost()
+	r.session, r.end, r.own, r.fence, r.endFence, r.claim = nil, nil, nil, nil, nil, nil
 	r.deadline.Stop()
 	lost := make([]string, 0, len(r.held))
 	for app := range r.held {

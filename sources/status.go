@@ -8,12 +8,15 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5"
 	gitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
+
+	"github.com/roleout/roleout/internal/fence"
 )
 
 // ErrNoChange is returned by StatusBranch.Commit when the changes leave
@@ -55,19 +58,30 @@ type StatusOptions struct {
 	// objects fetched, and the files and bytes read (StatusLimitError).
 	// Zero takes a checkout's defaults.
 	Limits CheckoutLimits
-	// TempDir holds the clones, each removed when its call returns; ""
-	// is the system's temporary directory.
+	// CacheDir holds the local copy of the branch, kept between calls
+	// (status_local.go); "" keeps it in a temporary directory removed by
+	// Close.
+	CacheDir string
+	// TempDir holds the clones a verification needs deeper than the
+	// local copy, each removed when its call returns; "" is the system's
+	// temporary directory.
 	TempDir string
 }
 
 // StatusBranch reads and writes the status branch of a repository. The
 // branch is an orphan (it shares no history with the watched branch) and
-// is created on the first commit. Every call works on a fresh shallow
-// clone in a temporary directory, without a work tree, and reads only the
-// files it is asked for (status_tree.go).
+// is created on the first commit. Every call works on the process's local
+// copy of the branch, brought up to the remote's head first
+// (status_local.go), without a work tree, and reads only the files it is
+// asked for (status_tree.go). It is safe for concurrent use: calls on one
+// copy take turns.
 type StatusBranch struct {
 	opts  StatusOptions
 	group commitGroup
+
+	mu     sync.Mutex
+	local  *localCopy
+	closed bool
 }
 
 // NewStatusBranch returns a StatusBranch for opts.
@@ -80,6 +94,35 @@ func NewStatusBranch(opts StatusOptions) *StatusBranch {
 	}
 	opts.Limits = opts.Limits.withDefaults()
 	return &StatusBranch{opts: opts, group: newCommitGroup()}
+}
+
+// copy returns b's local copy, acquired on first use.
+func (b *StatusBranch) copy() (*localCopy, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil, errors.New("status branch closed")
+	}
+	if b.local == nil {
+		l, err := acquireCopy(b.opts)
+		if err != nil {
+			return nil, err
+		}
+		b.local = l
+	}
+	return b.local, nil
+}
+
+// Close releases b's local copy: its directory stays in CacheDir for the
+// next StatusBranch of the same branch (in this process or another), or
+// is removed when it is temporary. b is not used after Close.
+func (b *StatusBranch) Close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.local != nil && !b.closed {
+		b.local.release()
+	}
+	b.closed = true
 }
 
 // ReadFile returns the content of name (a slash-separated path) on the
@@ -186,6 +229,9 @@ func (b *StatusBranch) Commit(ctx context.Context, files map[string][]byte, msg 
 func (b *StatusBranch) commitBatch(ctx context.Context, batch []*pendingCommit) {
 	var lastErr error
 	for attempt := range b.opts.MaxAttempts {
+		if batch = fenced(batch); len(batch) == 0 {
+			return
+		}
 		if attempt > 0 {
 			select {
 			case <-ctx.Done():
@@ -204,6 +250,9 @@ func (b *StatusBranch) commitBatch(ctx context.Context, batch []*pendingCommit) 
 			return
 		}
 		lastErr = err
+		if fence.IsExpired(err) {
+			continue // the calls whose claim ended are answered above
+		}
 		// A remote head the shallow clone has never seen shows up as
 		// ErrObjectNotFound during the fast-forward check: it moved.
 		if !errors.Is(err, git.ErrNonFastForwardUpdate) && !errors.Is(err, plumbing.ErrObjectNotFound) && !isRejected(err) {
@@ -220,6 +269,20 @@ func (b *StatusBranch) commitBatch(ctx context.Context, batch []*pendingCommit) 
 	for _, p := range batch {
 		p.done <- commitResult{err: err}
 	}
+}
+
+// fenced answers the calls of batch whose claim on their app ended
+// (internal/fence) with that error and returns the others.
+func fenced(batch []*pendingCommit) []*pendingCommit {
+	var live []*pendingCommit
+	for _, p := range batch {
+		if err := fence.Check(p.ctx); err != nil {
+			p.done <- commitResult{err: fmt.Errorf("commit status: %w", err)}
+			continue
+		}
+		live = append(live, p)
+	}
+	return live
 }
 
 // DefaultStatusAttempts is how many pushes a status commit tries by
@@ -243,7 +306,7 @@ func backoff(n int) time.Duration {
 func (b *StatusBranch) commitOnce(ctx context.Context, batch []*pendingCommit) (map[*pendingCommit]commitResult, error) {
 	co, err := b.checkout(ctx)
 	if err == nil && co == nil {
-		co, err = b.initOrphan()
+		co, err = b.orphan()
 	}
 	if err != nil {
 		return nil, err
@@ -288,13 +351,27 @@ func (b *StatusBranch) commitOnce(ctx context.Context, batch []*pendingCommit) (
 		return nil, err
 	}
 	ref := plumbing.NewBranchReferenceName(b.opts.Branch)
-	err = co.repo.PushContext(ctx, &git.PushOptions{
+	start := time.Now()
+	// The push needs every committed call's claim: checked here for any
+	// transport, and by HTTP's again as each request leaves (fence.go).
+	pctx := ctx
+	for _, p := range parts {
+		pctx = fence.Join(pctx, p.ctx)
+	}
+	if err := fence.Check(pctx); err != nil {
+		return nil, err
+	}
+	remote := git.NewRemote(co.store, &gitconfig.RemoteConfig{Name: "origin", URLs: []string{b.opts.URL}})
+	err = remote.PushContext(pctx, &git.PushOptions{
 		RemoteName: "origin",
 		Auth:       auth,
 		RefSpecs:   []gitconfig.RefSpec{gitconfig.RefSpec(fmt.Sprintf("%s:%s", ref, ref))},
 	})
 	if err != nil {
 		return nil, err
+	}
+	if co.local != nil && !co.temp {
+		co.local.pushed(hash, start)
 	}
 	if b.opts.Anchor != nil && b.opts.SigningKeyFile != "" {
 		// The push landed: a failure to move the anchor leaves it on an
@@ -387,22 +464,19 @@ func (b *StatusBranch) merge(co *statusCheckout, files map[string][]byte) (map[s
 	return out, nil
 }
 
-// initOrphan starts the status branch: an empty repository whose origin
-// is the source URL, with nothing trusted and no head.
-func (b *StatusBranch) initOrphan() (*statusCheckout, error) {
-	store, err := newStatusStore(b.opts.TempDir, b.opts.Branch, b.opts.Limits.MaxBytes)
+// orphan starts the status branch in the local copy: nothing trusted and
+// no head.
+func (b *StatusBranch) orphan() (*statusCheckout, error) {
+	l, err := b.copy()
 	if err != nil {
 		return nil, err
 	}
-	repo, err := git.Init(store, nil)
-	if err == nil {
-		_, err = repo.CreateRemote(&gitconfig.RemoteConfig{Name: "origin", URLs: []string{b.opts.URL}})
-	}
-	if err != nil {
-		store.remove()
+	l.mu.Lock()
+	if err := l.open(b); err != nil {
+		l.mu.Unlock()
 		return nil, err
 	}
-	return &statusCheckout{repo: repo, store: store, lim: b.opts.Limits}, nil
+	return &statusCheckout{repo: l.repo, store: l.store, lim: b.opts.Limits, local: l}, nil
 }
 
 func isMissingRef(err error) bool {

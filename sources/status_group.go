@@ -28,6 +28,9 @@ type pendingCommit struct {
 	files map[string][]byte
 	msg   string
 	done  chan commitResult
+	// ctx is the call's context: its claims (internal/fence) must hold
+	// when the commit is pushed.
+	ctx context.Context
 }
 
 // commitResult is what Commit returns to one call.
@@ -43,7 +46,7 @@ func newCommitGroup() commitGroup { return commitGroup{turn: make(chan struct{},
 // cancelled, a call whose own context is live queues again.
 func (g *commitGroup) commit(ctx context.Context, b *StatusBranch, files map[string][]byte, msg string) (string, error) {
 	for {
-		p := &pendingCommit{files: files, msg: msg, done: make(chan commitResult, 1)}
+		p := &pendingCommit{files: files, msg: msg, done: make(chan commitResult, 1), ctx: ctx}
 		g.add(p)
 		r, ok := g.wait(ctx, b, p)
 		if !ok {

@@ -74,6 +74,7 @@ func TestStatusBranchLargeFile(t *testing.T) {
 	tmp := t.TempDir()
 	opts := StatusOptions{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com", TempDir: tmp}
 	b := NewStatusBranch(opts)
+	defer b.Close()
 	if _, err := b.Commit(ctx, map[string][]byte{"web/status.yaml": []byte("phase: Succeeded\n")}, "roleout: web"); err != nil {
 		t.Fatal(err)
 	}
@@ -104,17 +105,21 @@ func TestStatusBranchLargeFile(t *testing.T) {
 	small := opts
 	small.Limits = CheckoutLimits{MaxBytes: 40 << 20}
 	var limit *StatusLimitError
-	if n := allocated(func() { _, err = NewStatusBranch(small).Read(ctx, "web") }); !errors.As(err, &limit) || limit.What != "bytes" ||
+	if n := allocated(func() { sb := NewStatusBranch(small); _, err = sb.Read(ctx, "web"); sb.Close() }); !errors.As(err, &limit) || limit.What != "bytes" ||
 		limit.At != "web/zeros.bin" || !strings.Contains(err.Error(), "source.maxCheckoutBytes") || n > size/4 {
 		t.Errorf("64 MiB of zeros in the app's folder under a 40 MiB budget: %v after %d MiB allocated, want a StatusLimitError at web/zeros.bin before it is inflated", err, n>>20)
 	}
 	small.Limits = CheckoutLimits{MaxBytes: 8 << 20}
-	if _, err = NewStatusBranch(small).Commit(ctx, map[string][]byte{"web/status.yaml": []byte("x\n")}, "roleout: refused"); !errors.As(err, &limit) || limit.At != "the fetched objects" {
+	refused := NewStatusBranch(small)
+	_, err = refused.Commit(ctx, map[string][]byte{"web/status.yaml": []byte("x\n")}, "roleout: refused")
+	refused.Close()
+	if !errors.As(err, &limit) || limit.At != "the fetched objects" {
 		t.Errorf("a branch larger than the fetch bound: %v, want a StatusLimitError while fetching", err)
 	}
 	if got, _ := repo.Show("roleout/status", "web/status.yaml"); got != "phase: Failed\n" {
 		t.Errorf("a refused commit wrote %q", got)
 	}
+	b.Close()
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("clones left in the temporary directory: %v", left)
 	}

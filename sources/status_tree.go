@@ -65,9 +65,14 @@ func newStatusStore(tmp, branch string, max int64) (*statusStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("make a directory for the status branch: %w", err)
 	}
+	return newStatusStoreIn(dir, branch, max), nil
+}
+
+// newStatusStoreIn makes a storage in dir.
+func newStatusStoreIn(dir, branch string, max int64) *statusStore {
 	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(8*cache.MiByte),
 		filesystem.Options{LargeObjectThreshold: 1 << 20})
-	return &statusStore{Storage: st, dir: dir, branch: branch, max: max, maxObject: max / 8}, nil
+	return &statusStore{Storage: st, dir: dir, branch: branch, max: max, maxObject: max / 8}
 }
 
 // remove deletes the storage's directory.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
@@ -37,9 +38,11 @@ type StatusRead struct {
 	Err error
 }
 
-// statusCheckout is a clone of the status branch, without a work tree,
-// and the commit whose tree is trusted: the head's, or that of the newest
-// ancestor signed by the status signing key, or none.
+// statusCheckout is a view of the status branch: its head, the commit
+// whose tree is trusted (the head's, or that of the newest ancestor
+// signed by the status signing key, or none), and the repository that
+// holds them: the local copy, held until close, or a deeper temporary
+// clone a refused head needed.
 type statusCheckout struct {
 	repo    *git.Repository
 	store   *statusStore
@@ -49,75 +52,104 @@ type statusCheckout struct {
 	depth   int // how far below a refused head the search went
 	lim     CheckoutLimits
 	tr      *treeReader
+	// local is the local copy the view holds (its mu locked) until
+	// close; temp says store is a temporary clone close removes.
+	local *localCopy
+	temp  bool
 }
 
-// close removes the clone.
+// close releases the view.
 func (co *statusCheckout) close() {
-	if co != nil {
+	if co == nil {
+		return
+	}
+	if co.temp {
 		co.store.remove()
 	}
+	if co.local != nil {
+		co.local.mu.Unlock()
+	}
 }
 
-// checkout clones the status branch and, with a signing key, verifies
-// its head. A head the key did not sign is refused: the trusted commit is
-// then the newest first-parent ancestor the key signed (searching
-// SearchDepth commits), or none, so that what was written without the
-// key is never read. It returns nil when the branch does not exist; the
-// caller closes what it returns.
+// checkout brings the local copy up to the branch's head and, with a
+// signing key, verifies the head. A head the key did not sign is refused:
+// the trusted commit is then the newest first-parent ancestor the key
+// signed (searching SearchDepth commits), or none, so that what was
+// written without the key is never read. It returns nil when the branch
+// does not exist; the caller closes what it returns. A local copy found
+// damaged is fetched anew, once.
 func (b *StatusBranch) checkout(ctx context.Context) (*statusCheckout, error) {
-	repo, store, err := b.clone(ctx, 1)
-	if err != nil || repo == nil {
+	since := time.Now()
+	l, err := b.copy()
+	if err != nil {
 		return nil, err
 	}
-	co, err := b.verified(ctx, repo, store)
-	if err != nil {
-		store.remove()
+	l.mu.Lock()
+	co, err := b.checkoutLocked(ctx, l, since)
+	if damaged(err) {
+		l.reset()
+		co, err = b.checkoutLocked(ctx, l, time.Now())
+	}
+	if err != nil || co == nil {
+		l.mu.Unlock()
 		return nil, err
 	}
 	return co, nil
 }
 
-// verified returns the checkout of a shallow clone, verified as checkout
-// says.
-func (b *StatusBranch) verified(ctx context.Context, repo *git.Repository, store *statusStore) (*statusCheckout, error) {
-	head, err := repo.Head()
-	if err != nil {
+// checkoutLocked is checkout with l.mu held.
+func (b *StatusBranch) checkoutLocked(ctx context.Context, l *localCopy, since time.Time) (*statusCheckout, error) {
+	head, err := l.sync(ctx, b, since)
+	if err != nil || head.IsZero() {
 		return nil, err
 	}
-	co := &statusCheckout{repo: repo, store: store, head: head.Hash(), trusted: head.Hash(), lim: b.opts.Limits}
+	co := &statusCheckout{repo: l.repo, store: l.store, head: head, trusted: head, lim: b.opts.Limits, local: l}
+	if err := b.verify(ctx, co); err != nil {
+		if co.temp {
+			co.store.remove()
+		}
+		return nil, err
+	}
+	return co, nil
+}
+
+// verify checks co's head as checkout says, and on a refused head moves
+// co to a deeper temporary clone and its trusted commit to the newest
+// signed one below the head.
+func (b *StatusBranch) verify(ctx context.Context, co *statusCheckout) error {
 	if b.opts.SigningKeyFile == "" {
-		return co, nil
+		return nil
 	}
 	keys, err := statusKeys(b.opts.SigningKeyFile)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	refused, err := verifyStatusCommit(repo, co.head, keys)
+	refused, err := verifyStatusCommit(co.repo, co.head, keys)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if refused == nil {
-		return co, b.anchored(ctx, co)
+		return b.anchored(ctx, co)
 	}
 	// The head is refused: look further back, on a deeper clone (the
 	// branch may have moved meanwhile; the search starts at its head).
-	store.remove()
-	if repo, co.store, err = b.clone(ctx, b.opts.SearchDepth+1); err != nil || repo == nil {
-		return nil, err
-	}
-	if head, err = repo.Head(); err != nil {
-		co.close()
-		return nil, err
-	}
-	co = &statusCheckout{repo: repo, store: co.store, head: head.Hash(), depth: b.opts.SearchDepth, lim: b.opts.Limits}
-	if co.trusted, co.refused, err = newestSigned(repo, co.head, b.opts.SearchDepth, keys); err == nil {
-		err = b.checkAnchor(ctx, co)
-	}
+	repo, store, err := b.clone(ctx, b.opts.SearchDepth+1)
 	if err != nil {
-		co.close()
-		return nil, err
+		return err
 	}
-	return co, nil
+	if repo == nil {
+		return errors.New("the status branch was deleted while it was read")
+	}
+	co.repo, co.store, co.temp = repo, store, true
+	head, err := repo.Head()
+	if err != nil {
+		return err
+	}
+	co.head, co.depth = head.Hash(), b.opts.SearchDepth
+	if co.trusted, co.refused, err = newestSigned(repo, co.head, b.opts.SearchDepth, keys); err != nil {
+		return err
+	}
+	return b.checkAnchor(ctx, co)
 }
 
 // newestSigned walks the first parents of head, at most depth commits
@@ -239,6 +271,11 @@ func (b *StatusBranch) anchored(ctx context.Context, co *statusCheckout) error {
 	anchor, err := b.anchor(ctx)
 	if err != nil || anchor == "" || anchor == co.trusted.String() {
 		return err
+	}
+	// The local copy holds the commits fetched since it was made: the
+	// anchor is usually among them.
+	if descends(co.repo, co.trusted, plumbing.NewHash(anchor), b.opts.SearchDepth) {
+		return nil
 	}
 	repo, store, err := b.clone(ctx, b.opts.SearchDepth+1)
 	if err != nil || repo == nil {

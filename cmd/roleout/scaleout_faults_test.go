@@ -42,6 +42,10 @@ func (s *scaleOut) files(tag string) map[string]string {
 		files["apps/"+app+"/kustomization.yaml"] = "namespace: " + app + "\nresources: [namespace.yaml, config.yaml]\n"
 		files["apps/"+app+"/namespace.yaml"] = "apiVersion: v1\nkind: Namespace\nmetadata: {name: " + app + "}\n"
 		files["apps/"+app+"/config.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: config, annotations: {roleout.dev/role: config}}\ndata: {tag: \"" + tag + "\"}\n"
+		// More waves: a ConfigMap config-N in role wave-N each, in order.
+		for n := 2; n <= s.waves; n++ {
+			files["apps/"+app+"/config.yaml"] += fmt.Sprintf("---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: config-%d, annotations: {roleout.dev/role: wave-%d, roleout.dev/upgrade-order: \"%d\"}}\ndata: {tag: %q}\n", n, n, n, tag)
+		}
 	}
 	return files
 }
@@ -57,14 +61,22 @@ type scaleOut struct {
 	addr     string
 	replicas map[string]*exec.Cmd
 	logs     map[string]*syncBuffer
+	// waves, over 1, gives each app that many roles in order: a
+	// rollout of several waves, each checkpointed.
+	waves int
 }
 
 // newScaleOut serves n apps at v1 and writes a configuration that shares
 // them by dynamic sharding (a 2 s poll, 8 reconciles at once); replicas
 // are killed when the test ends.
 func newScaleOut(t *testing.T, prefix string, n int) *scaleOut {
+	return newScaleOutWaves(t, prefix, n, 1)
+}
+
+// newScaleOutWaves is newScaleOut with waves roles in each app.
+func newScaleOutWaves(t *testing.T, prefix string, n, waves int) *scaleOut {
 	srv := testgit.New(t, testgit.Options{})
-	s := &scaleOut{t: t, prefix: prefix, apps: n, addr: freeAddress(t), replicas: map[string]*exec.Cmd{}, logs: map[string]*syncBuffer{}}
+	s := &scaleOut{t: t, prefix: prefix, apps: n, waves: waves, addr: freeAddress(t), replicas: map[string]*exec.Cmd{}, logs: map[string]*syncBuffer{}}
 	s.repo = srv.MustRepo(t, prefix)
 	if _, err := s.repo.Commit("main", "v1", s.files("v1")); err != nil {
 		t.Fatal(err)

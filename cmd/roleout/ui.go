@@ -118,7 +118,9 @@ func newView(ctx context.Context, cfg *config.Config, o viewOptions, log logrus.
 	if o.Status.Limits.MaxBytes <= 0 || o.Status.Limits.MaxBytes > viewFolderBytes {
 		o.Status.Limits.MaxBytes = viewFolderBytes // it holds every app's files at once
 	}
-	store := ui.NewStore(sources.NewStatusBranch(o.Status), cfg.Status.Branch, cfg.Apps, log)
+	branch := sources.NewStatusBranch(o.Status)
+	context.AfterFunc(ctx, branch.Close)
+	store := ui.NewStore(branch, cfg.Status.Branch, cfg.Apps, log)
 	if cfg.Sharding.ModeOrDefault() == config.ShardingDynamic {
 		owners, err := ownersReader(cfg)
 		if err != nil {

@@ -30,6 +30,8 @@ var allowed = map[string][]string{
 	"internal/testsops":    {"internal/testcluster"},
 	"internal/hostile":     nil,
 	"internal/layout":      nil,
+	// A replica's claim on an app, checked before each write leaves.
+	"internal/fence": nil,
 	// Kustomize layouts of any size for render benchmarks and tests.
 	"internal/shapes": nil,
 
@@ -45,7 +47,7 @@ var allowed = map[string][]string{
 	// What an app's objects need of each other, for init's order and plan warnings.
 	"render/order": {"internal/object"},
 	"render":       {"internal/object", "internal/secrets", "render/order", "render/predict", "render/revision", "render/schema", "render/validate"},
-	"sources":      {"internal/secrets"},
+	"sources":      {"internal/fence", "internal/secrets"},
 	"apply":        {"apply/healthcheck", "internal/object", "internal/secrets"},
 	// The user contract: what roleout.yaml says, parsed and explained.
 	"config": {"apply/healthcheck", "internal/object", "internal/secrets", "render"},
@@ -56,7 +58,7 @@ var allowed = map[string][]string{
 	// Drift while the agent runs: the watches' baseline and state.
 	"drift": {"apply", "internal/object", "render", "status"},
 	// Apps spread over live replicas by Leases (sharding.mode: dynamic).
-	"sharding": nil,
+	"sharding": {"internal/fence"},
 	// The agent's own objects in its namespace: the control ConfigMap
 	// (suspend, resume, reconcile), the status anchor, the mask key.
 	"control": {"config", "internal/object", "internal/secrets"},
@@ -73,7 +75,7 @@ var allowed = map[string][]string{
 	// Rollout events to chats and webhooks.
 	"notify": {"config", "internal/outbox", "status", "webhook"},
 	// The agent's loop: the only package that joins sources, render and apply.
-	"agent":         {"apply", "apply/healthcheck", "config", "control", "diff", "drift", "forge", "notify", "internal/liveness", "internal/object", "internal/secrets", "render", "render/predict", "render/decrypt", "render/revision", "render/substitute", "sharding", "sources", "status", "webhook"},
+	"agent":         {"apply", "apply/healthcheck", "config", "control", "diff", "drift", "forge", "notify", "internal/fence", "internal/liveness", "internal/object", "internal/secrets", "render", "render/predict", "render/decrypt", "render/revision", "render/substitute", "sharding", "sources", "status", "webhook"},
 	"agent/starter": {"apply/healthcheck", "config", "internal/object", "render", "render/order", "render/schema", "sources"},
 	// The read-only web view: the status branch's records as pages, for
 	// roleout ui and roleout run.

@@ -63,6 +63,7 @@ type Server struct {
 	http     *http.Server
 	mu       sync.Mutex
 	counts   map[string]map[Endpoint]int
+	bytes    map[string]map[Endpoint]int64
 }
 
 // Start starts a server whose repositories live in root (created if
@@ -85,6 +86,7 @@ func Start(root string, opts Options) (*Server, error) {
 		opts:     opts,
 		listener: l,
 		counts:   map[string]map[Endpoint]int{},
+		bytes:    map[string]map[Endpoint]int64{},
 	}
 	backend := &cgi.Handler{
 		Path: gitPath,
@@ -133,8 +135,34 @@ func (s *Server) handler(backend http.Handler) http.Handler {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		backend.ServeHTTP(w, r)
+		cw := &countingWriter{ResponseWriter: w}
+		backend.ServeHTTP(cw, r)
+		s.mu.Lock()
+		if s.bytes[repo] == nil {
+			s.bytes[repo] = map[Endpoint]int64{}
+		}
+		s.bytes[repo][ep] += max(r.ContentLength, 0) + cw.n
+		s.mu.Unlock()
 	})
+}
+
+// countingWriter counts the bytes of a response's body.
+type countingWriter struct {
+	http.ResponseWriter
+	n int64
+}
+
+func (w *countingWriter) Write(b []byte) (int, error) {
+	n, err := w.ResponseWriter.Write(b)
+	w.n += int64(n)
+	return n, err
+}
+
+// Flush passes a flush on, as the backend may ask for one.
+func (w *countingWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
 }
 
 // unchunk reads a chunked request body into memory: CGI needs a
@@ -211,11 +239,21 @@ func (s *Server) Counts(name string) map[Endpoint]int {
 	return out
 }
 
-// ResetCounts sets every request count to zero.
+// Bytes returns the bytes repository name's requests of kind ep moved
+// (request and response bodies) since the server started or counts were
+// reset: what fetches (UploadPack) and pushes (ReceivePack) cost it.
+func (s *Server) Bytes(name string, ep Endpoint) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bytes[repoKey(name)][ep]
+}
+
+// ResetCounts sets every request count and byte count to zero.
 func (s *Server) ResetCounts() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.counts = map[string]map[Endpoint]int{}
+	s.bytes = map[string]map[Endpoint]int64{}
 }
 
 // RepoURL returns the HTTP URL of repository name.

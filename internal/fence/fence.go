@@ -1,0 +1,110 @@
+// Package fence keeps a replica's writes inside its claim on an app. A
+// claim (sharding.Replica.Begin puts one in the context of each reconcile)
+// ends at a deadline read from the monotonic clock: the last renewal of
+// the replica's member Lease, plus the lease duration, less a retry
+// period, which is before any other replica may take the app. Every write
+// of the reconcile checks it just before it leaves the process: the
+// clients of the clusters through Transport (rest.Config.Wrap), the status
+// branch's push through Check. A process paused past its lease (SIGSTOP,
+// a long GC pause, a frozen VM) therefore writes nothing when it resumes,
+// whatever its goroutines were doing: the work that was under way fails
+// with an ExpiredError instead.
+//
+// A context with no claim (a replica without sharding, the Lease
+// requests themselves, one-shot commands) is never refused.
+package fence
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// A Claim is a hold on an app that ends at Deadline. Deadline must carry
+// a monotonic clock reading (time.Now() and what is added to it do), so
+// that a wall-clock step does not move it.
+type Claim interface {
+	// Deadline returns when the claim ends; it may move later while the
+	// holder renews it, and never moves once the holder has lost it.
+	Deadline() time.Time
+	// Holder names the holder and the app, for errors.
+	Holder() string
+}
+
+// ExpiredError refuses a write made after its claim ended.
+type ExpiredError struct {
+	Holder   string
+	Deadline time.Time
+	Late     time.Duration
+}
+
+func (e *ExpiredError) Error() string {
+	return fmt.Sprintf("%s: the claim ended %s ago (the process was paused or cut off past its lease), "+
+		"so another replica may hold the app now: nothing more is written", e.Holder, e.Late.Round(time.Millisecond))
+}
+
+// IsExpired reports whether err is, or wraps, an ExpiredError.
+func IsExpired(err error) bool {
+	var e *ExpiredError
+	return errors.As(err, &e)
+}
+
+type claimsKey struct{}
+
+// With returns ctx holding c as well as the claims ctx holds: a write in
+// it needs every one.
+func With(ctx context.Context, c Claim) context.Context {
+	if c == nil {
+		return ctx
+	}
+	prev := claims(ctx)
+	all := make([]Claim, 0, len(prev)+1)
+	all = append(append(all, prev...), c)
+	return context.WithValue(ctx, claimsKey{}, all)
+}
+
+// Join returns ctx holding the claims of every one of others too: a write
+// made for all of them (one status commit of several apps) needs each.
+func Join(ctx context.Context, others ...context.Context) context.Context {
+	for _, o := range others {
+		for _, c := range claims(o) {
+			ctx = With(ctx, c)
+		}
+	}
+	return ctx
+}
+
+func claims(ctx context.Context) []Claim {
+	cs, _ := ctx.Value(claimsKey{}).([]Claim)
+	return cs
+}
+
+// Check returns an ExpiredError when a claim ctx holds has ended, nil
+// when none has or ctx holds none.
+func Check(ctx context.Context) error {
+	now := time.Now()
+	for _, c := range claims(ctx) {
+		if d := c.Deadline(); !now.Before(d) {
+			return &ExpiredError{Holder: c.Holder(), Deadline: d, Late: now.Sub(d)}
+		}
+	}
+	return nil
+}
+
+// Transport returns rt with Check made on each request's context just
+// before it is sent: the wrapper rest.Config.Wrap takes.
+func Transport(rt http.RoundTripper) http.RoundTripper { return transport{rt} }
+
+type transport struct{ base http.RoundTripper }
+
+func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := Check(req.Context()); err != nil {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, err
+	}
+	return t.base.RoundTrip(req)
+}
