@@ -16,7 +16,6 @@ import (
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/control"
 	"github.com/roleout/roleout/drift"
-	"github.com/roleout/roleout/internal/fence"
 	"github.com/roleout/roleout/internal/liveness"
 	"github.com/roleout/roleout/internal/secrets"
 	"github.com/roleout/roleout/render"
@@ -181,15 +180,6 @@ func NewDeps(ctx context.Context, cfg *config.Config, restCfg *rest.Config, log 
 		return Deps{}, err
 	}
 	return newDeps(ctx, cfg, restCfg, kube, log, masker)
-}
-
-// fenced returns a copy of cfg whose requests check, as they leave, the
-// claims their context holds (internal/fence): no write of a reconcile
-// reaches a cluster after its replica's claim on the app ended.
-func fenced(cfg *rest.Config) *rest.Config {
-	cfg = rest.CopyConfig(cfg)
-	cfg.Wrap(fence.Transport)
-	return cfg
 }
 
 // newDeps wires NewDeps' parts with masker, on kube (restCfg's client).

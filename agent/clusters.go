@@ -14,6 +14,7 @@ import (
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/control"
+	"github.com/roleout/roleout/internal/fence"
 )
 
 // clusters builds, once each, the clusters of the apps that go to another
@@ -82,4 +83,13 @@ func (c *clusters) applier(key string, load func() (*rest.Config, error)) (Clust
 	}
 	c.appliers[key] = ap
 	return ap, nil
+}
+
+// fenced returns a copy of cfg whose requests check, as they leave, the
+// claims their context holds (internal/fence): no write of a reconcile
+// reaches a cluster after its replica's claim on the app ended.
+func fenced(cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	cfg.Wrap(fence.Transport)
+	return cfg
 }

@@ -8,31 +8,21 @@ import (
 // sessionClaim is a session's claim on the apps it holds: it ends a lease
 // duration, less a retry period, after the last renewal of the member
 // Lease was sent (the fence), read on the monotonic clock. Renewals move
-// it while the session lasts; once the session ends it never moves.
+// it while the session lasts; a session that ends drops its claim
+// (endLocked), so nothing moves it after.
 type sessionClaim struct {
 	mu   sync.Mutex
 	ttl  time.Duration
 	last time.Time // the last renewal sent; zero until the first
-	done bool
 }
 
 // renewed moves the claim to a renewal sent at start.
 func (c *sessionClaim) renewed(start time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.done && start.After(c.last) {
+	if start.After(c.last) {
 		c.last = start
 	}
-}
-
-// lost freezes the claim: the session ended.
-func (c *sessionClaim) lost() {
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.done = true
 }
 
 // deadline returns when the claim ends.

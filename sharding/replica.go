@@ -352,7 +352,6 @@ func (r *Replica) expire() {
 func (r *Replica) endLocked(cause error) []string {
 	r.end(cause)
 	time.AfterFunc(time.Until(r.lastRenew.Add(r.o.LeaseDuration-r.o.RetryPeriod)), r.endFence)
-	r.claim.lost()
 	r.session, r.end, r.own, r.fence, r.endFence, r.claim = nil, nil, nil, nil, nil, nil
 	r.deadline.Stop()
 	lost := make([]string, 0, len(r.held))

@@ -19,7 +19,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
-	"github.com/go-git/go-git/v5/plumbing/transport"
 )
 
 // The status branch is kept in one local copy per process, repository
@@ -212,28 +211,19 @@ func (l *localCopy) fetch(ctx context.Context, b *StatusBranch) (plumbing.Hash, 
 	if err := l.open(b); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	auth, err := authFor(b.opts.URL, b.opts.Auth)
+	head, err := b.remoteHead(ctx)
 	if err != nil {
 		return plumbing.ZeroHash, err
-	}
-	remote := git.NewRemote(l.store, &gitconfig.RemoteConfig{Name: "origin", URLs: []string{b.opts.URL}})
-	refs, err := remote.ListContext(ctx, &git.ListOptions{Auth: auth})
-	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
-		return plumbing.ZeroHash, nil
-	}
-	if err != nil {
-		return plumbing.ZeroHash, b.explain(err)
-	}
-	ref := plumbing.NewBranchReferenceName(b.opts.Branch)
-	var head plumbing.Hash
-	for _, r := range refs {
-		if r.Name() == ref && r.Type() == plumbing.HashReference {
-			head = r.Hash()
-		}
 	}
 	if head.IsZero() || l.store.HasEncodedObject(head) == nil {
 		return head, nil
 	}
+	auth, err := authFor(b.opts.URL, b.opts.Auth)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	ref := plumbing.NewBranchReferenceName(b.opts.Branch)
+	remote := git.NewRemote(l.store, &gitconfig.RemoteConfig{Name: "origin", URLs: []string{b.opts.URL}})
 	depth := 0
 	if _, err := l.store.Reference(ref); err != nil {
 		depth = 1 // an empty copy: a clone of the head

@@ -369,25 +369,35 @@ func statusCommit(repo *git.Repository, h plumbing.Hash) (*object.Commit, error)
 
 // Head returns the commit the status branch's head points at, from one
 // ref listing (no objects): "" when the branch does not exist. A reader
-// that polls (the web view) clones again only when it moved.
+// that polls (the web view) reads again only when it moved.
 func (b *StatusBranch) Head(ctx context.Context) (string, error) {
+	h, err := b.remoteHead(ctx)
+	if err != nil || h.IsZero() {
+		return "", err
+	}
+	return h.String(), nil
+}
+
+// remoteHead lists the remote's refs (one request, no objects) and
+// returns the branch's head: zero when the branch does not exist.
+func (b *StatusBranch) remoteHead(ctx context.Context) (plumbing.Hash, error) {
 	auth, err := authFor(b.opts.URL, b.opts.Auth)
 	if err != nil {
-		return "", err
+		return plumbing.ZeroHash, err
 	}
 	remote := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{b.opts.URL}})
 	refs, err := remote.ListContext(ctx, &git.ListOptions{Auth: auth})
 	if err != nil {
 		if errors.Is(err, transport.ErrEmptyRemoteRepository) {
-			return "", nil
+			return plumbing.ZeroHash, nil
 		}
-		return "", b.explain(err)
+		return plumbing.ZeroHash, b.explain(err)
 	}
 	want := plumbing.NewBranchReferenceName(b.opts.Branch)
 	for _, r := range refs {
 		if r.Name() == want && r.Type() == plumbing.HashReference {
-			return r.Hash().String(), nil
+			return r.Hash(), nil
 		}
 	}
-	return "", nil
+	return plumbing.ZeroHash, nil
 }
