@@ -126,6 +126,10 @@ type Agent struct {
 	// replica is the same, for readiness and reloads (guarded by mu).
 	owner   Owner
 	replica *sharding.Replica
+	// queue orders the pull-request heads waiting for previews; with
+	// previewsApart (Run) a worker of their own makes them, off the poll.
+	queue         *previewQueue
+	previewsApart bool
 }
 
 // New returns an Agent for cfg that applies to the cluster restCfg
@@ -247,7 +251,7 @@ func NewWithDeps(cfg *config.Config, deps Deps, log logrus.FieldLogger) *Agent {
 		deps.Backoffs = DefaultBackoffs()
 	}
 	a := &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), mu: &sync.Mutex{}, results: map[string]*status.App{}, done: map[string]string{}, synced: map[string][32]byte{}, replan: map[string]bool{}, gone: map[string]bool{}, skipped: map[string]bool{}, checked: map[string]time.Time{}, trigger: make(chan struct{}, 1), metrics: newMetrics(),
-		live: &liveness.Loop{Bound: cfg.MaxPollAge(deps.now())}, elect: &sharding.Election{}, flights: newFlights()}
+		live: &liveness.Loop{Bound: cfg.MaxPollAge(deps.now())}, elect: &sharding.Election{}, flights: newFlights(), queue: newPreviewQueue()}
 	a.drift = drift.New(log, deps.now, a.Trigger, deps.Backoffs.Heal)
 	a.control = control.NewCopy(deps.Control, log, a.servesApp, a.controlChanged)
 	a.metrics.registry.MustRegister(a.drift.Metric)
@@ -264,10 +268,24 @@ func NewWithDeps(cfg *config.Config, deps Deps, log logrus.FieldLogger) *Agent {
 // Which apps are suspended comes from the control ConfigMap: the copy Run's
 // watch keeps, else one read; when it cannot be read, no app is
 // reconciled.
+//
+// Then come the pull requests' previews (previews): made before it
+// returns, or, under Run, handed to the preview worker.
 func (a *Agent) RunOnce(ctx context.Context) error {
 	if err := a.control.Load(ctx); err != nil {
 		return errors.Join(fmt.Errorf("cannot tell which apps are suspended, nothing reconciled: %w", err), a.previews(ctx))
 	}
+	extra, err := a.reconcileAll(ctx)
+	return errors.Join(err, a.previews(ctx, extra...))
+}
+
+// reconcileAll is RunOnce's part before the previews: it fetches the
+// followed ref and reconciles every app, and returns the heads to
+// preview besides the pull requests (a refused head of the followed
+// ref). Previews give way meanwhile (yieldGate).
+func (a *Agent) reconcileAll(ctx context.Context) ([]sources.Head, error) {
+	a.queue.yield.enter()
+	defer a.queue.yield.leave()
 	for attempt := 0; ; attempt++ {
 		polled := time.Now()
 		snap, err := a.fetchFollowed(ctx)
@@ -278,10 +296,9 @@ func (a *Agent) RunOnce(ctx context.Context) error {
 			if errors.As(err, &untrusted) {
 				a.recordUntrusted(ctx, err)
 				// Previewed, never applied (docs/design.md, "Safety and trust").
-				return errors.Join(err, a.previews(ctx, a.untrustedHead(ctx, untrusted)...))
+				return a.untrustedHead(ctx, untrusted), err
 			}
-			// Pull-request heads are still previewed.
-			return errors.Join(err, a.previews(ctx))
+			return nil, err // pull-request heads are still previewed
 		}
 		a.generate(ctx, snap)
 		var (
@@ -291,18 +308,21 @@ func (a *Agent) RunOnce(ctx context.Context) error {
 			held       []config.App
 			begun      = map[string]context.Context{}
 			ends       = map[string]func(){}
+			late       = &lateRecords{}
 		)
 		for _, app := range a.cfg.Apps {
 			actx, done, ok := a.begin(ctx, app.Name)
 			if !ok {
 				continue // another replica holds it (sharding.mode: dynamic)
 			}
-			held, begun[app.Name], ends[app.Name] = append(held, app), actx, done
+			held, begun[app.Name], ends[app.Name] = append(held, app), withLateRecords(actx, late), done
 		}
 		runInOrder(held, a.cfg.Concurrency, func(app config.App) {
-			defer ends[app.Name]()
 			started := time.Now()
 			err := a.reconcileApp(begun[app.Name], snap, app)
+			if !late.holds(app.Name) {
+				ends[app.Name]() // else once its record is written
+			}
 			a.live.Progressed()
 			a.metrics.reconcile.WithLabelValues(app.Name).Observe(time.Since(started).Seconds())
 			mu.Lock()
@@ -315,11 +335,12 @@ func (a *Agent) RunOnce(ctx context.Context) error {
 				errs = append(errs, fmt.Errorf("app %s: %w", app.Name, err))
 			}
 		})
+		if err := late.flush(func(app string) { ends[app]() }); err != nil {
+			errs = append(errs, err)
+		}
+		a.live.Progressed()
 		if !superseded {
-			if err := a.previews(ctx); err != nil {
-				errs = append(errs, err)
-			}
-			return errors.Join(errs...)
+			return nil, errors.Join(errs...)
 		}
 	}
 }
@@ -417,6 +438,7 @@ func (a *Agent) Run(ctx context.Context) error {
 		return err
 	}
 	a.backoffRetries = true
+	a.previewsApart = true
 	if err := render.NetworkIsolation(""); err != nil {
 		a.log.WithError(err).Warn("renders that may reach no host run without a network namespace of their own, behind the fetch gate alone; " +
 			"previews, and apps with render.requireNetworkIsolation, refuse to render")
@@ -424,6 +446,9 @@ func (a *Agent) Run(ctx context.Context) error {
 		a.log.Info("renders that may reach no host run in a network namespace of their own")
 	}
 	dctx, stopWatches := context.WithCancel(ctx)
+	var previewing sync.WaitGroup
+	previewing.Go(func() { a.runPreviews(dctx) })
+	defer previewing.Wait()
 	defer stopWatches()
 	a.drift.Start(dctx)
 	a.control.Start(dctx)

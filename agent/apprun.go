@@ -93,7 +93,24 @@ func (r *appRun) checkpoint(ctx context.Context) func(int) error {
 // commit writes st and the run's files to the status branch. progress is
 // a checkpoint between waves: the rollout's history record, its drift
 // report and the watch of what it applied wait for its end.
+//
+// A record that may wait (recordsLate) is held for the pass's flush
+// when ctx carries one (lateRecords); the app counts as done meanwhile,
+// so that the apps depending on it go on.
 func (r *appRun) commit(ctx context.Context, st *status.App, msg string, progress bool) error {
+	if l := lateRecordsOf(ctx); l != nil && r.recordsLate(st, progress) {
+		r.a.mu.Lock()
+		r.a.results[r.app.Name] = st
+		r.a.done[r.app.Name] = st.SourceRevision
+		r.a.mu.Unlock()
+		l.hold(r.app.Name, func() error { return r.commitNow(ctx, st, msg, false) })
+		return nil
+	}
+	return r.commitNow(ctx, st, msg, progress)
+}
+
+// commitNow is commit, at once.
+func (r *appRun) commitNow(ctx context.Context, st *status.App, msg string, progress bool) error {
 	a, app, log := r.a, r.app, r.log
 	a.mu.Lock()
 	a.results[app.Name] = st
@@ -118,6 +135,7 @@ func (r *appRun) commit(ctx context.Context, st *status.App, msg string, progres
 	if err != nil {
 		return err
 	}
+	r.dropUntrustedPreviews(ctx, files)
 	_, err = r.status.Commit(ctx, files, a.signed(msg))
 	if err == nil || errors.Is(err, sources.ErrNoChange) {
 		recorded()
@@ -148,4 +166,21 @@ func (r *appRun) commit(ctx context.Context, st *status.App, msg string, progres
 		a.watchApp(ctx, app, r.cluster, r.steps.plan.Inventory(), plannedObjects(r.steps.plan))
 	}
 	return nil
+}
+
+// dropUntrustedPreviews adds to files the removal of the app's previews
+// of a refused head of the followed ref, once a trusted snapshot is
+// recorded after a failure (a refused head is recorded as one): only
+// then does the run read the app's previews, which are not among its
+// records (status.Load).
+func (r *appRun) dropUntrustedPreviews(ctx context.Context, files map[string][]byte) {
+	if r.snap.Trust != sources.Trusted || r.prev.Status == nil || r.prev.Status.Phase != status.PhaseFailed || r.a.deps.Status == nil {
+		return
+	}
+	read, err := r.a.deps.Status.Read(ctx, status.PreviewsDir(r.app.Name))
+	if err != nil {
+		r.log.WithError(err).Warn("previews of a refused head not read: they are removed at a later record")
+		return
+	}
+	status.DropUntrustedPreviews(files, read.Files, r.app.Name)
 }

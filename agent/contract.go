@@ -120,8 +120,9 @@ func newApplierCluster(cfg *rest.Config, opts apply.Options) (Cluster, error) {
 // StatusReader reads the status branch.
 type StatusReader interface {
 	// Read returns every file under dir, by path (none is an empty map),
-	// from the newest commit it trusts, and whether it refused the head.
-	Read(ctx context.Context, dir string) (sources.StatusRead, error)
+	// but those under dir's folders named in skip, from the newest commit
+	// it trusts, and whether it refused the head.
+	Read(ctx context.Context, dir string, skip ...string) (sources.StatusRead, error)
 }
 
 // StatusWriter commits files (nil content deletes) to the status branch

@@ -316,12 +316,12 @@ type fakeStatus struct {
 	failFinal int
 }
 
-func (f *fakeStatus) Read(_ context.Context, dir string) (sources.StatusRead, error) {
+func (f *fakeStatus) Read(_ context.Context, dir string, skip ...string) (sources.StatusRead, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	out := map[string][]byte{}
 	for name, data := range f.files {
-		if strings.HasPrefix(name, dir+"/") {
+		if strings.HasPrefix(name, dir+"/") && !slices.ContainsFunc(skip, func(s string) bool { return strings.HasPrefix(name, dir+"/"+s+"/") }) {
 			out[name] = data
 		}
 	}

@@ -11,14 +11,20 @@ import (
 
 // metrics are the agent's Prometheus metrics, in a registry of its own.
 type metrics struct {
-	registry     *prometheus.Registry
-	reconcile    *prometheus.HistogramVec
-	rollouts     *prometheus.CounterVec
-	objects      *prometheus.CounterVec
-	poll         prometheus.Histogram
-	lastApplied  *prometheus.GaugeVec
-	mu           sync.Mutex
-	pollsStarted bool
+	registry    *prometheus.Registry
+	reconcile   *prometheus.HistogramVec
+	rollouts    *prometheus.CounterVec
+	objects     *prometheus.CounterVec
+	poll        prometheus.Histogram
+	lastApplied *prometheus.GaugeVec
+	// previews counts previews by result: written, deferred (left for a
+	// later round by source.pullRequests' bounds), cut (by cancellation,
+	// made again later); previewsWaiting is the heads the last round
+	// left waiting.
+	previews        *prometheus.CounterVec
+	previewsWaiting prometheus.Gauge
+	mu              sync.Mutex
+	pollsStarted    bool
 }
 
 func newMetrics() *metrics {
@@ -37,6 +43,10 @@ func newMetrics() *metrics {
 		lastApplied: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "roleout_last_applied_commit_timestamp_seconds", Help: "When the app's last commit finished rolling out (Unix time); its age is time() minus this."}, []string{"app"}),
 	}
+	m.previews = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "roleout_previews_total", Help: "Pull-request head previews by result: written (for one app), deferred (left for a later poll by source.pullRequests.maxHeadsPerPoll or maxTimePerPoll), cut (by cancellation; made again later)."}, []string{"result"})
+	m.previewsWaiting = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "roleout_previews_waiting", Help: "Pull-request heads waiting for a preview after the last round."})
 	isolated := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "roleout_render_network_isolated",
 		Help: "1 when renders that may reach no host run in a network namespace of their own, 0 when the kernel allows none (render.requireNetworkIsolation)."},
@@ -46,7 +56,7 @@ func newMetrics() *metrics {
 			}
 			return 0
 		})
-	m.registry.MustRegister(m.reconcile, m.rollouts, m.objects, m.poll, m.lastApplied, isolated)
+	m.registry.MustRegister(m.reconcile, m.rollouts, m.objects, m.poll, m.lastApplied, m.previews, m.previewsWaiting, isolated)
 	return m
 }
 

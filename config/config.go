@@ -187,6 +187,36 @@ type PullRequests struct {
 	// it may not read or dry-run is compared offline. Unset, previews
 	// never read the cluster: they diff against the last status in git.
 	ServiceAccount string `json:"serviceAccount,omitempty"`
+	// MaxHeadsPerPoll bounds the heads previewed after one poll; the rest
+	// wait for the next, newest first and in turn across authors, and
+	// are never recorded as failed for waiting. Default 20.
+	MaxHeadsPerPoll int `json:"maxHeadsPerPoll,omitempty"`
+	// MaxTimePerPoll bounds the time previews take after one poll: no
+	// head starts once it has passed (one that started finishes).
+	// Default 2m.
+	MaxTimePerPoll metav1.Duration `json:"maxTimePerPoll,omitempty"`
+}
+
+// Default bounds of the previews made after one poll.
+const (
+	DefaultPreviewHeadsPerPoll = 20
+	DefaultPreviewTimePerPoll  = 2 * time.Minute
+)
+
+// HeadsPerPoll is MaxHeadsPerPoll, or its default.
+func (p *PullRequests) HeadsPerPoll() int {
+	if p == nil || p.MaxHeadsPerPoll <= 0 {
+		return DefaultPreviewHeadsPerPoll
+	}
+	return p.MaxHeadsPerPoll
+}
+
+// TimePerPoll is MaxTimePerPoll, or its default.
+func (p *PullRequests) TimePerPoll() time.Duration {
+	if p == nil || p.MaxTimePerPoll.Duration <= 0 {
+		return DefaultPreviewTimePerPoll
+	}
+	return p.MaxTimePerPoll.Duration
 }
 
 // StatusBranch is where and as whom status is committed.

@@ -29,7 +29,18 @@ type UI struct {
 	// (say 127.0.0.1:8090, for kubectl port-forward), apart from the
 	// /metrics and /healthz of http.address.
 	Address string `json:"address,omitempty"`
+	// TLSCertFile and TLSKeyFile, set together, serve the view over
+	// HTTPS with this certificate (PEM, its chain after it) and key,
+	// read again when either file changes. When the view shares
+	// http.address, that whole listener serves HTTPS. Required with
+	// auth kubernetes on an address that is not loopback: bearer tokens
+	// do not cross a network in the clear.
+	TLSCertFile string `json:"tlsCertFile,omitempty"`
+	TLSKeyFile  string `json:"tlsKeyFile,omitempty"`
 }
+
+// TLS reports whether the view is served over HTTPS.
+func (u UI) TLS() bool { return u.TLSCertFile != "" }
 
 // On reports whether roleout run serves the view.
 func (u UI) On() bool { return u.Enabled == nil || *u.Enabled }
@@ -48,13 +59,33 @@ func (u UI) validate(add func(field, format string, args ...any)) {
 	default:
 		add("ui.auth", "must be none or kubernetes, got %q", u.Auth)
 	}
+	if (u.TLSCertFile == "") != (u.TLSKeyFile == "") {
+		add("ui.tlsCertFile", "ui.tlsCertFile and ui.tlsKeyFile go together: set both (a PEM certificate and its key), or neither to serve plain HTTP")
+	}
 	if u.Address != "" {
 		if _, _, err := net.SplitHostPort(u.Address); err != nil {
 			add("ui.address", "must be host:port, got %q: %v", u.Address, err)
-		} else if u.AuthOrDefault() == UIAuthNone && !Loopback(u.Address) {
-			add("ui.address", "%q is not a loopback address, and ui.auth none serves the view to no one else: use 127.0.0.1:PORT (and kubectl port-forward), or set ui.auth: kubernetes", u.Address)
+		} else if err := u.ListenerError(u.Address); err != nil {
+			add("ui.address", "%v", err)
 		}
 	}
+}
+
+// ListenerError says why the view may not be served on addr, nil when
+// it may: with auth none only on a loopback address (no one else is
+// authenticated), with auth kubernetes off loopback only over TLS
+// (readers' bearer tokens must not cross a network in the clear).
+func (u UI) ListenerError(addr string) error {
+	if Loopback(addr) {
+		return nil
+	}
+	switch {
+	case u.AuthOrDefault() == UIAuthNone:
+		return fmt.Errorf("%q is not a loopback address, and ui.auth none serves the view to no one else: use 127.0.0.1:PORT (and kubectl port-forward), or set ui.auth: kubernetes", addr)
+	case !u.TLS():
+		return fmt.Errorf("%q is not a loopback address, and ui.auth kubernetes would take readers' bearer tokens over plain HTTP: set ui.tlsCertFile and ui.tlsKeyFile (a certificate for the name readers use), or listen on 127.0.0.1:PORT behind a TLS-terminating proxy in the same pod", addr)
+	}
+	return nil
 }
 
 // Loopback reports whether the listen address addr (host:port) is on a

@@ -78,6 +78,14 @@ func (c *Config) validate() error {
 			add("source.pullRequests.serviceAccount", "must be namespace/name of a ServiceAccount, got %q", pr.ServiceAccount)
 		}
 	}
+	if pr := c.Source.PullRequests; pr != nil {
+		if pr.MaxHeadsPerPoll < 0 || pr.MaxHeadsPerPoll > 1000 {
+			add("source.pullRequests.maxHeadsPerPoll", "must be between 1 and 1000 heads (0: the default, %d), got %d", DefaultPreviewHeadsPerPoll, pr.MaxHeadsPerPoll)
+		}
+		if pr.MaxTimePerPoll.Duration < 0 {
+			add("source.pullRequests.maxTimePerPoll", "must be a positive duration such as 2m, got %s", pr.MaxTimePerPoll.Duration)
+		}
+	}
 	if !validBranchName(c.Status.Branch) {
 		add("status.branch", "invalid branch name %q", c.Status.Branch)
 	}

@@ -66,6 +66,9 @@ type Snapshot struct {
 	// over because their signatures did not verify, each with why: the
 	// snapshot is the highest tag in range that verifies.
 	Refused []string
+	// Author is the commit's author's address, as the commit says (not
+	// verified): previews take turns across authors by it.
+	Author string
 }
 
 // Trust is a trust domain: who may have written a snapshot's content.
@@ -226,6 +229,9 @@ func (s *GitSource) fetchTarget(ctx context.Context, repo *git.Repository, auth 
 		return Snapshot{}, err
 	}
 	s.last = Snapshot{Revision: rev, Dir: dir, Index: idx, Trust: s.trust}
+	if c, err := repo.CommitObject(commit); err == nil {
+		s.last.Author = c.Author.Email
+	}
 	return s.last, nil
 }
 

@@ -151,14 +151,15 @@ func (b *StatusBranch) ReadFiles(ctx context.Context, dir string) (map[string][]
 }
 
 // Read returns every file under dir (a slash-separated path; "" for the
-// whole branch) on the status branch, by path. A missing branch or
-// directory gives no files.
+// whole branch) on the status branch, by path, but those under the
+// folders of dir named in skip (an app's previews, when its records are
+// read). A missing branch or directory gives no files.
 //
 // With SigningKeyFile set, the head must be a commit that key signed.
 // Another head (unsigned, or signed by anyone else) is refused: the files
 // come from its newest first-parent ancestor the key signed, at most
 // SearchDepth commits below it, or there are none; Refused says why.
-func (b *StatusBranch) Read(ctx context.Context, dir string) (StatusRead, error) {
+func (b *StatusBranch) Read(ctx context.Context, dir string, skip ...string) (StatusRead, error) {
 	co, err := b.checkout(ctx)
 	if err != nil {
 		return StatusRead{}, fmt.Errorf("read %s from status branch %s: %w", dir, b.opts.Branch, err)
@@ -168,7 +169,7 @@ func (b *StatusBranch) Read(ctx context.Context, dir string) (StatusRead, error)
 		return StatusRead{Files: out}, nil
 	}
 	defer co.close()
-	if err := co.files(dir, out); err != nil {
+	if err := co.files(dir, out, skip...); err != nil {
 		return StatusRead{}, fmt.Errorf("read %s from status branch %s: %w", dir, b.opts.Branch, err)
 	}
 	return co.read(out), nil

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -33,8 +35,9 @@ func (co *statusCheckout) root() (plumbing.Hash, error) {
 	return c.TreeHash, nil
 }
 
-// files reads every file under dir of the trusted tree into out.
-func (co *statusCheckout) files(dir string, out map[string][]byte) error {
+// files reads every file under dir of the trusted tree into out, but
+// those under dir's folders named in skip.
+func (co *statusCheckout) files(dir string, out map[string][]byte, skip ...string) error {
 	root, err := co.root()
 	if err != nil || root.IsZero() {
 		return err
@@ -44,7 +47,21 @@ func (co *statusCheckout) files(dir string, out map[string][]byte) error {
 	if err != nil || t == nil {
 		return err
 	}
+	if len(skip) > 0 {
+		t = withoutFolders(t, skip)
+	}
 	return r.files(t, strings.Join(splitPath(dir), "/"), out)
+}
+
+// withoutFolders returns t without its folders named in skip.
+func withoutFolders(t *object.Tree, skip []string) *object.Tree {
+	kept := &object.Tree{Hash: t.Hash}
+	for _, e := range t.Entries {
+		if e.Mode != filemode.Dir || !slices.Contains(skip, e.Name) {
+			kept.Entries = append(kept.Entries, e)
+		}
+	}
+	return kept
 }
 
 // file returns the trusted tree's file name, and false when it has none.

@@ -253,3 +253,39 @@ func TestStatusBranchReadFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusBranchReadSkips: a read that skips a folder of dir leaves out
+// every file under it (and only those), and a folder of that name
+// deeper down is read.
+func TestStatusBranchReadSkips(t *testing.T) {
+	b, _, _ := newStatusBranch(t)
+	ctx := context.Background()
+	files := map[string][]byte{
+		"web/status.yaml":                   []byte("phase: Succeeded\n"),
+		"web/previews/pull-1-head.json":     []byte("{}\n"),
+		"web/previews/deep/x.md":            []byte("x\n"),
+		"web/revisions/first/previews.yaml": []byte("r\n"),
+		"web/revisions/previews/r.yaml":     []byte("r\n"),
+		"webshop/previews/pull-2-head.json": []byte("{}\n"),
+	}
+	if _, err := b.Commit(ctx, files, "roleout: web"); err != nil {
+		t.Fatal(err)
+	}
+	read, err := b.Read(ctx, "web", "previews")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for name := range read.Files {
+		got = append(got, name)
+	}
+	sort.Strings(got)
+	want := []string{"web/revisions/first/previews.yaml", "web/revisions/previews/r.yaml", "web/status.yaml"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("read of web skipping previews (-want +got):\n%s", diff)
+	}
+	all, err := b.Read(ctx, "web")
+	if err != nil || len(all.Files) != 5 {
+		t.Errorf("read of web without skip: %d files, %v; want 5", len(all.Files), err)
+	}
+}

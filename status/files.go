@@ -77,7 +77,6 @@ func (u Update) Files(app string, prev *Records) (map[string][]byte, error) {
 	if err := p.revisionFiles(app, prev, files); err != nil {
 		return nil, err
 	}
-	dropUntrustedPreviews(files, prev.Files, app)
 	return files, nil
 }
 
@@ -110,10 +109,12 @@ func (p *Planned) revisionFiles(app string, prev *Records, files map[string][]by
 	return nil
 }
 
-// dropUntrustedPreviews deletes the previews of refused heads of the
-// followed ref.
-func dropUntrustedPreviews(files, prevFiles map[string][]byte, app string) {
-	dir := previewsDir(app)
+// DropUntrustedPreviews adds to files the deletion of app's previews of
+// refused heads of the followed ref, among previews (a read of the app's
+// previews folder).
+func DropUntrustedPreviews(files, previews map[string][]byte, app string) {
+	prevFiles := previews
+	dir := PreviewsDir(app) + "/"
 	for p := range prevFiles {
 		name, ok := strings.CutSuffix(strings.TrimPrefix(p, dir), ".json")
 		if !strings.HasPrefix(p, dir) || !ok {

@@ -25,11 +25,14 @@ func HistoryPath(app string) string { return path.Join(app, "history.yaml") }
 // revisionsDir is <app>/revisions/.
 func revisionsDir(app string) string { return path.Join(app, "revisions") + "/" }
 
-// previewsDir is <app>/previews/.
-func previewsDir(app string) string { return path.Join(app, "previews") + "/" }
+// PreviewsFolder is the folder of an app's previews, <app>/previews.
+const PreviewsFolder = "previews"
+
+// PreviewsDir is <app>/previews, the folder of app's previews.
+func PreviewsDir(app string) string { return path.Join(app, PreviewsFolder) }
 
 // PreviewPath is <app>/previews/<name><ext>, ext .json or .md.
-func PreviewPath(app, name, ext string) string { return path.Join(app, "previews", name+ext) }
+func PreviewPath(app, name, ext string) string { return path.Join(app, PreviewsFolder, name+ext) }
 
 // PreviewName turns a ref into a preview's file name: refs/pull/7/head →
 // pull-7-head. Two refs never share a name: a ref that holds "-" itself

@@ -38,12 +38,16 @@ type Records struct {
 // an empty map), from the newest commit it trusts, and whether it
 // refused the head.
 type Reader interface {
-	Read(ctx context.Context, dir string) (sources.StatusRead, error)
+	// Read returns the files under dir but those under its folders
+	// named in skip.
+	Read(ctx context.Context, dir string, skip ...string) (sources.StatusRead, error)
 }
 
-// Load reads and parses app's records (Parse) through r.
+// Load reads and parses app's records (Parse) through r. Its previews
+// are not read: they are the pull requests', as many as are open, and
+// none of them is a record (PreviewsFolder).
 func Load(ctx context.Context, r Reader, app string) (*Records, error) {
-	read, err := r.Read(ctx, app)
+	read, err := r.Read(ctx, app, PreviewsFolder)
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,11 @@ func (s *Server) apiApps(w http.ResponseWriter, _ *http.Request, q *request) {
 			out = append(out, toAPI(a))
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"commit": q.snap.Commit, "error": q.snap.Err, "apps": out})
+	body := map[string]any{"commit": q.snap.Commit, "error": q.snap.Err, "apps": out}
+	if waiting := s.waiting(len(out) > 0); waiting != nil {
+		body["previewsWaiting"] = waiting
+	}
+	writeJSON(w, http.StatusOK, body)
 }
 
 // apiApp is one app with its waves.

@@ -28,13 +28,22 @@ type Reader struct {
 	Extra  map[string][]string
 }
 
-// Authorizer decides who reads the view and which apps they see.
+// Authorizer decides who reads the view and which apps they see: an app
+// is shown to a reader it lets read in every namespace of the app's
+// Scope (Scope.Checks), cluster-wide too when the app writes
+// cluster-scoped objects.
 type Authorizer interface {
 	// Authenticate returns the reader of r, or an error (401).
 	Authenticate(r *http.Request) (*Reader, error)
-	// CanSee reports whether reader may see the apps of namespace.
-	CanSee(ctx context.Context, reader *Reader, namespace string) (bool, error)
+	// CanRead reports whether reader may read in namespace, or, for
+	// ClusterWide, in every namespace and at cluster scope.
+	CanRead(ctx context.Context, reader *Reader, namespace string) (bool, error)
 }
+
+// ClusterWide is the namespace CanRead is asked about for a cluster-wide
+// right (a SubjectAccessReview with no namespace): what an app that
+// writes cluster-scoped objects needs of its readers.
+const ClusterWide = ""
 
 // ErrNoToken is Authenticate's error for a request that carries none.
 var ErrNoToken = errors.New("no bearer token: send Authorization: Bearer TOKEN (an auth proxy or kubectl proxy does), or paste one at /login")
@@ -46,17 +55,21 @@ type Open struct{}
 // Authenticate returns a reader with no name.
 func (Open) Authenticate(*http.Request) (*Reader, error) { return &Reader{Name: "anonymous"}, nil }
 
-// CanSee returns true.
-func (Open) CanSee(context.Context, *Reader, string) (bool, error) { return true, nil }
+// CanRead returns true.
+func (Open) CanRead(context.Context, *Reader, string) (bool, error) { return true, nil }
 
 // authCacheTTL is how long a TokenReview or SubjectAccessReview answer is
 // reused: a revoked token or a removed RoleBinding counts within it.
 const authCacheTTL = 30 * time.Second
 
 // Kubernetes is the Authorizer of ui.auth kubernetes: the request's
-// bearer token (or the TokenCookie) is checked with a TokenReview, and an
-// app shown when a SubjectAccessReview says its user may get pods in the
-// app's namespace (what the view ClusterRole grants there).
+// bearer token (or the TokenCookie) is checked with a TokenReview, and
+// reading in a namespace is what a SubjectAccessReview says of get pods
+// there (what the view ClusterRole grants where it is bound), reading
+// cluster-wide what it says of get pods in every namespace (the view
+// ClusterRole bound cluster-wide). Each answer is kept authCacheTTL by
+// reader and namespace: an app of five namespaces costs five reviews,
+// and the next app of the same namespaces none.
 type Kubernetes struct {
 	Client kubernetes.Interface
 	// Audiences, when set, are the audiences the TokenReview asks for.
@@ -168,9 +181,9 @@ func (k *Kubernetes) review(ctx context.Context, token string) (*Reader, error) 
 	return &Reader{Name: u.Username, UID: u.UID, Groups: u.Groups, Extra: extra}, nil
 }
 
-// CanSee asks a SubjectAccessReview whether reader may get pods in
-// namespace.
-func (k *Kubernetes) CanSee(ctx context.Context, reader *Reader, namespace string) (bool, error) {
+// CanRead asks a SubjectAccessReview whether reader may get pods in
+// namespace (in every namespace for ClusterWide).
+func (k *Kubernetes) CanRead(ctx context.Context, reader *Reader, namespace string) (bool, error) {
 	key := accessKey(reader, namespace)
 	k.mu.Lock()
 	c, ok := k.access[key]

@@ -11,5 +11,7 @@
 // server, and updates arrive as Server-Sent Events. The view answers GET
 // and HEAD only, escapes everything from the repository (it is
 // untrusted), sends a strict Content-Security-Policy, and shows an app
-// only to readers the Authorizer lets see its namespace.
+// only to readers the Authorizer lets read in every namespace of its
+// Scope (where its config and its records say it writes; cluster-wide
+// for cluster-scoped objects).
 package ui

@@ -103,6 +103,10 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request, q *request) {
 	sort.Strings(p.Phases)
 	from, to, links := pageOf(r, len(rows))
 	p.Rows, p.Shown, p.Pages = rows[from:to], len(rows), links
+	p.Waiting = s.waiting(p.Total > 0)
+	if n := len(p.Waiting); n > maxWaitingShown {
+		p.Waiting, p.WaitingMore = p.Waiting[:maxWaitingShown], n-maxWaitingShown
+	}
 	s.render(w, http.StatusOK, "overview", p)
 }
 

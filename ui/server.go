@@ -45,6 +45,9 @@ type Server struct {
 	// status commits: pages show their progress bars, and event streams
 	// send it. roleout ui, which reads the status branch alone, has none.
 	Live Live
+	// Queue, when set (roleout run), lists the pull-request heads
+	// waiting for previews on the overview and in /api/v1/apps.
+	Queue Queue
 }
 
 // Live is the running agent's view of its rollouts in flight
@@ -149,7 +152,7 @@ func (s *Server) authed(h handler) http.HandlerFunc {
 const sarConcurrency = 16
 
 // access is what one request knows of its reader's access: each
-// namespace asked once.
+// namespace (and ClusterWide) asked once.
 type access struct {
 	s      *Server
 	ctx    context.Context
@@ -158,21 +161,27 @@ type access struct {
 	seen   map[string]bool
 }
 
-// can reports whether the reader may see a.
+// can reports whether the reader may see a: read in every namespace of
+// its Scope, and cluster-wide when it writes cluster-scoped objects.
 func (x *access) can(a *App) bool {
-	x.mu.Lock()
-	ok, known := x.seen[a.Namespace]
-	x.mu.Unlock()
-	if known {
-		return ok
+	for _, ns := range a.Scope.Checks() {
+		x.mu.Lock()
+		ok, known := x.seen[ns]
+		x.mu.Unlock()
+		if !known {
+			ok = x.ask(ns)
+		}
+		if !ok {
+			return false
+		}
 	}
-	return x.ask(a.Namespace)
+	return true
 }
 
 func (x *access) ask(ns string) bool {
-	ok, err := x.s.auth.CanSee(x.ctx, x.reader, ns)
+	ok, err := x.s.auth.CanRead(x.ctx, x.reader, ns)
 	if err != nil {
-		x.s.log.WithError(err).WithField("namespace", ns).Warn("web view: SubjectAccessReview failed; the app is not shown")
+		x.s.log.WithError(err).WithField("namespace", ns).Warn("web view: SubjectAccessReview failed; the apps that write there are not shown")
 	}
 	x.mu.Lock()
 	x.seen[ns] = ok
@@ -188,9 +197,11 @@ func (x *access) prefetch(apps []*App) {
 	g.SetLimit(sarConcurrency)
 	asked := map[string]bool{}
 	for _, a := range apps {
-		if !asked[a.Namespace] {
-			asked[a.Namespace] = true
-			g.Go(func() error { x.ask(a.Namespace); return nil })
+		for _, ns := range a.Scope.Checks() {
+			if !asked[ns] {
+				asked[ns] = true
+				g.Go(func() error { x.ask(ns); return nil })
+			}
 		}
 	}
 	_ = g.Wait()
@@ -234,6 +245,10 @@ type page struct {
 	// Owners shows the owner column (sharding.mode dynamic).
 	Owners bool
 	Pages  []pageLink
+	// Waiting is the pull-request heads waiting for previews (the first
+	// maxWaitingShown), and WaitingMore how many more wait.
+	Waiting     []WaitingPreview
+	WaitingMore int
 
 	// app, history, revision
 	A      *App

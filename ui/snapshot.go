@@ -37,6 +37,12 @@ type App struct {
 	Name      string
 	Namespace string
 	Path      string
+	// Scope is where the app writes, as its config and its records say
+	// (declaredScope, recordedScope): a reader sees the app only if they
+	// may read in all of it.
+	Scope Scope
+	// recordedScope is the part of Scope its records give.
+	recordedScope Scope
 	// Report is its phase, revision, drift and roles, as roleout status
 	// shows them, with its owner when the Store reads owners.
 	Report status.Report
@@ -78,7 +84,7 @@ func NewSnapshot(branch, commit string, apps []config.App, reads map[string]sour
 		read := reads[a.Name]
 		v := version(read)
 		app := prev.App(a.Name)
-		if app == nil || app.Version != v || app.Namespace != a.NamespaceOrDefault() || app.Path != a.Path {
+		if app == nil || app.Version != v || app.Namespace != a.NamespaceOrDefault() || app.Path != a.Path || !app.Scope.equal(app.recordedScope.union(declaredScope(a))) {
 			app = newApp(a, read, v)
 		}
 		s.Apps = append(s.Apps, app)
@@ -91,7 +97,8 @@ func NewSnapshot(branch, commit string, apps []config.App, reads map[string]sour
 func newApp(a config.App, read sources.StatusRead, v string) *App {
 	app := &App{Name: a.Name, Namespace: a.NamespaceOrDefault(), Path: a.Path, Version: v}
 	rec, err := status.Parse(read, a.Name)
-	if err != nil {
+	parsed := err == nil
+	if !parsed {
 		// One broken file must not hide the others: read each on its own.
 		app.Problems = append(app.Problems, err.Error())
 		rec = &status.Records{App: a.Name, Files: read.Files, Refused: status.Condition(read)}
@@ -104,6 +111,8 @@ func newApp(a config.App, read sources.StatusRead, v string) *App {
 	if rec.Files == nil {
 		rec.Files = map[string][]byte{}
 	}
+	app.recordedScope = recordedScope(read, rec, parsed)
+	app.Scope = app.recordedScope.union(declaredScope(a))
 	app.Report = rec.Report()
 	app.recorded = app.Report
 	app.Status = rec.Status

@@ -82,11 +82,19 @@ func NewStore(branch Branch, name string, apps []config.App, log logrus.FieldLog
 // SetApps makes apps (a reloaded config's) the apps the view shows, from
 // the next refresh on, which it asks for at once: an app added appears,
 // one removed goes, and one whose namespace changed is shown to the
-// readers of its new namespace only.
+// readers of its new scope only. Until that refresh, an app keeps the
+// scope its records gave: it is shown to no more readers meanwhile.
 func (s *Store) SetApps(apps []config.App) {
 	s.mu.Lock()
 	s.apps = apps
-	s.snap = NewSnapshot(s.snap.Branch, "", apps, nil, time.Time{}, nil)
+	next := NewSnapshot(s.snap.Branch, "", apps, nil, time.Time{}, nil)
+	for i, a := range next.Apps { // each new, shared with no reader yet
+		if old := s.snap.App(a.Name); old != nil {
+			a.recordedScope = old.recordedScope
+			a.Scope = a.recordedScope.union(declaredScope(apps[i]))
+		}
+	}
+	s.snap = next
 	s.mu.Unlock()
 	s.Poke()
 }

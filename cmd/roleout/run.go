@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -86,6 +86,15 @@ func runAgent(ctx context.Context, cmd *cobra.Command, o *runOptions) error {
 	}
 	if o.shard != "" {
 		log.WithFields(logrus.Fields{"shard": o.shard, "apps": len(cfg.Apps)}).Info("serving one shard of the apps")
+	}
+	if addr, _ := cfg.UIListener(); addr != "" && !o.once {
+		field := "http.address"
+		if cfg.UI.Address != "" {
+			field = "ui.address"
+		}
+		if err := viewListenerError(cfg, field, addr); err != nil {
+			return err
+		}
 	}
 	if cfg.Status.SigningKeyFile == "" {
 		log.WithField("branch", cfg.Status.Branch).Warn("status branch trusted unverified: set status.signingKeyFile so that the agent signs its status commits and refuses any it did not sign")
@@ -208,22 +217,28 @@ func leaseNamespace(flag string) string {
 // serveHTTP serves the agent's endpoints on http.address until ctx
 // ends, and the web view at / there or on ui.address (config.UIListener);
 // it returns the view's store (nil when no view is served), which a
-// reload hands the new apps.
+// reload hands the new apps. With ui.tlsCertFile the view's listener
+// serves HTTPS: when the view shares http.address, /healthz, /readyz,
+// /metrics and /hook are served over HTTPS too.
 func serveHTTP(ctx context.Context, log *logrus.Logger, cfg *config.Config, restCfg *rest.Config, a *agent.Agent) (*ui.Store, error) {
 	uiAddr, why := cfg.UIListener()
 	var view http.Handler
 	var store *ui.Store
+	var viewTLSCfg *tls.Config
 	if uiAddr != "" {
 		kube, err := kubernetes.NewForConfig(restCfg)
 		if err != nil {
 			return nil, err
 		}
-		v, st, err := newView(ctx, cfg, viewOptions{Addr: uiAddr, Refresh: uiRefresh, Status: agent.AnchoredStatusOptions(cfg, kube), Live: a}, log)
+		v, st, err := newView(ctx, cfg, viewOptions{Addr: uiAddr, Refresh: uiRefresh, Status: agent.AnchoredStatusOptions(cfg, kube), Live: a, Queue: a}, log)
 		if err != nil {
 			return nil, err
 		}
-		view, store = v, st
+		view, store = boundStreams(v), st
 		a.OnAppsChanged(st.SetApps) // apps appGenerators make or remove
+		if viewTLSCfg, err = viewTLS(ctx, cfg, log); err != nil {
+			return nil, err
+		}
 	} else if cfg.UI.On() {
 		log.WithField("reason", why).Warn("the web view is not served")
 	}
@@ -237,21 +252,22 @@ func serveHTTP(ctx context.Context, log *logrus.Logger, cfg *config.Config, rest
 			secret = []byte(strings.TrimSpace(string(data)))
 		}
 		var h http.Handler = a.Handler(secret)
+		var tlsCfg *tls.Config // the view's, when it shares the listener
 		if view != nil && uiAddr == cfg.HTTP.Address {
-			h = withView(h, view)
+			h, tlsCfg = withView(h, view), viewTLSCfg
 		}
-		at, err := listenAndServe(ctx, "http.address", cfg.HTTP.Address, h)
+		at, err := listenAndServe(ctx, "http.address", cfg.HTTP.Address, h, tlsCfg)
 		if err != nil {
 			return nil, err
 		}
-		log.WithFields(logrus.Fields{"address": at, "hook": len(secret) > 0, "ui": uiAddr == cfg.HTTP.Address}).Info("serving /healthz, /readyz, /metrics")
+		log.WithFields(logrus.Fields{"address": at, "hook": len(secret) > 0, "ui": uiAddr == cfg.HTTP.Address, "tls": tlsCfg != nil}).Info("serving /healthz, /readyz, /metrics")
 	}
 	if view != nil && uiAddr != cfg.HTTP.Address {
-		at, err := listenAndServe(ctx, "ui.address", uiAddr, view)
+		at, err := listenAndServe(ctx, "ui.address", uiAddr, view, viewTLSCfg)
 		if err != nil {
 			return nil, err
 		}
-		log.WithField("address", at).Info("serving the web view")
+		log.WithFields(logrus.Fields{"address": at, "tls": viewTLSCfg != nil}).Info("serving the web view")
 	}
 	return store, nil
 }
@@ -273,17 +289,6 @@ func withView(agentEndpoints, view http.Handler) http.Handler {
 	}
 	mux.Handle("/", view)
 	return mux
-}
-
-// listenAndServe listens on addr (the config field named field) and
-// serves h there until ctx ends; it returns the address listened on.
-func listenAndServe(ctx context.Context, field, addr string, h http.Handler) (string, error) {
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		return "", fmt.Errorf("listen on %s %s: %w", field, addr, err)
-	}
-	go func() { _ = serveUntil(ctx, l, h) }()
-	return l.Addr().String(), nil
 }
 
 // printRunSummary prints, after run --once, one line per role of every

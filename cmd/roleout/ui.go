@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/control"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/ui"
 )
@@ -26,13 +25,16 @@ type uiOptions struct {
 	config  string
 	listen  string
 	refresh time.Duration
+	// unanchored reads a signed status branch without the agent's
+	// anchor (no cluster needed; a replayed branch is shown as it is).
+	unanchored bool
 }
 
 func newUICommand(*globalOptions) *cobra.Command {
 	o := &uiOptions{}
 	cmd := &cobra.Command{
 		Use:   "ui --config F [--listen 127.0.0.1:8090]",
-		Short: "Serve the read-only web view from the status branch alone, without a cluster (unless ui.auth is kubernetes)",
+		Short: "Serve the read-only web view from the status branch, read through the agent's anchor on its cluster when status commits are signed",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := config.Load(o.config)
@@ -46,9 +48,20 @@ func newUICommand(*globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := viewListenerError(cfg, "--listen", o.listen); err != nil {
+				return err
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			view, _, err := newView(ctx, cfg, viewOptions{Addr: o.listen, Refresh: o.refresh, Status: agent.StatusOptions(cfg)}, log)
+			statusOpts, err := uiStatus(ctx, cfg, o.unanchored, log)
+			if err != nil {
+				return err
+			}
+			tlsCfg, err := viewTLS(ctx, cfg, log)
+			if err != nil {
+				return err
+			}
+			view, _, err := newView(ctx, cfg, viewOptions{Addr: o.listen, Refresh: o.refresh, Status: statusOpts}, log)
 			if err != nil {
 				return err
 			}
@@ -56,13 +69,18 @@ func newUICommand(*globalOptions) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("listen on --listen %s: %w", o.listen, err)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "web view of %d apps at http://%s/ (status branch %s)\n", len(cfg.Apps), l.Addr(), cfg.Status.Branch)
-			return serveUntil(ctx, l, view)
+			scheme := "http"
+			if tlsCfg != nil {
+				scheme = "https"
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "web view of %d apps at %s://%s/ (status branch %s)\n", len(cfg.Apps), scheme, l.Addr(), cfg.Status.Branch)
+			return serveUntil(ctx, l, boundStreams(view), tlsCfg)
 		},
 	}
 	cmd.Flags().StringVar(&o.config, "config", "", "agent configuration file (required)")
-	cmd.Flags().StringVar(&o.listen, "listen", "127.0.0.1:8090", "address to serve the view on (loopback unless ui.auth is kubernetes)")
+	cmd.Flags().StringVar(&o.listen, "listen", "127.0.0.1:8090", "address to serve the view on (loopback, unless ui.auth is kubernetes and ui.tlsCertFile is set)")
 	cmd.Flags().DurationVar(&o.refresh, "refresh", 5*time.Second, "how often to look for a new status branch head")
+	cmd.Flags().BoolVar(&o.unanchored, "unanchored", false, "read a signed status branch without the anchor the agent keeps in its cluster (when that cluster cannot be reached): a branch replayed to older signed records is then shown as it is")
 	_ = cmd.MarkFlagRequired("config")
 	return cmd
 }
@@ -81,6 +99,9 @@ type viewOptions struct {
 	// the branch then happens in the background, so a slow git server
 	// does not hold the agent's /healthz.
 	Live ui.Live
+	// Queue, when not nil (roleout run), is the agent whose pull-request
+	// heads waiting for previews the overview lists.
+	Queue *agent.Agent
 }
 
 // viewFolderBytes bounds what the view reads of one app's folder on the
@@ -94,15 +115,15 @@ const viewClientQPS, viewClientBurst = 50, 100
 
 // newView returns the web view of cfg's status branch, refreshed until
 // ctx ends, and the store it reads (roleout run hands it reloaded apps):
-// with ui.auth none only on a loopback address; with kubernetes,
-// readers' tokens are checked on cfg's cluster.
+// only where config.UI.ListenerError allows (auth none: loopback;
+// auth kubernetes: loopback, or TLS); with kubernetes, readers' tokens
+// are checked on cfg's cluster.
 func newView(ctx context.Context, cfg *config.Config, o viewOptions, log logrus.FieldLogger) (*ui.Server, *ui.Store, error) {
+	if err := viewListenerError(cfg, "the view's address", o.Addr); err != nil {
+		return nil, nil, err
+	}
 	var auth ui.Authorizer = ui.Open{}
 	switch cfg.UI.AuthOrDefault() {
-	case config.UIAuthNone:
-		if !config.Loopback(o.Addr) {
-			return nil, nil, &usageError{fmt.Sprintf("%s is not a loopback address, and ui.auth none serves the view to no one else: listen on 127.0.0.1:PORT (and kubectl port-forward), or set ui.auth: kubernetes", o.Addr)}
-		}
 	case config.UIAuthKubernetes:
 		restCfg, err := clusterConfig(cfg.Kubeconfig)
 		if err != nil {
@@ -138,7 +159,24 @@ func newView(ctx context.Context, cfg *config.Config, o viewOptions, log logrus.
 		srv.Live = o.Live
 		go pokeOnChange(ctx, o.Live, store)
 	}
+	if o.Queue != nil {
+		srv.Queue = waitingPreviews{o.Queue}
+	}
 	return srv, store, nil
+}
+
+// waitingPreviews is the agent's queue of pull-request heads as the web
+// view lists it.
+type waitingPreviews struct{ a *agent.Agent }
+
+// PreviewsWaiting returns the heads waiting for previews, in order.
+func (w waitingPreviews) PreviewsWaiting() []ui.WaitingPreview {
+	heads := w.a.PreviewsWaiting()
+	out := make([]ui.WaitingPreview, len(heads))
+	for i, h := range heads {
+		out[i] = ui.WaitingPreview{Ref: h.Ref, Commit: h.Commit}
+	}
+	return out
 }
 
 // pokeOnChange has store read the status branch when live changes (a
@@ -166,19 +204,40 @@ func pokeOnChange(ctx context.Context, live ui.Live, store *ui.Store) {
 // while the agent writes it.
 const pokeEvery = 500 * time.Millisecond
 
-// serveUntil serves h on l until ctx ends. Requests' contexts end with
-// ctx, so long ones (the web view's event streams) do not hold the
-// shutdown.
-func serveUntil(ctx context.Context, l net.Listener, h http.Handler) error {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
-	go func() {
-		<-ctx.Done()
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shutdown)
-	}()
-	if err := srv.Serve(l); !errors.Is(err, http.ErrServerClosed) {
-		return err
+// uiStatus is how roleout ui reads the status branch: as roleout run
+// does, through the anchor the agent keeps in its cluster, so a branch
+// replayed to older signed records is refused, not shown. The agent
+// anchors a signed branch only (status.signingKeyFile), so an unsigned
+// one needs no cluster. When the anchor cannot be read, roleout ui
+// exits unless unanchored, which reads without it and warns.
+func uiStatus(ctx context.Context, cfg *config.Config, unanchored bool, log logrus.FieldLogger) (sources.StatusOptions, error) {
+	if cfg.Status.SigningKeyFile == "" {
+		return agent.StatusOptions(cfg), nil
 	}
-	return nil
+	if unanchored {
+		log.Warn("--unanchored: the status branch is read without the anchor the agent keeps in its cluster; a branch replayed to older signed records is shown as it is")
+		return agent.StatusOptions(cfg), nil
+	}
+	ns := cfg.Status.ClusterRevisions.AgentNamespace()
+	refuse := func(err error) error {
+		return fmt.Errorf("roleout ui reads the signed status branch through the anchor the agent keeps in its cluster (ConfigMap %s/%s), and cannot read it: %w; give roleout ui the agent's cluster (kubeconfig in the config, or $KUBECONFIG) with get on that ConfigMap, or pass --unanchored to read the branch without it", ns, control.StatusAnchorName, err)
+	}
+	restCfg, err := clusterConfig(cfg.Kubeconfig)
+	if err != nil {
+		return sources.StatusOptions{}, refuse(err)
+	}
+	kube, err := kubernetes.NewForConfig(restCfg)
+	if err != nil {
+		return sources.StatusOptions{}, refuse(err)
+	}
+	o := agent.AnchoredStatusOptions(cfg, kube)
+	probe, cancel := context.WithTimeout(ctx, anchorProbe)
+	defer cancel()
+	if _, err := o.Anchor.Get(probe); err != nil {
+		return sources.StatusOptions{}, refuse(err)
+	}
+	return o, nil
 }
+
+// anchorProbe bounds roleout ui's first read of the status anchor.
+const anchorProbe = 15 * time.Second

@@ -187,7 +187,7 @@ func TestWebViewKubernetesAuth(t *testing.T) {
 	}
 	log := logrus.New()
 	log.SetOutput(io.Discard)
-	view, _, err := newView(ctx, cfg, viewOptions{Addr: "0.0.0.0:0", Refresh: time.Minute, Status: agent.StatusOptions(cfg)}, log)
+	view, _, err := newView(ctx, cfg, viewOptions{Addr: "127.0.0.1:0", Refresh: time.Minute, Status: agent.StatusOptions(cfg)}, log)
 	if err != nil {
 		t.Fatal(err)
 	}

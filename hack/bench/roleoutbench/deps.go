@@ -198,9 +198,9 @@ type timedStatus struct {
 }
 
 // Read times the wrapped Read as phase "status".
-func (s timedStatus) Read(ctx context.Context, dir string) (sources.StatusRead, error) {
+func (s timedStatus) Read(ctx context.Context, dir string, skip ...string) (sources.StatusRead, error) {
 	defer s.clk.since("status", time.Now())
-	return s.StatusStore.Read(ctx, dir)
+	return s.StatusStore.Read(ctx, dir, skip...)
 }
 
 // Commit times the wrapped Commit as phase "status".

@@ -6,7 +6,8 @@
 // and against the API server's raw server-side-apply throughput; it also
 // times how fast `roleout run` heals drift its watches see (scenario 10),
 // what its watches cost in memory and requests (scenario 11), and how
-// replicas sharing 100 apps by dynamic sharding converge (scenario 12).
+// replicas sharing 100 apps by dynamic sharding converge (scenario 12),
+// and how a flood of pull requests slows a rollout (scenario 13).
 //
 //	go run ./hack/bench/roleoutbench [-pairs 5] [-only 1,3] [-out out/bench.txt] [-cpuprofile DIR]
 //
@@ -82,6 +83,7 @@ var scenarios = []scenario{
 	{10, "drift heal", true, (*env).drift},
 	{11, "memory and requests while watching", true, (*env).watchMemory},
 	{12, "scale-out", true, (*env).scaleOut},
+	{13, "previews flood", true, (*env).previewFlood},
 }
 
 func main() {
