@@ -60,7 +60,7 @@ test-race: build build-sops cluster-bins
 ## test-faults: the fault suite (also part of make test): SIGKILLs, API server and etcd restarts, git server down, a flaky network.
 ## It drives bin/roleout as a process, so it runs without the race detector (FAULT_FLAGS=-v to follow it)
 test-faults: build build-sops cluster-bins
-	$(ROLEOUT_TEST_ENV) $(GO) test -tags faults -count=1 -timeout 20m -run '^TestFault' $(FAULT_FLAGS) ./cmd/roleout
+	$(ROLEOUT_TEST_ENV) $(GO) test -tags faults -count=1 -timeout 30m -run '^TestFault' $(FAULT_FLAGS) ./cmd/roleout
 
 FUZZTIME ?= 2m
 FUZZ_TARGETS := config:FuzzParse status:FuzzParseApp render:FuzzNewPlan render:FuzzRoleAnnotations

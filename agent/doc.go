@@ -5,15 +5,18 @@
 //
 // Where to read:
 //
-//   - the loop: agent.go (RunOnce, Run), reconcile.go (one app), apprun.go
-//     (one app's run as a value: its cluster, status writer, report, fail,
-//     checkpoint), planning.go (the one planning pipeline), rollout.go,
-//     records.go (what a run writes to the status branch);
+//   - the loop: agent.go (Run), cycle.go (RunOnce: one pass over the
+//     apps), reconcile.go (one app), apprun.go (one app's run as a value:
+//     its cluster, status writer, report, fail, checkpoint), late.go (the
+//     records that wait for the end of a pass), planning.go (the one
+//     planning pipeline), rollout.go, records.go (what a run writes to the
+//     status branch);
 //   - what holds an app back: hold.go (paused, suspended), and windows
 //     (config.Windows, checked in reconcile.go);
 //   - drift: drift_heal.go (what a reconcile does about it; the watches are
 //     package drift), drift_check.go (the periodic full comparison);
-//   - previews: previews.go, preview_identity.go;
+//   - previews: previews.go (a round), previewq.go (their order, the
+//     worker's wake-ups, giving way to the loop), preview_identity.go;
 //   - what the CLI calls: oneshot.go (PlanDir, PlanFromGit, Diff, DiffDir,
 //     Statuses, History);
 //   - rollback.go: a rollback request, carried out by the reconcile and

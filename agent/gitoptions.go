@@ -4,6 +4,7 @@ package agent
 // status branch's options and its anchor key.
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 
@@ -64,6 +65,28 @@ func AnchoredStatusOptions(cfg *config.Config, kube kubernetes.Interface) source
 	o := StatusOptions(cfg)
 	o.Anchor = control.NewAnchor(kube, cfg.Status.ClusterRevisions.AgentNamespace(), anchorKey(cfg))
 	return o
+}
+
+// StatusView returns cfg's status branch as the web view reads it: as
+// the agent reads it, anchored on kube (the agent's cluster) unless kube
+// is nil, with each app's folder read up to maxBytes (the view holds
+// every app's files at once). Close it when done.
+func StatusView(cfg *config.Config, kube kubernetes.Interface, maxBytes int64) *sources.StatusBranch {
+	o := StatusOptions(cfg)
+	if kube != nil {
+		o = AnchoredStatusOptions(cfg, kube)
+	}
+	if o.Limits.MaxBytes <= 0 || o.Limits.MaxBytes > maxBytes {
+		o.Limits.MaxBytes = maxBytes
+	}
+	return sources.NewStatusBranch(o)
+}
+
+// ReadAnchor reads cfg's status anchor on kube once, as a reader that
+// must be anchored checks that it can before it reads the branch.
+func ReadAnchor(ctx context.Context, cfg *config.Config, kube kubernetes.Interface) error {
+	_, err := AnchoredStatusOptions(cfg, kube).Anchor.Get(ctx)
+	return err
 }
 
 // anchorKey is the key of cfg's status branch in the anchor ConfigMap: one

@@ -112,7 +112,7 @@ func TestPosterRetriesAndDrops(t *testing.T) {
 	log, hook := test.NewNullLogger()
 	previews := []status.Preview{{App: "shop", Ref: "refs/pull/7/head", Commit: head, Error: "validation: Deployment/shop/web: spec.replicas: Invalid value"}}
 	po := NewPoster(f, func(context.Context, string) ([]status.Preview, error) { return previews, nil }, log)
-	po.Outbox.Backoff = time.Millisecond
+	po.Outbox.Backoff.Base = time.Millisecond
 	wait := run(t, po)
 
 	po.Status(head, Status{Context: "roleout/shop", State: Pending, Description: "rolling out"})

@@ -72,7 +72,7 @@ func TestNotifications(t *testing.T) {
 		{Type: config.NotifySlack, URLFile: write(t, "url", ss.URL+"\n"), Events: []string{config.EventFailed, config.EventDriftHealed}},
 		{Type: config.NotifyWebhook, URL: hs.URL, SecretFile: write(t, "secret", secret)},
 	}, quiet())
-	n.Outbox.Backoff = time.Millisecond
+	n.Outbox.Backoff.Base = time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go n.Run(ctx)

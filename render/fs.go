@@ -250,7 +250,7 @@ func (fs *repoFS) ReadFile(path string) ([]byte, error) {
 
 func isKustomization(p string) bool {
 	base := filepath.Base(p)
-	for _, k := range kustomizationFiles {
+	for _, k := range KustomizationFiles {
 		if base == k {
 			return true
 		}

@@ -10,8 +10,9 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// kustomizationFiles are the names kustomize looks for in a directory.
-var kustomizationFiles = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
+// KustomizationFiles are the names kustomize reads a kustomization from
+// in a directory, in the order it looks for them.
+var KustomizationFiles = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
 
 // loadedFields are the kustomization fields whose entries kustomize loads
 // as paths or URLs: each may name a git repository or an http(s) file,
@@ -66,7 +67,7 @@ func checkRemotes(fs *repoFS, dir string, allowed []string) error {
 // readKustomization reads and parses dir's kustomization file, or returns
 // nil when there is none.
 func readKustomization(fs *repoFS, dir string) (map[string]any, string, error) {
-	for _, name := range kustomizationFiles {
+	for _, name := range KustomizationFiles {
 		file := filepath.Join(dir, name)
 		if !fs.Exists(file) {
 			continue

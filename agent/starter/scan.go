@@ -12,11 +12,9 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
-)
 
-// kustomizationFiles are the names kustomize reads a kustomization from,
-// in its order of preference.
-var kustomizationFiles = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
+	"github.com/roleout/roleout/render"
+)
 
 // maxFileBytes bounds what is read of one file: a kustomization, or a
 // resource whose kinds are looked at.
@@ -97,7 +95,7 @@ func scanTree(root string) (*tree, error) {
 // readDir records the kustomization in directory p, if it holds one.
 func (t *tree) readDir(p string) {
 	var found []string
-	for _, name := range kustomizationFiles {
+	for _, name := range render.KustomizationFiles {
 		if fi, err := os.Lstat(filepath.Join(p, name)); err == nil && fi.Mode().IsRegular() {
 			found = append(found, name)
 		}

@@ -22,6 +22,12 @@ import (
 // eight miss a 15 % race one time in four, and a 50 % one almost never.
 var pausesFlag = flag.Int("pauses", 8, "pauses of TestFaultPausedReplica")
 
+// roundLimit bounds one round of TestFaultPausedReplica: the pause past
+// the lease, the takeover and the rollout. A round takes 16–30 s on a
+// quiet 2-core machine, and up to about two minutes beside make test's
+// race-detector suite.
+const roundLimit = 4 * time.Minute
+
 // TestFaultPausedReplica has two replicas share 32 apps of four waves
 // each, and over several commits stops one (SIGSTOP) while it writes, as a long GC pause or a
 // frozen VM would: past its lease, the other takes its apps and rolls them
@@ -47,7 +53,7 @@ func TestFaultPausedReplica(t *testing.T) {
 		head = s.commit(tag)
 		if !s.writing(victim, committed, 30*time.Second) {
 			t.Logf("round %d: %s wrote nothing of %s (the other held every app)", round, victim, tag)
-			s.rolledOut(tag, head, 2*time.Minute)
+			s.rolledOut(tag, head, roundLimit)
 			continue
 		}
 		proc := s.replicas[victim].Process
@@ -55,7 +61,7 @@ func TestFaultPausedReplica(t *testing.T) {
 			t.Fatal(err)
 		}
 		paused := time.Now()
-		s.rolledOut(fmt.Sprintf("round %d: %s takes over from the paused %s", round, other, victim), head, 2*time.Minute)
+		s.rolledOut(fmt.Sprintf("round %d: %s takes over from the paused %s", round, other, victim), head, roundLimit)
 		if err := proc.Signal(syscall.SIGCONT); err != nil {
 			t.Fatal(err)
 		}

@@ -17,7 +17,6 @@ import (
 
 	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/config"
-	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 )
 
@@ -259,7 +258,8 @@ func printRender(w io.Writer, plan *render.Plan, output string) error {
 	return p.err
 }
 
-func joinRefs(refs []object.Ref) string {
+// joinRefs lists refs, comma-separated.
+func joinRefs[T fmt.Stringer](refs []T) string {
 	var parts []string
 	for _, r := range refs {
 		parts = append(parts, r.String())

@@ -230,7 +230,7 @@ func serveHTTP(ctx context.Context, log *logrus.Logger, cfg *config.Config, rest
 		if err != nil {
 			return nil, err
 		}
-		v, st, err := newView(ctx, cfg, viewOptions{Addr: uiAddr, Refresh: uiRefresh, Status: agent.AnchoredStatusOptions(cfg, kube), Live: a, Queue: a}, log)
+		v, st, err := newView(ctx, cfg, viewOptions{Addr: uiAddr, Refresh: uiRefresh, Anchor: kube, Live: a, Queue: a}, log)
 		if err != nil {
 			return nil, err
 		}

@@ -16,7 +16,6 @@ import (
 	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/control"
-	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/ui"
 )
 
@@ -53,7 +52,7 @@ func newUICommand(*globalOptions) *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			statusOpts, err := uiStatus(ctx, cfg, o.unanchored, log)
+			anchor, err := uiAnchor(ctx, cfg, o.unanchored, log)
 			if err != nil {
 				return err
 			}
@@ -61,7 +60,7 @@ func newUICommand(*globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			view, _, err := newView(ctx, cfg, viewOptions{Addr: o.listen, Refresh: o.refresh, Status: statusOpts}, log)
+			view, _, err := newView(ctx, cfg, viewOptions{Addr: o.listen, Refresh: o.refresh, Anchor: anchor}, log)
 			if err != nil {
 				return err
 			}
@@ -91,9 +90,10 @@ type viewOptions struct {
 	Addr string
 	// Refresh is how often the store looks for a new status branch head.
 	Refresh time.Duration
-	// Status is the status branch as the view reads it (roleout run:
-	// anchored as the agent reads it).
-	Status sources.StatusOptions
+	// Anchor, when not nil, is the agent's cluster, whose status anchor
+	// the view reads the branch through, as the agent does (roleout run;
+	// roleout ui on a signed branch).
+	Anchor kubernetes.Interface
 	// Live, when not nil (roleout run), is the agent: its waves in flight
 	// are shown, and its status commits read at once. The first read of
 	// the branch then happens in the background, so a slow git server
@@ -136,10 +136,7 @@ func newView(ctx context.Context, cfg *config.Config, o viewOptions, log logrus.
 		}
 		auth = ui.NewKubernetes(cs)
 	}
-	if o.Status.Limits.MaxBytes <= 0 || o.Status.Limits.MaxBytes > viewFolderBytes {
-		o.Status.Limits.MaxBytes = viewFolderBytes // it holds every app's files at once
-	}
-	branch := sources.NewStatusBranch(o.Status)
+	branch := agent.StatusView(cfg, o.Anchor, viewFolderBytes)
 	context.AfterFunc(ctx, branch.Close)
 	store := ui.NewStore(branch, cfg.Status.Branch, cfg.Apps, log)
 	if cfg.Sharding.ModeOrDefault() == config.ShardingDynamic {
@@ -204,19 +201,19 @@ func pokeOnChange(ctx context.Context, live ui.Live, store *ui.Store) {
 // while the agent writes it.
 const pokeEvery = 500 * time.Millisecond
 
-// uiStatus is how roleout ui reads the status branch: as roleout run
-// does, through the anchor the agent keeps in its cluster, so a branch
-// replayed to older signed records is refused, not shown. The agent
-// anchors a signed branch only (status.signingKeyFile), so an unsigned
-// one needs no cluster. When the anchor cannot be read, roleout ui
-// exits unless unanchored, which reads without it and warns.
-func uiStatus(ctx context.Context, cfg *config.Config, unanchored bool, log logrus.FieldLogger) (sources.StatusOptions, error) {
+// uiAnchor is the cluster through whose anchor roleout ui reads the
+// status branch, as roleout run does, so a branch replayed to older
+// signed records is refused, not shown. The agent anchors a signed branch
+// only (status.signingKeyFile), so an unsigned one needs no cluster (nil).
+// When the anchor cannot be read, roleout ui exits unless unanchored,
+// which reads without it (nil) and warns.
+func uiAnchor(ctx context.Context, cfg *config.Config, unanchored bool, log logrus.FieldLogger) (kubernetes.Interface, error) {
 	if cfg.Status.SigningKeyFile == "" {
-		return agent.StatusOptions(cfg), nil
+		return nil, nil
 	}
 	if unanchored {
 		log.Warn("--unanchored: the status branch is read without the anchor the agent keeps in its cluster; a branch replayed to older signed records is shown as it is")
-		return agent.StatusOptions(cfg), nil
+		return nil, nil
 	}
 	ns := cfg.Status.ClusterRevisions.AgentNamespace()
 	refuse := func(err error) error {
@@ -224,19 +221,18 @@ func uiStatus(ctx context.Context, cfg *config.Config, unanchored bool, log logr
 	}
 	restCfg, err := clusterConfig(cfg.Kubeconfig)
 	if err != nil {
-		return sources.StatusOptions{}, refuse(err)
+		return nil, refuse(err)
 	}
 	kube, err := kubernetes.NewForConfig(restCfg)
 	if err != nil {
-		return sources.StatusOptions{}, refuse(err)
+		return nil, refuse(err)
 	}
-	o := agent.AnchoredStatusOptions(cfg, kube)
 	probe, cancel := context.WithTimeout(ctx, anchorProbe)
 	defer cancel()
-	if _, err := o.Anchor.Get(probe); err != nil {
-		return sources.StatusOptions{}, refuse(err)
+	if err := agent.ReadAnchor(probe, cfg, kube); err != nil {
+		return nil, refuse(err)
 	}
-	return o, nil
+	return kube, nil
 }
 
 // anchorProbe bounds roleout ui's first read of the status anchor.

@@ -21,7 +21,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
@@ -83,7 +82,7 @@ func TestWebView(t *testing.T) {
 	defer cancel()
 	log := logrus.New()
 	log.SetOutput(io.Discard)
-	view, _, err := newView(ctx, cfg, viewOptions{Addr: "127.0.0.1:0", Refresh: 100 * time.Millisecond, Status: agent.StatusOptions(cfg)}, log)
+	view, _, err := newView(ctx, cfg, viewOptions{Addr: "127.0.0.1:0", Refresh: 100 * time.Millisecond}, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +186,7 @@ func TestWebViewKubernetesAuth(t *testing.T) {
 	}
 	log := logrus.New()
 	log.SetOutput(io.Discard)
-	view, _, err := newView(ctx, cfg, viewOptions{Addr: "127.0.0.1:0", Refresh: time.Minute, Status: agent.StatusOptions(cfg)}, log)
+	view, _, err := newView(ctx, cfg, viewOptions{Addr: "127.0.0.1:0", Refresh: time.Minute}, log)
 	if err != nil {
 		t.Fatal(err)
 	}

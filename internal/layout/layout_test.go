@@ -69,7 +69,8 @@ var allowed = map[string][]string{
 	// Pull requests where reviewers look: comments and statuses on forges.
 	"forge": {"apply", "config", "diff", "internal/markdown", "internal/object", "internal/outbox", "render", "status"},
 	// Posts made on their own time, with retries.
-	"internal/outbox": nil,
+	"internal/backoff": nil,
+	"internal/outbox":  {"internal/backoff"},
 	// What /healthz reports of a loop, and its poll watchdog.
 	"internal/liveness": nil,
 	// The HTTP server with a bound on what each client holds: timeouts,
@@ -78,14 +79,14 @@ var allowed = map[string][]string{
 	// Rollout events to chats and webhooks.
 	"notify": {"config", "internal/outbox", "status", "webhook"},
 	// The agent's loop: the only package that joins sources, render and apply.
-	"agent":         {"apply", "apply/healthcheck", "config", "control", "diff", "drift", "forge", "notify", "internal/fence", "internal/liveness", "internal/object", "internal/secrets", "render", "render/predict", "render/decrypt", "render/revision", "render/substitute", "sharding", "sources", "status", "webhook"},
+	"agent":         {"apply", "apply/healthcheck", "config", "control", "diff", "drift", "forge", "notify", "internal/backoff", "internal/fence", "internal/liveness", "internal/object", "internal/secrets", "render", "render/predict", "render/decrypt", "render/revision", "render/substitute", "sharding", "sources", "status", "webhook"},
 	"agent/starter": {"apply/healthcheck", "config", "internal/object", "render", "render/order", "render/schema", "sources"},
 	// The read-only web view: the status branch's records as pages, for
 	// roleout ui and roleout run.
 	"ui": {"config", "internal/object", "internal/secrets", "render/revision", "sources", "status"},
 	// The CLI goes through agent; it imports the rest only for the types it
 	// prints or reads.
-	"cmd/roleout": {"agent", "agent/starter", "apply", "config", "control", "diff", "internal/httpserve", "internal/object", "render", "sharding", "sources", "status", "ui"},
+	"cmd/roleout": {"agent", "agent/starter", "apply", "config", "control", "diff", "internal/httpserve", "render", "sharding", "status", "ui"},
 }
 
 func TestImportRules(t *testing.T) {

@@ -5,7 +5,7 @@
 // while (Temporary) is tried again with backoff, logged once; one that
 // trying again cannot mend is logged and dropped.
 //
-// It imports nothing of roleout.
+// It imports nothing of roleout but internal/backoff.
 package outbox
 
 import (
@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+
+	"github.com/roleout/roleout/internal/backoff"
 )
 
 // Outbox is a queue of posts and the loop that makes them (Run).
@@ -23,9 +25,8 @@ type Outbox struct {
 	Temporary func(error) bool
 	// RetryAfter is how long an error asks to wait (0: the backoff's).
 	RetryAfter func(error) time.Duration
-	// Backoff is the wait after a first failure, doubled after each next
-	// one up to MaxBackoff.
-	Backoff, MaxBackoff time.Duration
+	// Backoff is the wait after failures of a post in a row.
+	Backoff backoff.Doubling
 
 	mu      sync.Mutex
 	queue   map[string]*post
@@ -51,7 +52,7 @@ const MaxQueue = 1000
 // until Temporary says otherwise.
 func New(log logrus.FieldLogger) *Outbox {
 	return &Outbox{log: log, Temporary: func(error) bool { return true }, RetryAfter: func(error) time.Duration { return 0 },
-		Backoff: 2 * time.Second, MaxBackoff: 5 * time.Minute, queue: map[string]*post{}, wake: make(chan struct{}, 1), flushed: make(chan struct{})}
+		Backoff: backoff.Doubling{Base: 2 * time.Second, Max: 5 * time.Minute}, queue: map[string]*post{}, wake: make(chan struct{}, 1), flushed: make(chan struct{})}
 }
 
 // Add queues do under key, replacing a post of the key not yet made.
@@ -139,9 +140,9 @@ func (o *Outbox) attempt(ctx context.Context, key string, p *post) {
 		o.remove(key)
 	case o.Temporary(err):
 		p.attempts++
-		wait := min(o.Backoff<<min(p.attempts-1, 20), o.MaxBackoff)
+		wait := o.Backoff.After(p.attempts)
 		if ra := o.RetryAfter(err); ra > 0 {
-			wait = max(ra, o.Backoff)
+			wait = max(ra, o.Backoff.Base)
 		}
 		p.notBefore = time.Now().Add(wait)
 		if p.attempts == 1 {

@@ -18,7 +18,7 @@ func TestNewestOfAKeyWins(t *testing.T) {
 	log := logrus.New()
 	log.SetOutput(io.Discard)
 	o := New(log)
-	o.Backoff = time.Millisecond
+	o.Backoff.Base = time.Millisecond
 	o.Temporary = func(err error) bool { return err.Error() != "permanent" }
 	var mu sync.Mutex
 	var made []string

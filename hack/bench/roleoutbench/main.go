@@ -7,7 +7,9 @@
 // times how fast `roleout run` heals drift its watches see (scenario 10),
 // what its watches cost in memory and requests (scenario 11), and how
 // replicas sharing 100 apps by dynamic sharding converge (scenario 12),
-// and how a flood of pull requests slows a rollout (scenario 13).
+// how a flood of pull requests slows a rollout (scenario 13), and what
+// 1,000 small apps cost the status branch with 1 and 3 replicas
+// (scenario 14).
 //
 //	go run ./hack/bench/roleoutbench [-pairs 5] [-only 1,3] [-out out/bench.txt] [-cpuprofile DIR]
 //
@@ -84,6 +86,7 @@ var scenarios = []scenario{
 	{11, "memory and requests while watching", true, (*env).watchMemory},
 	{12, "scale-out", true, (*env).scaleOut},
 	{13, "previews flood", true, (*env).previewFlood},
+	{14, "1,000 apps × 5 objects", true, (*env).wide},
 }
 
 func main() {
