@@ -103,19 +103,28 @@ func (r *appRun) commit(ctx context.Context, st *status.App, msg string, progres
 		r.a.results[r.app.Name] = st
 		r.a.done[r.app.Name] = st.SourceRevision
 		r.a.mu.Unlock()
-		l.hold(r.app.Name, func() error { return r.commitNow(ctx, st, msg, false) })
+		l.hold(r.app.Name, func() error {
+			err := r.record(ctx, st, msg, false)
+			if err != nil {
+				r.a.mu.Lock()
+				delete(r.a.done, r.app.Name) // the next poll records it
+				r.a.mu.Unlock()
+			}
+			return err
+		})
 		return nil
 	}
-	return r.commitNow(ctx, st, msg, progress)
+	r.a.mu.Lock()
+	r.a.results[r.app.Name] = st
+	delete(r.a.done, r.app.Name)
+	r.a.mu.Unlock()
+	return r.record(ctx, st, msg, progress)
 }
 
-// commitNow is commit, at once.
-func (r *appRun) commitNow(ctx context.Context, st *status.App, msg string, progress bool) error {
+// record writes st and the run's files (commit); the app is done once
+// they are on the branch.
+func (r *appRun) record(ctx context.Context, st *status.App, msg string, progress bool) error {
 	a, app, log := r.a, r.app, r.log
-	a.mu.Lock()
-	a.results[app.Name] = st
-	delete(a.done, app.Name)
-	a.mu.Unlock()
 	// Done (no poll reads the branch again at this revision) only once
 	// the status is recorded: a failed commit is tried again next poll.
 	recorded := func() {

@@ -71,6 +71,7 @@ func (a *Agent) reconcileAll(ctx context.Context) ([]sources.Head, error) {
 			}
 			held, begun[app.Name], ends[app.Name] = append(held, app), withLateRecords(actx, late), done
 		}
+		stopLate := late.run(lateBatch, lateWait, lateCheck, func(app string) { ends[app]() }) // ends is only read from here on
 		runInOrder(held, a.cfg.Concurrency, func(app config.App) {
 			started := time.Now()
 			err := a.reconcileApp(begun[app.Name], snap, app)
@@ -89,7 +90,7 @@ func (a *Agent) reconcileAll(ctx context.Context) ([]sources.Head, error) {
 				errs = append(errs, fmt.Errorf("app %s: %w", app.Name, err))
 			}
 		})
-		if err := late.flush(func(app string) { ends[app]() }); err != nil {
+		if err := stopLate(); err != nil {
 			errs = append(errs, err)
 		}
 		a.live.Progressed()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/roleout/roleout/status"
 )
@@ -12,14 +13,15 @@ import (
 // lateRecords holds, for one pass of RunOnce, the records of apps whose
 // rollout applied nothing: a new source revision and the same roles.
 // Such a record says nothing the cluster does not already show, so it
-// may wait until the pass's apps are done and then go to the status
-// branch together (flush), in a few commits instead of one per app. A
-// crash before then loses only what the next poll finds again: nothing
-// to apply. Each held app keeps its claim (Agent.begin) until its record
-// is written.
+// may wait a little and go to the status branch with others (run), in a
+// few commits instead of one per app. A crash before then loses only what the next poll finds again:
+// nothing to apply. Each held app keeps its claim (Agent.begin) until its
+// record is written.
 type lateRecords struct {
 	mu    sync.Mutex
 	calls map[string]func() error
+	// since is when the oldest record held was.
+	since time.Time
 }
 
 // lateKey is the context key of a pass's lateRecords.
@@ -40,8 +42,8 @@ func lateRecordsOf(ctx context.Context) *lateRecords {
 func (l *lateRecords) hold(app string, write func() error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.calls == nil {
-		l.calls = map[string]func() error{}
+	if len(l.calls) == 0 {
+		l.calls, l.since = map[string]func() error{}, time.Now()
 	}
 	l.calls[app] = write
 }
@@ -52,6 +54,59 @@ func (l *lateRecords) holds(app string) bool {
 	defer l.mu.Unlock()
 	_, ok := l.calls[app]
 	return ok
+}
+
+// A pass writes the records it holds once lateBatch of them wait or the
+// oldest has waited lateWait, and at its end: an app held waits little
+// for its record (and a replica that hands the app over, for its claim),
+// and the records of a pass's quick apps still go in together (each
+// write of held records costs a push more than its records need: the
+// first of them takes the commit group's turn alone). lateCheck is how
+// often it looks.
+const (
+	lateBatch = 256
+	lateWait  = 10 * time.Second
+	lateCheck = time.Second
+)
+
+// run writes what is held, by the rule above, until the returned stop is
+// called; stop writes the rest and returns the errors of every write.
+// end is called with each app once its record is written (or failed).
+func (l *lateRecords) run(batch int, wait, check time.Duration, end func(app string)) (stop func() error) {
+	done := make(chan struct{})
+	var (
+		errs []error
+		wg   sync.WaitGroup
+	)
+	wg.Go(func() {
+		t := time.NewTicker(check)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if !l.due(batch, wait) {
+					continue
+				}
+				if err := l.flush(end); err != nil {
+					errs = append(errs, err)
+				}
+			}
+		}
+	})
+	return func() error {
+		close(done)
+		wg.Wait()
+		return errors.Join(append(errs, l.flush(end))...)
+	}
+}
+
+// due reports whether batch records are held, or one has waited wait.
+func (l *lateRecords) due(batch int, wait time.Duration) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.calls) > 0 && (len(l.calls) >= batch || time.Since(l.since) >= wait)
 }
 
 // flush writes every held record, all at once so that the status
