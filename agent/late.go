@@ -65,7 +65,7 @@ func (l *lateRecords) holds(app string) bool {
 // often it looks.
 const (
 	lateBatch = 256
-	lateWait  = 10 * time.Second
+	lateWait  = time.Minute
 	lateCheck = time.Second
 )
 
