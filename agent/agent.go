@@ -23,6 +23,7 @@ import (
 	"github.com/roleout/roleout/sharding"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
+	"github.com/roleout/roleout/statusstore"
 )
 
 // Deps are the parts an Agent drives. New wires the real ones; tests pass
@@ -207,7 +208,7 @@ func newDeps(ctx context.Context, cfg *config.Config, restCfg *rest.Config, kube
 	if err != nil {
 		return Deps{}, err
 	}
-	branch := sources.NewStatusBranch(AnchoredStatusOptions(cfg, kube))
+	branch := statusstore.New(AnchoredStatusOptions(cfg, kube))
 	reporter, err := newReporter(ctx, cfg, branch, log)
 	if err != nil {
 		return Deps{}, err

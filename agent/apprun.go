@@ -13,6 +13,7 @@ import (
 	"github.com/roleout/roleout/sharding"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
+	"github.com/roleout/roleout/statusstore"
 )
 
 // appRun is one app's reconcile (or rollback, or refusal record): the
@@ -146,10 +147,10 @@ func (r *appRun) record(ctx context.Context, st *status.App, msg string, progres
 	}
 	r.dropUntrustedPreviews(ctx, files)
 	_, err = r.status.Commit(ctx, files, a.signed(msg))
-	if err == nil || errors.Is(err, sources.ErrNoChange) {
+	if err == nil || errors.Is(err, statusstore.ErrNoChange) {
 		recorded()
 	}
-	if errors.Is(err, sources.ErrNoChange) {
+	if errors.Is(err, statusstore.ErrNoChange) {
 		if !progress {
 			r.driftReported(ctx, st)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
+	"github.com/roleout/roleout/statusstore"
 )
 
 // Fetcher polls the source: it returns the followed ref's commit checked
@@ -122,11 +123,11 @@ type StatusReader interface {
 	// Read returns every file under dir, by path (none is an empty map),
 	// but those under dir's folders named in skip, from the newest commit
 	// it trusts, and whether it refused the head.
-	Read(ctx context.Context, dir string, skip ...string) (sources.StatusRead, error)
+	Read(ctx context.Context, dir string, skip ...string) (status.Read, error)
 }
 
 // StatusWriter commits files (nil content deletes) to the status branch
-// and pushes; sources.ErrNoChange means there was nothing to commit.
+// and pushes; statusstore.ErrNoChange means there was nothing to commit.
 type StatusWriter interface {
 	Commit(ctx context.Context, files map[string][]byte, msg string) (string, error)
 }
@@ -158,7 +159,7 @@ type Reporter interface {
 // Compile-time checks that the real implementations fit.
 var (
 	_ Fetcher     = (*sources.GitSource)(nil)
-	_ StatusStore = (*sources.StatusBranch)(nil)
+	_ StatusStore = (*statusstore.Branch)(nil)
 	_ Cluster     = ApplierCluster{}
 	_ Renderer    = (*kustomizeRenderer)(nil)
 	_ Planner     = rolePlanner{}

@@ -17,6 +17,8 @@ import (
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
+	"github.com/roleout/roleout/status"
+	"github.com/roleout/roleout/statusstore"
 )
 
 // fakeFetcher returns snap, or err. Head returns snap's revision, or
@@ -310,13 +312,13 @@ type fakeStatus struct {
 	commits []string
 	// refused, when set, is reported with every read: the head was
 	// refused and files are those of an older, trusted commit.
-	refused *sources.VerificationError
+	refused *status.Refusal
 	// failFinal fails that many of the next commits that are not
 	// checkpoints (a rollout's final record), writing nothing.
 	failFinal int
 }
 
-func (f *fakeStatus) Read(_ context.Context, dir string, skip ...string) (sources.StatusRead, error) {
+func (f *fakeStatus) Read(_ context.Context, dir string, skip ...string) (status.Read, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	out := map[string][]byte{}
@@ -325,7 +327,7 @@ func (f *fakeStatus) Read(_ context.Context, dir string, skip ...string) (source
 			out[name] = data
 		}
 	}
-	r := sources.StatusRead{Files: out, Head: "f0f0f0f0f0", Commit: "c0ffee", Refused: f.refused}
+	r := status.Read{Files: out, Head: "f0f0f0f0f0", Commit: "c0ffee", Refused: f.refused}
 	if f.refused == nil {
 		r.Head = r.Commit
 	}
@@ -354,7 +356,7 @@ func (f *fakeStatus) Commit(_ context.Context, files map[string][]byte, msg stri
 		}
 	}
 	if !changed {
-		return "", sources.ErrNoChange
+		return "", statusstore.ErrNoChange
 	}
 	f.commits = append(f.commits, msg)
 	return "c0ffee", nil

@@ -15,6 +15,7 @@ import (
 
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/sources"
+	"github.com/roleout/roleout/statusstore"
 )
 
 // maxGeneratorEntries bounds the entries of a checkout walked for the
@@ -171,7 +172,7 @@ func (a *Agent) writeIndex(ctx context.Context, index, known []generatedApp) {
 	if err != nil {
 		return
 	}
-	if _, err := a.deps.Status.Commit(ctx, map[string][]byte{generatedIndex: data}, a.signed(fmt.Sprintf("roleout: %d generated apps", len(index)))); err != nil && !errors.Is(err, sources.ErrNoChange) {
+	if _, err := a.deps.Status.Commit(ctx, map[string][]byte{generatedIndex: data}, a.signed(fmt.Sprintf("roleout: %d generated apps", len(index)))); err != nil && !errors.Is(err, statusstore.ErrNoChange) {
 		a.log.WithError(err).Warn("appGenerators: the index of generated apps was not recorded; the next poll tries again")
 		return
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/roleout/roleout/control"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
+	"github.com/roleout/roleout/statusstore"
 )
 
 // credentials returns the source's credential files.
@@ -49,8 +50,8 @@ func sourceOptions(cfg *config.Config) sources.Options {
 // hook that keeps both sides' history records when a push races another
 // writer. Programs that wire an Agent with NewWithDeps use it to get the
 // same status branch.
-func StatusOptions(cfg *config.Config) sources.StatusOptions {
-	return sources.StatusOptions{
+func StatusOptions(cfg *config.Config) statusstore.Options {
+	return statusstore.Options{
 		URL: cfg.Source.URL, Auth: credentials(cfg), Branch: cfg.Status.Branch,
 		AuthorName: cfg.Status.Author.Name, AuthorEmail: cfg.Status.Author.Email,
 		SigningKeyFile: cfg.Status.SigningKeyFile, Merge: status.MergeFile, CacheDir: cfg.CacheDir,
@@ -61,7 +62,7 @@ func StatusOptions(cfg *config.Config) sources.StatusOptions {
 // AnchoredStatusOptions are StatusOptions with the status anchor in the
 // agent's namespace on kube, the agent's cluster: how the agent reads and
 // writes the branch, and how roleout run's web view reads it.
-func AnchoredStatusOptions(cfg *config.Config, kube kubernetes.Interface) sources.StatusOptions {
+func AnchoredStatusOptions(cfg *config.Config, kube kubernetes.Interface) statusstore.Options {
 	o := StatusOptions(cfg)
 	o.Anchor = control.NewAnchor(kube, cfg.Status.ClusterRevisions.AgentNamespace(), anchorKey(cfg))
 	return o
@@ -71,7 +72,7 @@ func AnchoredStatusOptions(cfg *config.Config, kube kubernetes.Interface) source
 // the agent reads it, anchored on kube (the agent's cluster) unless kube
 // is nil, with each app's folder read up to maxBytes (the view holds
 // every app's files at once). Close it when done.
-func StatusView(cfg *config.Config, kube kubernetes.Interface, maxBytes int64) *sources.StatusBranch {
+func StatusView(cfg *config.Config, kube kubernetes.Interface, maxBytes int64) *statusstore.Branch {
 	o := StatusOptions(cfg)
 	if kube != nil {
 		o = AnchoredStatusOptions(cfg, kube)
@@ -79,7 +80,7 @@ func StatusView(cfg *config.Config, kube kubernetes.Interface, maxBytes int64) *
 	if o.Limits.MaxBytes <= 0 || o.Limits.MaxBytes > maxBytes {
 		o.Limits.MaxBytes = maxBytes
 	}
-	return sources.NewStatusBranch(o)
+	return statusstore.New(o)
 }
 
 // ReadAnchor reads cfg's status anchor on kube once, as a reader that

@@ -59,9 +59,9 @@ func (l *lateRecords) holds(app string) bool {
 // A pass writes the records it holds once lateBatch of them wait or the
 // oldest has waited lateWait, and at its end: an app held waits little
 // for its record (and a replica that hands the app over, for its claim),
-// and the records of a pass's quick apps still go in together (each
-// write of held records costs a push more than its records need: the
-// first of them takes the commit group's turn alone). lateCheck is how
+// and the records of a pass's quick apps still go in together: a write
+// of held records is one burst, which the status store's commit group
+// puts in as few commits as its batch size allows. lateCheck is how
 // often it looks.
 const (
 	lateBatch = 256

@@ -18,6 +18,7 @@ import (
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
+	"github.com/roleout/roleout/statusstore"
 )
 
 var fullCommit = regexp.MustCompile(`^[0-9a-f]{40}$`)
@@ -159,7 +160,7 @@ func planFromGit(ctx context.Context, cfg *config.Config, app config.App, ref st
 		return nil, sources.SourceRevision{}, nil, err
 	}
 	snap.Trust = planTrust(cfg, ref, snap.Trust)
-	branch := sources.NewStatusBranch(StatusOptions(cfg))
+	branch := statusstore.New(StatusOptions(cfg))
 	defer branch.Close()
 	prev, err := status.Load(ctx, branch, app.Name)
 	if err != nil {
@@ -256,7 +257,7 @@ func Statuses(ctx context.Context, cfg *config.Config, app string) ([]status.Rep
 	for i, a := range apps {
 		names[i] = a.Name
 	}
-	branch := sources.NewStatusBranch(StatusOptions(cfg))
+	branch := statusstore.New(StatusOptions(cfg))
 	defer branch.Close()
 	reads, err := branch.ReadEach(ctx, names)
 	if err != nil {
@@ -280,7 +281,7 @@ func History(ctx context.Context, cfg *config.Config, appName string) (*status.H
 	if err != nil {
 		return nil, err
 	}
-	branch := sources.NewStatusBranch(StatusOptions(cfg))
+	branch := statusstore.New(StatusOptions(cfg))
 	defer branch.Close()
 	rec, err := status.Load(ctx, branch, app.Name)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/roleout/roleout/internal/secrets"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
+	"github.com/roleout/roleout/statusstore"
 )
 
 // PullRequests lists pull-request heads and fetches them.
@@ -269,7 +270,7 @@ func (a *Agent) commitPreviews(ctx context.Context, w *previewWork) error {
 	defer done()
 	sort.Strings(w.changes)
 	_, err := a.deps.Status.Commit(actx, w.files, a.signed(fmt.Sprintf("roleout: %s previews: %s", w.app.Name, strings.Join(w.changes, ", "))))
-	if err != nil && !errors.Is(err, sources.ErrNoChange) {
+	if err != nil && !errors.Is(err, statusstore.ErrNoChange) {
 		w.written = nil
 		return err
 	}

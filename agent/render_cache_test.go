@@ -7,6 +7,7 @@ import (
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/testgit"
 	"github.com/roleout/roleout/sources"
+	"github.com/roleout/roleout/statusstore"
 )
 
 // TestRenderCacheWithGitIndex renders from real git snapshots: a commit
@@ -89,7 +90,7 @@ apps: [{name: web, path: apps/web, namespace: web}]
 	renderer := newKustomizeRenderer(0, nil)
 	applier := &fakeApplier{}
 	a := NewWithDeps(cfg, Deps{Fetcher: src, Renderer: renderer, Planner: rolePlanner{}, Cluster: applier,
-		Status: sources.NewStatusBranch(StatusOptions(cfg))}, quietLogger())
+		Status: statusstore.New(StatusOptions(cfg))}, quietLogger())
 	ctx := context.Background()
 	if err := a.RunOnce(ctx); err != nil {
 		t.Fatal(err)

@@ -3,17 +3,14 @@ package agent
 import (
 	"context"
 	"fmt"
-	"path"
-	"strings"
-	"sync"
 
 	"github.com/sirupsen/logrus"
 
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/forge"
 	"github.com/roleout/roleout/notify"
-	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
+	"github.com/roleout/roleout/statusstore"
 )
 
 // reporter is deps.Reporter, or one that tells no one.
@@ -47,7 +44,7 @@ func (a *Agent) Flush(ctx context.Context) error {
 // newReporter returns the Reporters cfg asks for, as one (nil: none),
 // posting until ctx ends: the forge's poster, which reads pull requests'
 // previews from branch, and the notifier.
-func newReporter(ctx context.Context, cfg *config.Config, branch *sources.StatusBranch, log logrus.FieldLogger) (Reporter, error) {
+func newReporter(ctx context.Context, cfg *config.Config, branch *statusstore.Branch, log logrus.FieldLogger) (Reporter, error) {
 	var out reporters
 	if cfg.Forge.On() {
 		po, err := forge.NewPosterFor(cfg, previewReader(cfg, branch), log)
@@ -69,53 +66,15 @@ func newReporter(ctx context.Context, cfg *config.Config, branch *sources.Status
 }
 
 // previewReader reads, for the forge's comments, every app's preview of
-// a pull request's ref from branch: one clone per head of the branch, not
-// per pull request (the previews of several heads go out after one
-// poll), and only the previews are kept between reads.
-func previewReader(cfg *config.Config, branch *sources.StatusBranch) forge.PreviewReader {
+// a pull request's ref from branch (statusstore.Branch.Previews: once per
+// head of the branch, not per pull request).
+func previewReader(cfg *config.Config, branch *statusstore.Branch) forge.PreviewReader {
 	names := make([]string, len(cfg.Apps))
 	for i, app := range cfg.Apps {
 		names[i] = app.Name
 	}
-	var mu sync.Mutex
-	var readAt string              // the branch head last read
-	var previews map[string][]byte // its previews' files, by path
 	return func(ctx context.Context, ref string) ([]status.Preview, error) {
-		head, err := branch.Head(ctx)
-		if err != nil {
-			return nil, err
-		}
-		mu.Lock()
-		files := previews
-		if head != readAt || head == "" {
-			files = nil
-		}
-		mu.Unlock()
-		if files == nil {
-			reads, err := branch.ReadEach(ctx, names)
-			if err != nil {
-				return nil, err
-			}
-			files = map[string][]byte{}
-			for _, app := range names {
-				dir := path.Dir(status.PreviewPath(app, "x", ".json")) + "/"
-				for p, data := range reads[app].Files {
-					if strings.HasPrefix(p, dir) {
-						files[p] = data
-					}
-				}
-			}
-			mu.Lock()
-			readAt, previews = head, files
-			mu.Unlock()
-		}
-		var out []status.Preview
-		for _, app := range names {
-			if p, ok := status.ReadPreview(files, app, status.PreviewName(ref)); ok {
-				out = append(out, p)
-			}
-		}
-		return out, nil
+		return branch.Previews(ctx, names, ref)
 	}
 }
 

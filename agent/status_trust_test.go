@@ -8,7 +8,6 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
 )
 
@@ -20,11 +19,11 @@ import (
 func TestRefusedStatusHeadIsNotDone(t *testing.T) {
 	cases := []struct {
 		name       string
-		refused    *sources.VerificationError
+		refused    *status.Refusal
 		wantRender int
 	}{
 		{"trusted head", nil, 1},
-		{"refused head", &sources.VerificationError{Object: "commit f0f0f0f", Signer: "SHA256:mallory", Reason: "the SSH key is not the one of status.signingKeyFile"}, 2},
+		{"refused head", &status.Refusal{Object: "commit f0f0f0f", Signer: "SHA256:mallory", Reason: "the SSH key is not the one of status.signingKeyFile"}, 2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -147,3 +147,15 @@ func readConfigFile(field, path string) ([]byte, error) {
 	}
 	return nil, fmt.Errorf("read %s %s: %w (%s)", field, path, cause, fix)
 }
+
+// Transport returns the auth method c gives for url, for a git operation
+// the caller makes itself (the status store's fetches and pushes).
+func Transport(url string, c Credentials) (transport.AuthMethod, error) {
+	return authFor(url, c)
+}
+
+// ExplainError turns err from a git operation on url with c into the
+// error a user reads: an auth failure explained, every secret redacted.
+func ExplainError(err error, url string, c Credentials) error {
+	return redactError(explainAuth(err, url, c), url)
+}

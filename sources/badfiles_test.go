@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/pem"
 	"errors"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -63,9 +64,7 @@ func TestUnreadableKeyFiles(t *testing.T) {
 		{"source.verify.pgpKeys", fetchWith(srv.RepoURL("config"), func(p string, o *Options) { o.Verify = &VerifyOptions{PGPKeyFiles: []string{p}} })},
 		{"source.verify.sshKeys", fetchWith(srv.RepoURL("config"), func(p string, o *Options) { o.Verify = &VerifyOptions{SSHKeyFiles: []string{p}} })},
 		{"status.signingKeyFile", func(p string) error {
-			b := NewStatusBranch(StatusOptions{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com", SigningKeyFile: p})
-			_, err := b.Commit(context.Background(), map[string][]byte{"web/status.yaml": []byte("a\n")}, "roleout: signed")
-			return err
+			return SignCommit(p, &object.Commit{Message: "roleout: signed"})
 		}},
 	}
 	for _, f := range fields {

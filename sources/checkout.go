@@ -44,7 +44,7 @@ func checkout(repo *git.Repository, commit plumbing.Hash, dir string, prev Snaps
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	w := treeWriter{repo: repo, root: tmp, prev: prev, lim: lim.withDefaults(), written: map[writtenKey]string{}}
+	w := treeWriter{repo: repo, root: tmp, prev: prev, lim: lim.WithDefaults(), written: map[writtenKey]string{}}
 	if err := w.writeTree(tree, ""); err != nil {
 		return fmt.Errorf("check out %s: %w", commit, err)
 	}
@@ -64,8 +64,8 @@ type CheckoutLimits struct {
 	MaxEntries int
 }
 
-// withDefaults fills the zero limits.
-func (l CheckoutLimits) withDefaults() CheckoutLimits {
+// WithDefaults fills the zero limits.
+func (l CheckoutLimits) WithDefaults() CheckoutLimits {
 	if l.MaxBytes <= 0 {
 		l.MaxBytes = 512 << 20
 	}

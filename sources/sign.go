@@ -2,11 +2,13 @@ package sources
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/hiddeco/sshsig"
 	"golang.org/x/crypto/ssh"
 )
@@ -65,4 +67,63 @@ func statusKeys(path string) (trustedKeys, error) {
 	}
 	keys.pgp = openpgp.EntityList{pgp}
 	return keys, nil
+}
+
+// SignCommit signs c with the private key file at path (an armored PGP
+// secret key or an OpenSSH private key, without a passphrase) as git
+// does; nothing when path is "".
+func SignCommit(path string, c *object.Commit) error {
+	if path == "" {
+		return nil
+	}
+	pgp, signer, err := readSigningKey(path)
+	if err != nil {
+		return err
+	}
+	payload, err := encodeWithoutSignature(c)
+	if err != nil {
+		return err
+	}
+	var sig []byte
+	if pgp != nil {
+		var b bytes.Buffer
+		err = openpgp.ArmoredDetachSign(&b, pgp, bytes.NewReader(payload), nil)
+		sig = b.Bytes()
+	} else {
+		sig, err = sshCommitSigner{signer}.Sign(io.Reader(bytes.NewReader(payload)))
+	}
+	if err != nil {
+		return fmt.Errorf("sign the status commit: %w", err)
+	}
+	c.PGPSignature = string(sig)
+	return nil
+}
+
+// StatusKeys is the status signing key's public half: the only key the
+// status branch's commits are checked against.
+type StatusKeys struct{ keys trustedKeys }
+
+// LoadStatusKeys reads the status signing key file at path.
+func LoadStatusKeys(path string) (*StatusKeys, error) {
+	keys, err := statusKeys(path)
+	if err != nil {
+		return nil, err
+	}
+	return &StatusKeys{keys: keys}, nil
+}
+
+// VerifyCommit checks that k signed c, which is named what in the
+// refusal: nil when it did, the refusal otherwise; err only when c
+// cannot be encoded.
+func (k *StatusKeys) VerifyCommit(what string, c *object.Commit) (*VerificationError, error) {
+	payload, err := encodeWithoutSignature(c)
+	if err != nil {
+		return nil, err
+	}
+	err = verifyObject(what, c.PGPSignature, payload, c.Committer.When, k.keys)
+	var refused *VerificationError
+	if errors.As(err, &refused) {
+		return refused, nil
+	}
+	return nil, err
 }

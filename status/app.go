@@ -8,7 +8,6 @@ import (
 
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
-	"github.com/roleout/roleout/sources"
 )
 
 // Kind is the kind of a status.yaml.
@@ -236,7 +235,7 @@ type BranchCondition struct {
 
 // Condition returns the condition of a read that refused the head, or
 // nil.
-func Condition(r sources.StatusRead) *BranchCondition {
+func Condition(r Read) *BranchCondition {
 	if r.Refused == nil {
 		return nil
 	}

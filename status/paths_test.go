@@ -7,7 +7,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/roleout/roleout/render/revision"
-	"github.com/roleout/roleout/sources"
 )
 
 func TestRevisionPath(t *testing.T) {
@@ -77,7 +76,7 @@ func TestParseRefusesMisplacedRevisions(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := Parse(sources.StatusRead{Files: map[string][]byte{tc.file: revFile(t, tc.rev)}}, "web")
+			p, err := Parse(Read{Files: map[string][]byte{tc.file: revFile(t, tc.rev)}}, "web")
 			if tc.wantErr == "" {
 				if err != nil || len(p.History["db"]) != 1 {
 					t.Fatalf("got %v, %v; want one revision of role db", p, err)

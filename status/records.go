@@ -12,7 +12,6 @@ import (
 	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/revision"
-	"github.com/roleout/roleout/sources"
 )
 
 // Records are what the status branch holds of an app, as far as its
@@ -40,7 +39,7 @@ type Records struct {
 type Reader interface {
 	// Read returns the files under dir but those under its folders
 	// named in skip.
-	Read(ctx context.Context, dir string, skip ...string) (sources.StatusRead, error)
+	Read(ctx context.Context, dir string, skip ...string) (Read, error)
 }
 
 // Load reads and parses app's records (Parse) through r. Its previews
@@ -58,7 +57,7 @@ func Load(ctx context.Context, r Reader, app string) (*Records, error) {
 // read of the status branch under the app's folder. A file that does not
 // parse is an error that names it and says how to fix it; nothing is
 // applied until it is fixed.
-func Parse(read sources.StatusRead, app string) (*Records, error) {
+func Parse(read Read, app string) (*Records, error) {
 	if read.Err != nil {
 		return nil, read.Err
 	}

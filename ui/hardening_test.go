@@ -13,7 +13,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/roleout/roleout/config"
-	"github.com/roleout/roleout/sources"
+	"github.com/roleout/roleout/status"
 )
 
 // TestResumeFromAnotherProcess: a stream that resumes with an id this
@@ -107,10 +107,10 @@ type erringBranch struct {
 	bad string
 }
 
-func (b erringBranch) ReadEach(ctx context.Context, dirs []string) (map[string]sources.StatusRead, error) {
+func (b erringBranch) ReadEach(ctx context.Context, dirs []string) (map[string]status.Read, error) {
 	out, err := b.fakeBranch.ReadEach(ctx, dirs)
 	if err == nil {
-		out[b.bad] = sources.StatusRead{Head: b.head, Err: errors.New("read " + b.bad + " from status branch roleout/status: over its limits")}
+		out[b.bad] = status.Read{Head: b.head, Err: errors.New("read " + b.bad + " from status branch roleout/status: over its limits")}
 	}
 	return out, err
 }

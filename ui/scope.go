@@ -10,7 +10,6 @@ import (
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render/revision"
-	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
 )
 
@@ -67,7 +66,7 @@ func writtenScope(refs []object.Ref) Scope {
 // folder Parse refused), what the inventory holds is read on its own;
 // a folder over its limits or an inventory that does not parse is
 // Cluster: only a reader of everything sees what is not known.
-func recordedScope(read sources.StatusRead, rec *status.Records, parsed bool) Scope {
+func recordedScope(read status.Read, rec *status.Records, parsed bool) Scope {
 	if read.Err != nil {
 		return Scope{Cluster: true}
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/revision"
-	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
 )
 
@@ -49,26 +48,26 @@ func TestRecordedScope(t *testing.T) {
 	namespace := object.Ref{APIVersion: "v1", Kind: "Namespace", Name: "own"}
 	for _, tc := range []struct {
 		name   string
-		read   sources.StatusRead
+		read   status.Read
 		rec    *status.Records
 		parsed bool
 		want   Scope
 	}{
-		{"nothing recorded", sources.StatusRead{}, &status.Records{App: "a"}, true, Scope{}},
-		{"inventory namespaces", sources.StatusRead{}, &status.Records{App: "a", Inventory: inv(cm("b"), cm("a"), cm("b"))}, true,
+		{"nothing recorded", status.Read{}, &status.Records{App: "a"}, true, Scope{}},
+		{"inventory namespaces", status.Read{}, &status.Records{App: "a", Inventory: inv(cm("b"), cm("a"), cm("b"))}, true,
 			Scope{Namespaces: []string{"a", "b"}}},
-		{"a Namespace is its own namespace", sources.StatusRead{}, &status.Records{App: "a", Inventory: inv(namespace, cm("own"))}, true,
+		{"a Namespace is its own namespace", status.Read{}, &status.Records{App: "a", Inventory: inv(namespace, cm("own"))}, true,
 			Scope{Namespaces: []string{"own"}}},
-		{"another cluster-scoped object is cluster-wide", sources.StatusRead{}, &status.Records{App: "a", Inventory: inv(cm("a"), clusterRole)}, true,
+		{"another cluster-scoped object is cluster-wide", status.Read{}, &status.Records{App: "a", Inventory: inv(cm("a"), clusterRole)}, true,
 			Scope{Namespaces: []string{"a"}, Cluster: true}},
-		{"role revisions count", sources.StatusRead{}, &status.Records{App: "a", Inventory: inv(cm("a")), History: map[string][]revision.RoleRevision{
+		{"role revisions count", status.Read{}, &status.Records{App: "a", Inventory: inv(cm("a")), History: map[string][]revision.RoleRevision{
 			"web": {{Objects: []map[string]any{{"apiVersion": "v1", "kind": "Service", "metadata": map[string]any{"name": "s", "namespace": "old"}}}}},
 		}}, true, Scope{Namespaces: []string{"a", "old"}}},
-		{"unparsed records: the inventory alone", sources.StatusRead{Files: map[string][]byte{"a/inventory.yaml": []byte("- {apiVersion: v1, kind: ConfigMap, namespace: b, name: x, role: r, upgradeOrder: 1}\n")}},
+		{"unparsed records: the inventory alone", status.Read{Files: map[string][]byte{"a/inventory.yaml": []byte("- {apiVersion: v1, kind: ConfigMap, namespace: b, name: x, role: r, upgradeOrder: 1}\n")}},
 			&status.Records{App: "a"}, false, Scope{Namespaces: []string{"b"}}},
-		{"an inventory that does not parse is cluster-wide", sources.StatusRead{Files: map[string][]byte{"a/inventory.yaml": []byte("{not: a list}")}},
+		{"an inventory that does not parse is cluster-wide", status.Read{Files: map[string][]byte{"a/inventory.yaml": []byte("{not: a list}")}},
 			&status.Records{App: "a"}, false, Scope{Cluster: true}},
-		{"a folder that could not be read is cluster-wide", sources.StatusRead{Err: errors.New("over its limits")}, &status.Records{App: "a"}, false,
+		{"a folder that could not be read is cluster-wide", status.Read{Err: errors.New("over its limits")}, &status.Records{App: "a"}, false,
 			Scope{Cluster: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/render/revision"
-	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
 )
 
@@ -78,7 +77,7 @@ func (s *Snapshot) App(name string) *App {
 // a problem of its app's, and the rest is shown. An app whose files are
 // those of prev's (nil for none) is prev's, not parsed again: a status
 // commit changes one app's files, not a thousand.
-func NewSnapshot(branch, commit string, apps []config.App, reads map[string]sources.StatusRead, now time.Time, prev *Snapshot) *Snapshot {
+func NewSnapshot(branch, commit string, apps []config.App, reads map[string]status.Read, now time.Time, prev *Snapshot) *Snapshot {
 	s := &Snapshot{Commit: commit, Read: now, Branch: branch, byName: map[string]*App{}}
 	for _, a := range apps {
 		read := reads[a.Name]
@@ -94,7 +93,7 @@ func NewSnapshot(branch, commit string, apps []config.App, reads map[string]sour
 }
 
 // newApp reads what it can of one app's files, whose version is v.
-func newApp(a config.App, read sources.StatusRead, v string) *App {
+func newApp(a config.App, read status.Read, v string) *App {
 	app := &App{Name: a.Name, Namespace: a.NamespaceOrDefault(), Path: a.Path, Version: v}
 	rec, err := status.Parse(read, a.Name)
 	parsed := err == nil
@@ -174,7 +173,7 @@ func previews(app string, files map[string][]byte, problems []string) ([]status.
 
 // version digests what a read found: its files (paths and contents) and
 // its error.
-func version(read sources.StatusRead) string {
+func version(read status.Read) string {
 	names := make([]string, 0, len(read.Files))
 	for n := range read.Files {
 		names = append(names, n)

@@ -9,7 +9,6 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/roleout/roleout/config"
-	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
 )
 
@@ -18,7 +17,7 @@ type Branch interface {
 	// Head is the branch's head commit, cheap to ask ("" when none).
 	Head(ctx context.Context) (string, error)
 	// ReadEach reads each app's folder from one commit.
-	ReadEach(ctx context.Context, dirs []string) (map[string]sources.StatusRead, error)
+	ReadEach(ctx context.Context, dirs []string) (map[string]status.Read, error)
 }
 
 // eventLog is how many events a reconnecting stream can resume from.
@@ -156,7 +155,7 @@ func (s *Store) read(ctx context.Context) {
 	}
 	var next *Snapshot
 	if err == nil {
-		var reads map[string]sources.StatusRead
+		var reads map[string]status.Read
 		dirs := make([]string, len(apps))
 		for i, a := range apps {
 			dirs[i] = a.Name

@@ -20,7 +20,6 @@ import (
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
-	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
 )
 
@@ -39,11 +38,11 @@ func (b *fakeBranch) Head(context.Context) (string, error) {
 	return b.head, b.err
 }
 
-func (b *fakeBranch) ReadEach(_ context.Context, dirs []string) (map[string]sources.StatusRead, error) {
+func (b *fakeBranch) ReadEach(_ context.Context, dirs []string) (map[string]status.Read, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.reads++
-	out := map[string]sources.StatusRead{}
+	out := map[string]status.Read{}
 	for _, d := range dirs {
 		files := map[string][]byte{}
 		for p, data := range b.files {
@@ -51,7 +50,7 @@ func (b *fakeBranch) ReadEach(_ context.Context, dirs []string) (map[string]sour
 				files[p] = data
 			}
 		}
-		out[d] = sources.StatusRead{Files: files, Head: b.head, Commit: b.head}
+		out[d] = status.Read{Files: files, Head: b.head, Commit: b.head}
 	}
 	return out, nil
 }

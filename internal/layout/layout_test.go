@@ -54,7 +54,10 @@ var allowed = map[string][]string{
 	// What a change would do, live or offline; pure of git and of the loop.
 	"diff": {"apply", "internal/object", "render", "render/predict", "render/revision"},
 	// The status branch's files; read by the agent, the CLI and the web view.
-	"status": {"apply", "diff", "internal/markdown", "internal/object", "render", "render/revision", "sources"},
+	"status": {"apply", "diff", "internal/markdown", "internal/object", "render", "render/revision"},
+	// The status branch's store: one local copy per agent, read and
+	// written incrementally, verified, fenced.
+	"statusstore": {"internal/fence", "sources", "status"},
 	// Drift while the agent runs: the watches' baseline and state.
 	"drift": {"apply", "internal/object", "render", "status"},
 	// Apps spread over live replicas by Leases (sharding.mode: dynamic).
@@ -79,11 +82,11 @@ var allowed = map[string][]string{
 	// Rollout events to chats and webhooks.
 	"notify": {"config", "internal/outbox", "status", "webhook"},
 	// The agent's loop: the only package that joins sources, render and apply.
-	"agent":         {"apply", "apply/healthcheck", "config", "control", "diff", "drift", "forge", "notify", "internal/backoff", "internal/fence", "internal/liveness", "internal/object", "internal/secrets", "render", "render/predict", "render/decrypt", "render/revision", "render/substitute", "sharding", "sources", "status", "webhook"},
+	"agent":         {"apply", "apply/healthcheck", "config", "control", "diff", "drift", "forge", "notify", "internal/backoff", "internal/fence", "internal/liveness", "internal/object", "internal/secrets", "render", "render/predict", "render/decrypt", "render/revision", "render/substitute", "sharding", "sources", "status", "statusstore", "webhook"},
 	"agent/starter": {"apply/healthcheck", "config", "internal/object", "render", "render/order", "render/schema", "sources"},
 	// The read-only web view: the status branch's records as pages, for
 	// roleout ui and roleout run.
-	"ui": {"config", "internal/object", "internal/secrets", "render/revision", "sources", "status"},
+	"ui": {"config", "internal/object", "internal/secrets", "render/revision", "status"},
 	// The CLI goes through agent; it imports the rest only for the types it
 	// prints or reads.
 	"cmd/roleout": {"agent", "agent/starter", "apply", "config", "control", "diff", "internal/httpserve", "render", "sharding", "status", "ui"},

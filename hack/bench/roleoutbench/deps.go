@@ -17,6 +17,7 @@ import (
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
+	"github.com/roleout/roleout/status"
 )
 
 // requestCounter counts the HTTP requests a client makes, by method.
@@ -198,7 +199,7 @@ type timedStatus struct {
 }
 
 // Read times the wrapped Read as phase "status".
-func (s timedStatus) Read(ctx context.Context, dir string, skip ...string) (sources.StatusRead, error) {
+func (s timedStatus) Read(ctx context.Context, dir string, skip ...string) (status.Read, error) {
 	defer s.clk.since("status", time.Now())
 	return s.StatusStore.Read(ctx, dir, skip...)
 }

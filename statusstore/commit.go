@@ -1,14 +1,13 @@
-package sources
+package statusstore
 
 import (
-	"bytes"
+	"github.com/roleout/roleout/sources"
+
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -106,13 +105,13 @@ func (co *statusCheckout) edit(files map[string][]byte) (before, after plumbing.
 
 // commit stores a commit of tree on the head (none when the branch is
 // new), signed as opts say, and points the branch at it.
-func (co *statusCheckout) commit(tree plumbing.Hash, msg string, opts StatusOptions) (plumbing.Hash, error) {
+func (co *statusCheckout) commit(tree plumbing.Hash, msg string, opts Options) (plumbing.Hash, error) {
 	sig := object.Signature{Name: sanitizeIdent(opts.AuthorName), Email: sanitizeIdent(opts.AuthorEmail), When: time.Now()}
 	c := &object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: tree}
 	if !co.head.IsZero() {
 		c.ParentHashes = []plumbing.Hash{co.head}
 	}
-	if err := signCommit(opts.SigningKeyFile, c); err != nil {
+	if err := sources.SignCommit(opts.SigningKeyFile, c); err != nil {
 		return plumbing.ZeroHash, err
 	}
 	o := co.store.NewEncodedObject()
@@ -135,34 +134,4 @@ func sanitizeIdent(s string) string {
 		}
 		return r
 	}, s)
-}
-
-// signCommit signs c with the private key file at path (an armored PGP
-// secret key or an OpenSSH private key, without a passphrase) as git
-// does; nothing when path is "".
-func signCommit(path string, c *object.Commit) error {
-	if path == "" {
-		return nil
-	}
-	pgp, signer, err := readSigningKey(path)
-	if err != nil {
-		return err
-	}
-	payload, err := encodeWithoutSignature(c)
-	if err != nil {
-		return err
-	}
-	var sig []byte
-	if pgp != nil {
-		var b bytes.Buffer
-		err = openpgp.ArmoredDetachSign(&b, pgp, bytes.NewReader(payload), nil)
-		sig = b.Bytes()
-	} else {
-		sig, err = sshCommitSigner{signer}.Sign(io.Reader(bytes.NewReader(payload)))
-	}
-	if err != nil {
-		return fmt.Errorf("sign the status commit: %w", err)
-	}
-	c.PGPSignature = string(sig)
-	return nil
 }

@@ -1,4 +1,4 @@
-package sources
+package statusstore
 
 import (
 	"context"
@@ -15,11 +15,11 @@ import (
 	"github.com/roleout/roleout/internal/testgit"
 )
 
-func newStatusBranch(t *testing.T) (*StatusBranch, func(rev, path string) (string, error), func() []string) {
+func newStatusBranch(t *testing.T) (*Branch, func(rev, path string) (string, error), func() []string) {
 	t.Helper()
 	srv, repo := newFixture(t, testgit.Options{})
 	mustCommit(t, repo, "main", "config", map[string]string{"apps/web/kustomization.yaml": "resources: []\n"})
-	b := NewStatusBranch(StatusOptions{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "roleout@example.com"})
+	b := New(Options{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "roleout@example.com"})
 	log := func() []string {
 		l, err := repo.Log("roleout/status")
 		if err != nil {
@@ -78,14 +78,14 @@ func unionLines(_ string, remote, ours []byte) ([]byte, error) {
 }
 
 // TestStatusBranchConcurrentWriters has two writers (two processes: a
-// StatusBranch each) commit at once, 50 rounds each: each writes a file of
+// Branch each) commit at once, 50 rounds each: each writes a file of
 // its own and appends a record to one shared history file. Each
 // non-fast-forward rejection is retried on the new head, the Merge hook
 // keeps the other writer's records, and no record is lost.
 func TestStatusBranchConcurrentWriters(t *testing.T) {
 	b, show, log := newStatusBranch(t)
 	b.opts.Merge = unionLines
-	other := NewStatusBranch(b.opts)
+	other := New(b.opts)
 	ctx := context.Background()
 	const rounds = 50
 	var wg sync.WaitGroup

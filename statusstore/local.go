@@ -1,6 +1,8 @@
-package sources
+package statusstore
 
 import (
+	"github.com/roleout/roleout/sources"
+
 	"compress/zlib"
 	"context"
 	"crypto/sha256"
@@ -39,7 +41,7 @@ import (
 const maxLocalUpdates = 256
 
 // localCopies are this process's local copies, by directory: the
-// StatusBranch values of one repository, branch and cache directory share
+// Branch values of one repository, branch and cache directory share
 // one.
 var localCopies = struct {
 	sync.Mutex
@@ -52,7 +54,7 @@ var localCopies = struct {
 type localCopy struct {
 	mu    sync.Mutex
 	key   string // the localCopies key; "" for a temporary copy
-	refs  int    // StatusBranch values using it
+	refs  int    // Branch values using it
 	dir   string
 	lock  *os.File // nil for a temporary copy, removed when released
 	store *statusStore
@@ -70,7 +72,7 @@ type localCopy struct {
 // under opts.CacheDir/status when it is set (in the first of eight
 // directories no other process holds), made on first use; else one of
 // its own in a temporary directory.
-func acquireCopy(opts StatusOptions) (*localCopy, error) {
+func acquireCopy(opts Options) (*localCopy, error) {
 	if opts.CacheDir == "" {
 		return tempCopy(opts)
 	}
@@ -91,7 +93,7 @@ func acquireCopy(opts StatusOptions) (*localCopy, error) {
 }
 
 // tempCopy returns a local copy of its own in a new temporary directory.
-func tempCopy(opts StatusOptions) (*localCopy, error) {
+func tempCopy(opts Options) (*localCopy, error) {
 	dir, err := os.MkdirTemp(opts.TempDir, "roleout-status-copy-")
 	if err != nil {
 		return nil, fmt.Errorf("make a directory for the status branch: %w", err)
@@ -144,7 +146,7 @@ func (l *localCopy) release() {
 
 // open opens the copy's repository, making it when there is none and
 // making it anew when it cannot be opened.
-func (l *localCopy) open(b *StatusBranch) error {
+func (l *localCopy) open(b *Branch) error {
 	if l.store != nil {
 		l.store.max, l.store.maxObject = b.opts.Limits.MaxBytes, b.opts.Limits.MaxBytes/8
 		return nil
@@ -181,7 +183,7 @@ func (l *localCopy) reset() {
 // the branch does not exist). A call made before the last sync began
 // takes that sync's head: it is at least as new as the branch was when
 // the call was made.
-func (l *localCopy) sync(ctx context.Context, b *StatusBranch, since time.Time) (plumbing.Hash, error) {
+func (l *localCopy) sync(ctx context.Context, b *Branch, since time.Time) (plumbing.Hash, error) {
 	if !l.synced.IsZero() && l.synced.After(since) {
 		return l.head, nil
 	}
@@ -190,7 +192,7 @@ func (l *localCopy) sync(ctx context.Context, b *StatusBranch, since time.Time) 
 	}
 	start := time.Now()
 	head, err := l.fetch(ctx, b)
-	var limit *StatusLimitError
+	var limit *LimitError
 	if errors.As(err, &limit) && l.incremental {
 		// Many commits above the copy's head may be more than a
 		// depth-1 clone of the head: fetch it so, once.
@@ -207,7 +209,7 @@ func (l *localCopy) sync(ctx context.Context, b *StatusBranch, since time.Time) 
 // fetch lists the remote's refs and, when the branch's head is not in
 // the copy, fetches it: only what it adds to the copy's head, or a
 // depth-1 clone into an empty copy.
-func (l *localCopy) fetch(ctx context.Context, b *StatusBranch) (plumbing.Hash, error) {
+func (l *localCopy) fetch(ctx context.Context, b *Branch) (plumbing.Hash, error) {
 	if err := l.open(b); err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -218,7 +220,7 @@ func (l *localCopy) fetch(ctx context.Context, b *StatusBranch) (plumbing.Hash, 
 	if head.IsZero() || l.store.HasEncodedObject(head) == nil {
 		return head, nil
 	}
-	auth, err := authFor(b.opts.URL, b.opts.Auth)
+	auth, err := sources.Transport(b.opts.URL, b.opts.Auth)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -234,7 +236,7 @@ func (l *localCopy) fetch(ctx context.Context, b *StatusBranch) (plumbing.Hash, 
 		RefSpecs: []gitconfig.RefSpec{gitconfig.RefSpec("+" + ref + ":" + ref)},
 	})
 	l.updates++
-	var limit *StatusLimitError
+	var limit *LimitError
 	switch {
 	case err == nil || errors.Is(err, git.NoErrAlreadyUpToDate):
 	case isMissingRef(err):

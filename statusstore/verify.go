@@ -1,6 +1,8 @@
-package sources
+package statusstore
 
 import (
+	"github.com/roleout/roleout/sources"
+
 	"context"
 	"errors"
 	"fmt"
@@ -12,31 +14,12 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/memory"
+	"github.com/roleout/roleout/status"
 )
 
-// DefaultStatusSearchDepth bounds how many commits below a refused head
+// DefaultSearchDepth bounds how many commits below a refused head
 // a read of the status branch searches for one the agent signed.
-const DefaultStatusSearchDepth = 100
-
-// StatusRead is what a read of the status branch found.
-type StatusRead struct {
-	// Files are the files read, by slash-separated path.
-	Files map[string][]byte
-	// Head is the branch's head commit; "" when the branch does not
-	// exist.
-	Head string
-	// Commit is the commit Files come from: Head, or, when Head is
-	// refused, the newest of its first-parent ancestors that the status
-	// signing key signed; "" when there is none (Files is then empty).
-	Commit string
-	// Refused says why Head is not trusted. It is nil when Head is signed
-	// by the status signing key, and always nil without one: then nothing
-	// is verified and Head is read as it is.
-	Refused *VerificationError
-	// Err, set by ReadEach only, says why this folder could not be read
-	// (a file over the read limits): the other folders still are.
-	Err error
-}
+const DefaultSearchDepth = 100
 
 // statusCheckout is a view of the status branch: its head, the commit
 // whose tree is trusted (the head's, or that of the newest ancestor
@@ -48,9 +31,9 @@ type statusCheckout struct {
 	store   *statusStore
 	head    plumbing.Hash
 	trusted plumbing.Hash // zero when no commit is trusted
-	refused *VerificationError
+	refused *sources.VerificationError
 	depth   int // how far below a refused head the search went
-	lim     CheckoutLimits
+	lim     sources.CheckoutLimits
 	tr      *treeReader
 	// local is the local copy the view holds (its mu locked) until
 	// close; temp says store is a temporary clone close removes.
@@ -78,7 +61,7 @@ func (co *statusCheckout) close() {
 // written without the key is never read. It returns nil when the branch
 // does not exist; the caller closes what it returns. A local copy found
 // damaged is fetched anew, once.
-func (b *StatusBranch) checkout(ctx context.Context) (*statusCheckout, error) {
+func (b *Branch) checkout(ctx context.Context) (*statusCheckout, error) {
 	since := time.Now()
 	l, err := b.copy()
 	if err != nil {
@@ -98,7 +81,7 @@ func (b *StatusBranch) checkout(ctx context.Context) (*statusCheckout, error) {
 }
 
 // checkoutLocked is checkout with l.mu held.
-func (b *StatusBranch) checkoutLocked(ctx context.Context, l *localCopy, since time.Time) (*statusCheckout, error) {
+func (b *Branch) checkoutLocked(ctx context.Context, l *localCopy, since time.Time) (*statusCheckout, error) {
 	head, err := l.sync(ctx, b, since)
 	if err != nil || head.IsZero() {
 		return nil, err
@@ -116,11 +99,11 @@ func (b *StatusBranch) checkoutLocked(ctx context.Context, l *localCopy, since t
 // verify checks co's head as checkout says, and on a refused head moves
 // co to a deeper temporary clone and its trusted commit to the newest
 // signed one below the head.
-func (b *StatusBranch) verify(ctx context.Context, co *statusCheckout) error {
+func (b *Branch) verify(ctx context.Context, co *statusCheckout) error {
 	if b.opts.SigningKeyFile == "" {
 		return nil
 	}
-	keys, err := statusKeys(b.opts.SigningKeyFile)
+	keys, err := sources.LoadStatusKeys(b.opts.SigningKeyFile)
 	if err != nil {
 		return err
 	}
@@ -155,8 +138,8 @@ func (b *StatusBranch) verify(ctx context.Context, co *statusCheckout) error {
 // newestSigned walks the first parents of head, at most depth commits
 // below it, and returns the first commit keys signed (zero when none) and
 // why head itself was refused (nil when head is the one).
-func newestSigned(repo *git.Repository, head plumbing.Hash, depth int, keys trustedKeys) (plumbing.Hash, *VerificationError, error) {
-	var headRefused *VerificationError
+func newestSigned(repo *git.Repository, head plumbing.Hash, depth int, keys *sources.StatusKeys) (plumbing.Hash, *sources.VerificationError, error) {
+	var headRefused *sources.VerificationError
 	at := head
 	for i := 0; i <= depth; i++ {
 		refused, err := verifyStatusCommit(repo, at, keys)
@@ -190,31 +173,25 @@ func newestSigned(repo *git.Repository, head plumbing.Hash, depth int, keys trus
 
 // verifyStatusCommit checks that keys signed commit hash: nil when they
 // did, the refusal otherwise; err only when the commit cannot be read.
-func verifyStatusCommit(repo *git.Repository, hash plumbing.Hash, keys trustedKeys) (*VerificationError, error) {
+func verifyStatusCommit(repo *git.Repository, hash plumbing.Hash, keys *sources.StatusKeys) (*sources.VerificationError, error) {
 	c, err := statusCommit(repo, hash)
 	var large *largeCommitError
 	if errors.As(err, &large) {
-		return &VerificationError{Object: "commit " + hash.String()[:7], Reason: large.Error()}, nil
+		return &sources.VerificationError{Object: "commit " + hash.String()[:7], Reason: large.Error()}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	payload, err := encodeWithoutSignature(c)
-	if err != nil {
-		return nil, err
-	}
-	err = verifyObject("commit "+hash.String()[:7], c.PGPSignature, payload, c.Committer.When, keys)
-	var refused *VerificationError
-	if errors.As(err, &refused) {
-		return refused, nil
-	}
-	return nil, err
+	return keys.VerifyCommit("commit "+hash.String()[:7], c)
 }
 
 // read returns what the checkout read: its files under dir and whose
 // commit they are.
-func (co *statusCheckout) read(files map[string][]byte) StatusRead {
-	r := StatusRead{Files: files, Head: co.head.String(), Refused: co.refused}
+func (co *statusCheckout) read(files map[string][]byte) status.Read {
+	r := status.Read{Files: files, Head: co.head.String()}
+	if co.refused != nil {
+		r.Refused = &status.Refusal{Object: co.refused.Object, Signer: co.refused.Signer, Reason: co.refused.Reason}
+	}
 	if !co.trusted.IsZero() {
 		r.Commit = co.trusted.String()
 	}
@@ -267,7 +244,7 @@ func (e *AnchorError) Error() string {
 
 // anchored checks a checkout whose head is signed against the anchor: the
 // head is the anchor, or a deeper clone finds the anchor below it.
-func (b *StatusBranch) anchored(ctx context.Context, co *statusCheckout) error {
+func (b *Branch) anchored(ctx context.Context, co *statusCheckout) error {
 	anchor, err := b.anchor(ctx)
 	if err != nil || anchor == "" || anchor == co.trusted.String() {
 		return err
@@ -286,7 +263,7 @@ func (b *StatusBranch) anchored(ctx context.Context, co *statusCheckout) error {
 }
 
 // anchor returns the anchor, "" when none is kept.
-func (b *StatusBranch) anchor(ctx context.Context) (string, error) {
+func (b *Branch) anchor(ctx context.Context) (string, error) {
 	if b.opts.Anchor == nil || b.opts.SigningKeyFile == "" {
 		return "", nil
 	}
@@ -299,7 +276,7 @@ func (b *StatusBranch) anchor(ctx context.Context) (string, error) {
 
 // checkAnchor refuses co (AnchorError) unless its trusted commit is the
 // anchor or has it among its ancestors within SearchDepth commits.
-func (b *StatusBranch) checkAnchor(ctx context.Context, co *statusCheckout) error {
+func (b *Branch) checkAnchor(ctx context.Context, co *statusCheckout) error {
 	anchor, err := b.anchor(ctx)
 	if err != nil || anchor == "" {
 		return err
@@ -370,7 +347,7 @@ func statusCommit(repo *git.Repository, h plumbing.Hash) (*object.Commit, error)
 // Head returns the commit the status branch's head points at, from one
 // ref listing (no objects): "" when the branch does not exist. A reader
 // that polls (the web view) reads again only when it moved.
-func (b *StatusBranch) Head(ctx context.Context) (string, error) {
+func (b *Branch) Head(ctx context.Context) (string, error) {
 	h, err := b.remoteHead(ctx)
 	if err != nil || h.IsZero() {
 		return "", err
@@ -380,8 +357,8 @@ func (b *StatusBranch) Head(ctx context.Context) (string, error) {
 
 // remoteHead lists the remote's refs (one request, no objects) and
 // returns the branch's head: zero when the branch does not exist.
-func (b *StatusBranch) remoteHead(ctx context.Context) (plumbing.Hash, error) {
-	auth, err := authFor(b.opts.URL, b.opts.Auth)
+func (b *Branch) remoteHead(ctx context.Context) (plumbing.Hash, error) {
+	auth, err := sources.Transport(b.opts.URL, b.opts.Auth)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}

@@ -1,4 +1,4 @@
-package sources
+package statusstore
 
 import (
 	"context"
@@ -31,7 +31,7 @@ func TestStatusBranchRefusesForgedHead(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, repo := newFixture(t, testgit.Options{})
-			b := NewStatusBranch(StatusOptions{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com", SigningKeyFile: tc.key.PrivateKeyFile})
+			b := New(Options{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com", SigningKeyFile: tc.key.PrivateKeyFile})
 			signed, err := b.Commit(ctx, map[string][]byte{"web/status.yaml": []byte("phase: Succeeded\n"), "web/inventory.yaml": []byte("real\n")}, "roleout: web")
 			if err != nil {
 				t.Fatal(err)
@@ -86,7 +86,7 @@ func TestStatusBranchNoSignedAncestor(t *testing.T) {
 	ctx := context.Background()
 	key := testgit.NewSSHKey(t, "roleout@example.com")
 	srv, repo := newFixture(t, testgit.Options{})
-	b := NewStatusBranch(StatusOptions{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com",
+	b := New(Options{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com",
 		SigningKeyFile: key.PrivateKeyFile, SearchDepth: 2})
 	if _, err := b.Commit(ctx, map[string][]byte{"web/status.yaml": []byte("phase: Succeeded\n")}, "roleout: web"); err != nil {
 		t.Fatal(err)
@@ -119,7 +119,7 @@ func TestStatusBranchNoSignedAncestor(t *testing.T) {
 func TestStatusBranchUnverified(t *testing.T) {
 	ctx := context.Background()
 	srv, repo := newFixture(t, testgit.Options{})
-	b := NewStatusBranch(StatusOptions{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com"})
+	b := New(Options{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com"})
 	if _, err := b.Commit(ctx, map[string][]byte{"web/status.yaml": []byte("phase: Succeeded\n")}, "roleout: web"); err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestStatusBranchAnchor(t *testing.T) {
 	srv, repo := newFixture(t, testgit.Options{})
 	key := testgit.NewSSHKey(t, "roleout@example.com")
 	anchor := &memAnchor{}
-	b := NewStatusBranch(StatusOptions{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com",
+	b := New(Options{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com",
 		SigningKeyFile: key.PrivateKeyFile, SearchDepth: 3, Anchor: anchor})
 	old, err := b.Commit(ctx, map[string][]byte{"web/status.yaml": []byte("v1\n"), "shop/status.yaml": []byte("v1\n")}, "roleout: v1")
 	if err != nil {

@@ -1,6 +1,13 @@
-package sources
+package statusstore
 
-import "testing"
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/roleout/roleout/internal/testgit"
+)
 
 // TestBatchMessageKeepsCommonTrailers: a batch of status commits keeps the
 // trailers (the replica that wrote them) when every part has the same,
@@ -26,4 +33,36 @@ func TestBatchMessageKeepsCommonTrailers(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
 		}
 	}
+}
+
+// TestBurstSharesACommit: calls started together share one commit; the
+// first of them does not take the turn alone. Without the gather, each
+// burst of 10 made 2 commits (the first call alone, then the others).
+func TestBurstSharesACommit(t *testing.T) {
+	srv, repo := newFixture(t, testgit.Options{})
+	mustCommit(t, repo, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
+	b := New(Options{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com", CacheDir: t.TempDir()})
+	defer b.Close()
+	const bursts, calls = 5, 10
+	for i := range bursts {
+		var wg sync.WaitGroup
+		for j := range calls {
+			wg.Go(func() {
+				name := fmt.Sprintf("app-%d/status.yaml", j)
+				if _, err := b.Commit(context.Background(), map[string][]byte{name: fmt.Appendf(nil, "burst: %d\n", i)}, "roleout: "+name); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	log, err := repo.Log("roleout/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One commit per burst; a slow machine may split a burst now and then.
+	if len(log) > bursts+2 {
+		t.Errorf("%d bursts of %d calls made %d commits, want about %d", bursts, calls, len(log), bursts)
+	}
+	t.Logf("%d bursts of %d calls: %d commits", bursts, calls, len(log))
 }

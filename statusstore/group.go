@@ -1,4 +1,4 @@
-package sources
+package statusstore
 
 import (
 	"context"
@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 )
 
 // maxBatch bounds the calls of Commit committed together.
-const maxBatch = 32
+const maxBatch = 128
 
 // commitGroup lets the Commit calls that overlap in one process share a
 // commit (group commit): each call queues its files, and whichever call
@@ -44,7 +45,7 @@ func newCommitGroup() commitGroup { return commitGroup{turn: make(chan struct{},
 // commit queues files and waits for their commit, committing the queue
 // itself when the turn is free. When the call that committed it was
 // cancelled, a call whose own context is live queues again.
-func (g *commitGroup) commit(ctx context.Context, b *StatusBranch, files map[string][]byte, msg string) (string, error) {
+func (g *commitGroup) commit(ctx context.Context, b *Branch, files map[string][]byte, msg string) (string, error) {
 	for {
 		p := &pendingCommit{files: files, msg: msg, done: make(chan commitResult, 1), ctx: ctx}
 		g.add(p)
@@ -61,7 +62,7 @@ func (g *commitGroup) commit(ctx context.Context, b *StatusBranch, files map[str
 
 // wait takes turns committing the queue until p has its result; it
 // reports false when ctx ended while p was still queued (p is dropped).
-func (g *commitGroup) wait(ctx context.Context, b *StatusBranch, p *pendingCommit) (commitResult, bool) {
+func (g *commitGroup) wait(ctx context.Context, b *Branch, p *pendingCommit) (commitResult, bool) {
 	for {
 		select {
 		case r := <-p.done:
@@ -72,12 +73,42 @@ func (g *commitGroup) wait(ctx context.Context, b *StatusBranch, p *pendingCommi
 			}
 			return <-p.done, true // being committed: its committer ends it
 		case g.turn <- struct{}{}:
+			g.gather()
 			if batch := g.take(); len(batch) > 0 {
 				b.commitBatch(ctx, batch)
 			}
 			<-g.turn
 		}
 	}
+}
+
+// A burst of calls started together (the late records of a pass, the
+// apps of a wave finishing at once) would have its first call commit
+// alone and the rest after it: a push more than the burst needs. So the
+// turn's taker first waits while the queue still grows, gatherStep at a
+// time and at most gatherMax; a lone call pays one gatherStep.
+const (
+	gatherStep = 2 * time.Millisecond
+	gatherMax  = 50 * time.Millisecond
+)
+
+// gather waits, as above, for calls that are joining the queue.
+func (g *commitGroup) gather() {
+	deadline := time.Now().Add(gatherMax)
+	for n := g.len(); n < maxBatch && time.Now().Before(deadline); {
+		time.Sleep(gatherStep)
+		m := g.len()
+		if m == n {
+			return
+		}
+		n = m
+	}
+}
+
+func (g *commitGroup) len() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.queue)
 }
 
 func (g *commitGroup) add(p *pendingCommit) {

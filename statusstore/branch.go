@@ -1,6 +1,8 @@
-package sources
+package statusstore
 
 import (
+	"github.com/roleout/roleout/sources"
+
 	"context"
 	"errors"
 	"fmt"
@@ -17,22 +19,23 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 
 	"github.com/roleout/roleout/internal/fence"
+	"github.com/roleout/roleout/status"
 )
 
-// ErrNoChange is returned by StatusBranch.Commit when the changes leave
+// ErrNoChange is returned by Branch.Commit when the changes leave
 // the branch as it is: no commit is made.
 var ErrNoChange = errors.New("status unchanged: nothing to commit")
 
-// StatusOptions configures a StatusBranch.
-type StatusOptions struct {
+// Options configures a Branch.
+type Options struct {
 	URL    string
-	Auth   Credentials
+	Auth   sources.Credentials
 	Branch string
 	// AuthorName and AuthorEmail sign the status commits as author and
 	// committer.
 	AuthorName, AuthorEmail string
 	// MaxAttempts bounds the retries of a push rejected as
-	// non-fast-forward. Default DefaultStatusAttempts.
+	// non-fast-forward. Default DefaultAttempts.
 	MaxAttempts int
 	// SigningKeyFile, when set, signs every status commit: an armored PGP
 	// secret key or an OpenSSH private key, without a passphrase. Reads
@@ -40,7 +43,7 @@ type StatusOptions struct {
 	SigningKeyFile string
 	// SearchDepth bounds how many commits below a refused head a read
 	// searches for one SigningKeyFile signed. Default
-	// DefaultStatusSearchDepth.
+	// DefaultSearchDepth.
 	SearchDepth int
 	// Anchor, when set with SigningKeyFile, keeps the last head this
 	// agent wrote where only the agent writes (its cluster): a read
@@ -55,11 +58,11 @@ type StatusOptions struct {
 	// to one file without losing each other's records. Nil keeps ours.
 	Merge func(path string, remote, ours []byte) ([]byte, error)
 	// Limits bound what one read or write takes from the branch: the
-	// objects fetched, and the files and bytes read (StatusLimitError).
+	// objects fetched, and the files and bytes read (LimitError).
 	// Zero takes a checkout's defaults.
-	Limits CheckoutLimits
+	Limits sources.CheckoutLimits
 	// CacheDir holds the local copy of the branch, kept between calls
-	// (status_local.go); "" keeps it in a temporary directory removed by
+	// (local.go); "" keeps it in a temporary directory removed by
 	// Close.
 	CacheDir string
 	// TempDir holds the clones a verification needs deeper than the
@@ -68,36 +71,38 @@ type StatusOptions struct {
 	TempDir string
 }
 
-// StatusBranch reads and writes the status branch of a repository. The
+// Branch reads and writes the status branch of a repository. The
 // branch is an orphan (it shares no history with the watched branch) and
 // is created on the first commit. Every call works on the process's local
 // copy of the branch, brought up to the remote's head first
-// (status_local.go), without a work tree, and reads only the files it is
-// asked for (status_tree.go). It is safe for concurrent use: calls on one
+// (local.go), without a work tree, and reads only the files it is
+// asked for (tree.go). It is safe for concurrent use: calls on one
 // copy take turns.
-type StatusBranch struct {
-	opts  StatusOptions
+type Branch struct {
+	opts  Options
 	group commitGroup
 
 	mu     sync.Mutex
 	local  *localCopy
 	closed bool
+
+	previews previewCache
 }
 
-// NewStatusBranch returns a StatusBranch for opts.
-func NewStatusBranch(opts StatusOptions) *StatusBranch {
+// New returns a Branch for opts.
+func New(opts Options) *Branch {
 	if opts.MaxAttempts == 0 {
-		opts.MaxAttempts = DefaultStatusAttempts
+		opts.MaxAttempts = DefaultAttempts
 	}
 	if opts.SearchDepth == 0 {
-		opts.SearchDepth = DefaultStatusSearchDepth
+		opts.SearchDepth = DefaultSearchDepth
 	}
-	opts.Limits = opts.Limits.withDefaults()
-	return &StatusBranch{opts: opts, group: newCommitGroup()}
+	opts.Limits = opts.Limits.WithDefaults()
+	return &Branch{opts: opts, group: newCommitGroup()}
 }
 
 // copy returns b's local copy, acquired on first use.
-func (b *StatusBranch) copy() (*localCopy, error) {
+func (b *Branch) copy() (*localCopy, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
@@ -114,9 +119,9 @@ func (b *StatusBranch) copy() (*localCopy, error) {
 }
 
 // Close releases b's local copy: its directory stays in CacheDir for the
-// next StatusBranch of the same branch (in this process or another), or
+// next Branch of the same branch (in this process or another), or
 // is removed when it is temporary. b is not used after Close.
-func (b *StatusBranch) Close() {
+func (b *Branch) Close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.local != nil && !b.closed {
@@ -128,7 +133,7 @@ func (b *StatusBranch) Close() {
 // ReadFile returns the content of name (a slash-separated path) on the
 // status branch, as Read trusts it, or os.ErrNotExist when the file or
 // the branch does not exist.
-func (b *StatusBranch) ReadFile(ctx context.Context, name string) ([]byte, error) {
+func (b *Branch) ReadFile(ctx context.Context, name string) ([]byte, error) {
 	co, err := b.checkout(ctx)
 	if err == nil && co != nil {
 		defer co.close()
@@ -145,7 +150,7 @@ func (b *StatusBranch) ReadFile(ctx context.Context, name string) ([]byte, error
 }
 
 // ReadFiles returns Read's files.
-func (b *StatusBranch) ReadFiles(ctx context.Context, dir string) (map[string][]byte, error) {
+func (b *Branch) ReadFiles(ctx context.Context, dir string) (map[string][]byte, error) {
 	r, err := b.Read(ctx, dir)
 	return r.Files, err
 }
@@ -159,18 +164,18 @@ func (b *StatusBranch) ReadFiles(ctx context.Context, dir string) (map[string][]
 // Another head (unsigned, or signed by anyone else) is refused: the files
 // come from its newest first-parent ancestor the key signed, at most
 // SearchDepth commits below it, or there are none; Refused says why.
-func (b *StatusBranch) Read(ctx context.Context, dir string, skip ...string) (StatusRead, error) {
+func (b *Branch) Read(ctx context.Context, dir string, skip ...string) (status.Read, error) {
 	co, err := b.checkout(ctx)
 	if err != nil {
-		return StatusRead{}, fmt.Errorf("read %s from status branch %s: %w", dir, b.opts.Branch, err)
+		return status.Read{}, fmt.Errorf("read %s from status branch %s: %w", dir, b.opts.Branch, err)
 	}
 	out := map[string][]byte{}
 	if co == nil {
-		return StatusRead{Files: out}, nil
+		return status.Read{Files: out}, nil
 	}
 	defer co.close()
 	if err := co.files(dir, out, skip...); err != nil {
-		return StatusRead{}, fmt.Errorf("read %s from status branch %s: %w", dir, b.opts.Branch, err)
+		return status.Read{}, fmt.Errorf("read %s from status branch %s: %w", dir, b.opts.Branch, err)
 	}
 	return co.read(out), nil
 }
@@ -180,7 +185,7 @@ func (b *StatusBranch) Read(ctx context.Context, dir string, skip ...string) (St
 // every read is of the same commit, and each has the read limits to
 // itself. A folder that cannot be read (over its limits) has Err set and
 // no files; the others are read.
-func (b *StatusBranch) ReadEach(ctx context.Context, dirs []string) (map[string]StatusRead, error) {
+func (b *Branch) ReadEach(ctx context.Context, dirs []string) (map[string]status.Read, error) {
 	co, err := b.checkout(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read status branch %s: %w", b.opts.Branch, err)
@@ -188,11 +193,11 @@ func (b *StatusBranch) ReadEach(ctx context.Context, dirs []string) (map[string]
 	if co != nil {
 		defer co.close()
 	}
-	out := make(map[string]StatusRead, len(dirs))
+	out := make(map[string]status.Read, len(dirs))
 	for _, dir := range dirs {
 		files := map[string][]byte{}
 		if co == nil {
-			out[dir] = StatusRead{Files: files}
+			out[dir] = status.Read{Files: files}
 			continue
 		}
 		co.tr = nil // a budget of its own
@@ -201,7 +206,7 @@ func (b *StatusBranch) ReadEach(ctx context.Context, dirs []string) (map[string]
 				return nil, ctx.Err()
 			}
 			// One folder over its limits does not hide the others.
-			out[dir] = StatusRead{Head: co.head.String(), Err: fmt.Errorf("read %s from status branch %s: %w", dir, b.opts.Branch, err)}
+			out[dir] = status.Read{Head: co.head.String(), Err: fmt.Errorf("read %s from status branch %s: %w", dir, b.opts.Branch, err)}
 			continue
 		}
 		out[dir] = co.read(files)
@@ -217,17 +222,17 @@ func (b *StatusBranch) ReadEach(ctx context.Context, dirs []string) (map[string]
 // without the key is dropped, and the message says so. A push rejected
 // because another writer moved the branch is retried on the new head with
 // backoff, so neither writer's records are lost. Calls that overlap in one
-// process are committed together (status_group.go): one clone and one
+// process are committed together (group.go): one clone and one
 // push for all of them, so the apps of a replica do not race each other
 // for the branch. It returns the new commit's hash, or ErrNoChange when
 // files change nothing.
-func (b *StatusBranch) Commit(ctx context.Context, files map[string][]byte, msg string) (string, error) {
+func (b *Branch) Commit(ctx context.Context, files map[string][]byte, msg string) (string, error) {
 	return b.group.commit(ctx, b, files, msg)
 }
 
 // commitBatch commits batch as one commit, retrying a rejected push on
 // the new head, and gives each call its result.
-func (b *StatusBranch) commitBatch(ctx context.Context, batch []*pendingCommit) {
+func (b *Branch) commitBatch(ctx context.Context, batch []*pendingCommit) {
 	var lastErr error
 	for attempt := range b.opts.MaxAttempts {
 		if batch = fenced(batch); len(batch) == 0 {
@@ -286,11 +291,11 @@ func fenced(batch []*pendingCommit) []*pendingCommit {
 	return live
 }
 
-// DefaultStatusAttempts is how many pushes a status commit tries by
+// DefaultAttempts is how many pushes a status commit tries by
 // default before it gives up until the next poll: enough that a replica
 // among several busy ones, which wins each race with odds of about 1 in
 // N, almost never runs out ((2/3)^30 is 5 in a million).
-const DefaultStatusAttempts = 30
+const DefaultAttempts = 30
 
 // backoff returns the wait before retry attempt n (1, 2, …): growing to
 // at most 2 s, with jitter so that two writers that collided do not
@@ -304,7 +309,7 @@ func backoff(n int) time.Duration {
 // and pushes it. A call whose files fail to merge gets that error, one
 // whose files change nothing ErrNoChange; both stay out of the commit.
 // The error returned is the push's (or the checkout's), for every call.
-func (b *StatusBranch) commitOnce(ctx context.Context, batch []*pendingCommit) (map[*pendingCommit]commitResult, error) {
+func (b *Branch) commitOnce(ctx context.Context, batch []*pendingCommit) (map[*pendingCommit]commitResult, error) {
 	co, err := b.checkout(ctx)
 	if err == nil && co == nil {
 		co, err = b.orphan()
@@ -347,7 +352,7 @@ func (b *StatusBranch) commitOnce(ctx context.Context, batch []*pendingCommit) (
 	if err != nil {
 		return nil, err
 	}
-	auth, err := authFor(b.opts.URL, b.opts.Auth)
+	auth, err := sources.Transport(b.opts.URL, b.opts.Auth)
 	if err != nil {
 		return nil, err
 	}
@@ -388,8 +393,8 @@ func (b *StatusBranch) commitOnce(ctx context.Context, batch []*pendingCommit) (
 // clone makes a shallow clone of the status branch, depth commits deep,
 // into a new statusStore (the caller removes it). It returns a nil
 // repository when the branch does not exist yet.
-func (b *StatusBranch) clone(ctx context.Context, depth int) (*git.Repository, *statusStore, error) {
-	auth, err := authFor(b.opts.URL, b.opts.Auth)
+func (b *Branch) clone(ctx context.Context, depth int) (*git.Repository, *statusStore, error) {
+	auth, err := sources.Transport(b.opts.URL, b.opts.Auth)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -410,7 +415,7 @@ func (b *StatusBranch) clone(ctx context.Context, depth int) (*git.Repository, *
 		if isMissingRef(err) {
 			return nil, nil, nil
 		}
-		var limit *StatusLimitError
+		var limit *LimitError
 		if errors.As(err, &limit) {
 			return nil, nil, limit
 		}
@@ -421,11 +426,11 @@ func (b *StatusBranch) clone(ctx context.Context, depth int) (*git.Repository, *
 
 // explain returns a transport error with the credentials it concerns
 // named and the URL redacted.
-func (b *StatusBranch) explain(err error) error {
-	return redactError(explainAuth(err, b.opts.URL, b.opts.Auth), b.opts.URL)
+func (b *Branch) explain(err error) error {
+	return sources.ExplainError(err, b.opts.URL, b.opts.Auth)
 }
 
-// mergeError is a failure of StatusOptions.Merge: not retried.
+// mergeError is a failure of Options.Merge: not retried.
 type mergeError struct {
 	path string
 	err  error
@@ -439,7 +444,7 @@ func (e *mergeError) Unwrap() error { return e.err }
 // merge returns files with each written file that exists on the
 // checkout's trusted tree merged by the Merge hook; files itself is not
 // changed.
-func (b *StatusBranch) merge(co *statusCheckout, files map[string][]byte) (map[string][]byte, error) {
+func (b *Branch) merge(co *statusCheckout, files map[string][]byte) (map[string][]byte, error) {
 	if b.opts.Merge == nil {
 		return files, nil
 	}
@@ -467,7 +472,7 @@ func (b *StatusBranch) merge(co *statusCheckout, files map[string][]byte) (map[s
 
 // orphan starts the status branch in the local copy: nothing trusted and
 // no head.
-func (b *StatusBranch) orphan() (*statusCheckout, error) {
+func (b *Branch) orphan() (*statusCheckout, error) {
 	l, err := b.copy()
 	if err != nil {
 		return nil, err

@@ -1,6 +1,8 @@
-package sources
+package statusstore
 
 import (
+	"github.com/roleout/roleout/sources"
+
 	"context"
 	"crypto/rand"
 	"errors"
@@ -17,6 +19,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/google/go-cmp/cmp"
 	"github.com/roleout/roleout/internal/testgit"
+	"github.com/roleout/roleout/status"
 )
 
 // pushLarge commits a file of n bytes at rel on the status branch, as
@@ -72,8 +75,8 @@ func TestStatusBranchLargeFile(t *testing.T) {
 	ctx := context.Background()
 	srv, repo := newFixture(t, testgit.Options{})
 	tmp := t.TempDir()
-	opts := StatusOptions{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com", TempDir: tmp}
-	b := NewStatusBranch(opts)
+	opts := Options{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com", TempDir: tmp}
+	b := New(opts)
 	defer b.Close()
 	if _, err := b.Commit(ctx, map[string][]byte{"web/status.yaml": []byte("phase: Succeeded\n")}, "roleout: web"); err != nil {
 		t.Fatal(err)
@@ -81,7 +84,7 @@ func TestStatusBranchLargeFile(t *testing.T) {
 	const size = 24 << 20
 	pushLarge(t, repo, "evil/blob.bin", size, true)
 
-	var read StatusRead
+	var read status.Read
 	var err error
 	if n := allocated(func() { read, err = b.Read(ctx, "web") }); err != nil || n > size/4 {
 		t.Fatalf("reading web beside a %d MiB file allocated %d MiB (%v), want well under the file's size", size>>20, n>>20, err)
@@ -103,18 +106,18 @@ func TestStatusBranchLargeFile(t *testing.T) {
 
 	pushLarge(t, repo, "web/zeros.bin", 64<<20, false)
 	small := opts
-	small.Limits = CheckoutLimits{MaxBytes: 40 << 20}
-	var limit *StatusLimitError
-	if n := allocated(func() { sb := NewStatusBranch(small); _, err = sb.Read(ctx, "web"); sb.Close() }); !errors.As(err, &limit) || limit.What != "bytes" ||
+	small.Limits = sources.CheckoutLimits{MaxBytes: 40 << 20}
+	var limit *LimitError
+	if n := allocated(func() { sb := New(small); _, err = sb.Read(ctx, "web"); sb.Close() }); !errors.As(err, &limit) || limit.What != "bytes" ||
 		limit.At != "web/zeros.bin" || !strings.Contains(err.Error(), "source.maxCheckoutBytes") || n > size/4 {
-		t.Errorf("64 MiB of zeros in the app's folder under a 40 MiB budget: %v after %d MiB allocated, want a StatusLimitError at web/zeros.bin before it is inflated", err, n>>20)
+		t.Errorf("64 MiB of zeros in the app's folder under a 40 MiB budget: %v after %d MiB allocated, want a LimitError at web/zeros.bin before it is inflated", err, n>>20)
 	}
-	small.Limits = CheckoutLimits{MaxBytes: 8 << 20}
-	refused := NewStatusBranch(small)
+	small.Limits = sources.CheckoutLimits{MaxBytes: 8 << 20}
+	refused := New(small)
 	_, err = refused.Commit(ctx, map[string][]byte{"web/status.yaml": []byte("x\n")}, "roleout: refused")
 	refused.Close()
 	if !errors.As(err, &limit) || limit.At != "the fetched objects" {
-		t.Errorf("a branch larger than the fetch bound: %v, want a StatusLimitError while fetching", err)
+		t.Errorf("a branch larger than the fetch bound: %v, want a LimitError while fetching", err)
 	}
 	if got, _ := repo.Show("roleout/status", "web/status.yaml"); got != "phase: Failed\n" {
 		t.Errorf("a refused commit wrote %q", got)
@@ -130,21 +133,21 @@ func TestStatusBranchLargeFile(t *testing.T) {
 func TestStatusBranchEntriesLimit(t *testing.T) {
 	ctx := context.Background()
 	srv, _ := newFixture(t, testgit.Options{})
-	opts := StatusOptions{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com"}
+	opts := Options{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com"}
 	files := map[string][]byte{}
 	for _, n := range []string{"a", "b", "c", "d"} {
 		files["web/revisions/"+n+".yaml"] = []byte(n)
 	}
-	if _, err := NewStatusBranch(opts).Commit(ctx, files, "roleout: web"); err != nil {
+	if _, err := New(opts).Commit(ctx, files, "roleout: web"); err != nil {
 		t.Fatal(err)
 	}
-	opts.Limits = CheckoutLimits{MaxEntries: 3}
-	var limit *StatusLimitError
-	if _, err := NewStatusBranch(opts).Read(ctx, "web"); !errors.As(err, &limit) || limit.What != "entries" || !strings.Contains(err.Error(), "source.maxCheckoutEntries") {
-		t.Errorf("four files under a limit of three: %v, want a StatusLimitError on entries", err)
+	opts.Limits = sources.CheckoutLimits{MaxEntries: 3}
+	var limit *LimitError
+	if _, err := New(opts).Read(ctx, "web"); !errors.As(err, &limit) || limit.What != "entries" || !strings.Contains(err.Error(), "source.maxCheckoutEntries") {
+		t.Errorf("four files under a limit of three: %v, want a LimitError on entries", err)
 	}
-	opts.Limits = CheckoutLimits{MaxEntries: 4}
-	if r, err := NewStatusBranch(opts).Read(ctx, "web"); err != nil || len(r.Files) != 4 {
+	opts.Limits = sources.CheckoutLimits{MaxEntries: 4}
+	if r, err := New(opts).Read(ctx, "web"); err != nil || len(r.Files) != 4 {
 		t.Errorf("four files under a limit of four: %d files, %v", len(r.Files), err)
 	}
 }
@@ -179,9 +182,9 @@ func TestIndexPack(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" || len(got) < 9 {
 		t.Errorf("index of %d objects differs from git's (-git +ours)\n%s", len(got), diff)
 	}
-	var limit *StatusLimitError
+	var limit *LimitError
 	if _, _, err := indexPack(f, "roleout/status", 128<<10); !errors.As(err, &limit) || !strings.Contains(limit.At, "an object made from a delta") {
-		t.Errorf("deltas making 256 KiB objects under a 128 KiB bound: %v, want a StatusLimitError", err)
+		t.Errorf("deltas making 256 KiB objects under a 128 KiB bound: %v, want a LimitError", err)
 	}
 }
 

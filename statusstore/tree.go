@@ -1,6 +1,8 @@
-package sources
+package statusstore
 
 import (
+	"github.com/roleout/roleout/sources"
+
 	"fmt"
 	"io"
 	"os"
@@ -26,16 +28,16 @@ import (
 // the trusted tree (treeEdit). A large file pushed to the branch costs
 // disk up to the fetch bound and no memory unless it is read.
 
-// StatusLimitError is a status branch over one of its read's limits:
+// LimitError is a status branch over one of its read's limits:
 // nothing of it is read and nothing is written on top of it.
-type StatusLimitError struct {
+type LimitError struct {
 	Branch string
 	What   string // "bytes" or "entries"
 	Limit  int64
 	At     string // what passed the limit: a path, or "the fetched objects"
 }
 
-func (e *StatusLimitError) Error() string {
+func (e *LimitError) Error() string {
 	field := "source.maxCheckoutBytes"
 	if e.What == "entries" {
 		field = "source.maxCheckoutEntries"
@@ -83,7 +85,7 @@ func (s *statusStore) remove() {
 }
 
 // PackfileWriter receives a fetched pack: bounded to max bytes, and
-// indexed without holding its objects (status_pack.go).
+// indexed without holding its objects (pack.go).
 func (s *statusStore) PackfileWriter() (io.WriteCloser, error) {
 	return newIncomingPack(s)
 }
@@ -92,14 +94,14 @@ func (s *statusStore) PackfileWriter() (io.WriteCloser, error) {
 // bytes (distinct objects) and entries (files read).
 type treeReader struct {
 	store   *statusStore
-	lim     CheckoutLimits
+	lim     sources.CheckoutLimits
 	bytes   int64
 	entries int
 	read    map[plumbing.Hash][]byte
 }
 
-func newTreeReader(s *statusStore, lim CheckoutLimits) *treeReader {
-	return &treeReader{store: s, lim: lim.withDefaults(), read: map[plumbing.Hash][]byte{}}
+func newTreeReader(s *statusStore, lim sources.CheckoutLimits) *treeReader {
+	return &treeReader{store: s, lim: lim.WithDefaults(), read: map[plumbing.Hash][]byte{}}
 }
 
 // object returns the content of object h of type t, read at path at, once
@@ -113,7 +115,7 @@ func (r *treeReader) object(t plumbing.ObjectType, h plumbing.Hash, at string) (
 		return nil, fmt.Errorf("read %s: %w", at, err)
 	}
 	if r.bytes += size; r.bytes > r.lim.MaxBytes {
-		return nil, &StatusLimitError{Branch: r.store.branch, What: "bytes", Limit: r.lim.MaxBytes, At: at}
+		return nil, &LimitError{Branch: r.store.branch, What: "bytes", Limit: r.lim.MaxBytes, At: at}
 	}
 	o, err := r.store.EncodedObject(t, h)
 	if err != nil {
@@ -186,7 +188,7 @@ func (r *treeReader) files(t *object.Tree, rel string, out map[string][]byte) er
 			}
 		case e.Mode == filemode.Regular || e.Mode == filemode.Executable:
 			if r.entries++; r.entries > r.lim.MaxEntries {
-				return &StatusLimitError{Branch: r.store.branch, What: "entries", Limit: int64(r.lim.MaxEntries), At: p}
+				return &LimitError{Branch: r.store.branch, What: "entries", Limit: int64(r.lim.MaxEntries), At: p}
 			}
 			data, err := r.object(plumbing.BlobObject, e.Hash, p)
 			if err != nil {

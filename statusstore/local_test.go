@@ -1,4 +1,4 @@
-package sources
+package statusstore
 
 import (
 	"context"
@@ -36,10 +36,10 @@ func TestStatusBranchCostsWhatChanged(t *testing.T) {
 	ctx := context.Background()
 	srv, repo := newFixture(t, testgit.Options{})
 	mustCommit(t, repo, "main", "config", map[string]string{"apps/web/kustomization.yaml": "resources: []\n"})
-	opts := StatusOptions{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com"}
+	opts := Options{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com"}
 	optsA, optsB := opts, opts
 	optsA.CacheDir, optsB.CacheDir = t.TempDir(), t.TempDir()
-	a, b := NewStatusBranch(optsA), NewStatusBranch(optsB)
+	a, b := New(optsA), New(optsB)
 	defer b.Close()
 
 	const apps = 300
@@ -89,7 +89,7 @@ func TestStatusBranchCostsWhatChanged(t *testing.T) {
 	srv.ResetCounts()
 	const rounds = 10
 	var wg sync.WaitGroup
-	for w, br := range map[string]*StatusBranch{"a": a, "b": b} {
+	for w, br := range map[string]*Branch{"a": a, "b": b} {
 		wg.Go(func() {
 			for i := range rounds {
 				name := fmt.Sprintf("app-%s%d/status.yaml", w, i)
@@ -115,7 +115,7 @@ func TestStatusBranchCostsWhatChanged(t *testing.T) {
 	// A restart reads the copy it left in the cache directory.
 	a.Close()
 	srv.ResetCounts()
-	again := NewStatusBranch(optsA)
+	again := New(optsA)
 	defer again.Close()
 	if got, err := again.ReadFile(ctx, "app-b9/status.yaml"); err != nil || string(got) != "app-b9/status.yaml\n" {
 		t.Fatalf("read after a restart: %q, %v", got, err)
@@ -136,7 +136,7 @@ func TestStatusBranchDamagedCopy(t *testing.T) {
 	if _, err := b.Commit(ctx, map[string][]byte{"web/status.yaml": []byte("phase: Succeeded\n")}, "roleout: web"); err != nil {
 		t.Fatal(err)
 	}
-	other := NewStatusBranch(b.opts)
+	other := New(b.opts)
 	other.opts.CacheDir = t.TempDir()
 	defer other.Close()
 	if _, err := other.ReadFile(ctx, "web/status.yaml"); err != nil {

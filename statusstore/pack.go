@@ -1,4 +1,4 @@
-package sources
+package statusstore
 
 import (
 	"bytes"
@@ -51,7 +51,7 @@ func newIncomingPack(s *statusStore) (*incomingPack, error) {
 
 func (p *incomingPack) Write(b []byte) (int, error) {
 	if p.err == nil && int64(len(b)) > p.left {
-		p.err = &StatusLimitError{Branch: p.store.branch, What: "bytes", Limit: p.store.max, At: "the fetched objects"}
+		p.err = &LimitError{Branch: p.store.branch, What: "bytes", Limit: p.store.max, At: "the fetched objects"}
 	}
 	if p.err != nil {
 		return 0, p.err
@@ -247,7 +247,7 @@ func (ix *packIndexer) keep(off int64, data []byte) []byte {
 // fits refuses an object larger than maxObject before it is inflated.
 func (ix *packIndexer) fits(size int64, what string) error {
 	if size > ix.maxObject {
-		return &StatusLimitError{Branch: ix.branch, What: "bytes", Limit: ix.maxObject, At: fmt.Sprintf("%s, %d bytes, in the fetched objects", what, size)}
+		return &LimitError{Branch: ix.branch, What: "bytes", Limit: ix.maxObject, At: fmt.Sprintf("%s, %d bytes, in the fetched objects", what, size)}
 	}
 	return nil
 }
