@@ -12,7 +12,7 @@ FAULT_FLAGS ?=
 ROLEOUT_TEST_ENV := ROLEOUT_BINARY=$(abspath $(BIN))/roleout
 IMAGE     ?= roleout:$(VERSION)
 
-.PHONY: all build build-sops test test-race test-fuzz test-kustomize test-bench-ui test-unit test-faults bench bench-ui run run-check fuzz cluster-bins cluster-bins-core cluster-up cluster-down lint docker clean
+.PHONY: all build build-sops test test-race test-fuzz test-kustomize kustomize-patch kustomize-patch-write test-bench-ui test-unit test-faults bench bench-ui run run-check fuzz cluster-bins cluster-bins-core cluster-up cluster-down lint docker clean
 
 all: build
 
@@ -49,9 +49,22 @@ test-fuzz:
 test-bench-ui:
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./ui
 
-## test-kustomize: kustomize's own test suite on the release and on roleout's patched copy (third_party/kustomize-api/ROLEOUT.md), test by test
+## test-kustomize: the release with third_party/kustomize-api.patch applied is the tree roleout builds, byte for byte;
+## then kustomize's own test suite on the release and on roleout's patched copy (third_party/kustomize-api/ROLEOUT.md), test by test
 test-kustomize:
 	$(GO) run ./hack/kustomizeproof
+
+KUSTOMIZE_VERSION ?= $(shell $(GO) list -m -f '{{.Version}}' sigs.k8s.io/kustomize/api)
+
+## kustomize-patch: apply roleout's kustomize patch to release KUSTOMIZE_VERSION into out/kustomize-api-KUSTOMIZE_VERSION,
+## naming each hunk that does not apply (the first step of a move to a new release; third_party/kustomize-api/ROLEOUT.md)
+kustomize-patch:
+	rm -rf out/kustomize-api-$(KUSTOMIZE_VERSION)
+	$(GO) run ./hack/kustomizeproof -apply $(KUSTOMIZE_VERSION) -into out/kustomize-api-$(KUSTOMIZE_VERSION)
+
+## kustomize-patch-write: write third_party/kustomize-api.patch from the release go.mod requires and the tree
+kustomize-patch-write:
+	$(GO) run ./hack/kustomizeproof -write-patch
 
 ## test-race: every test but the fault suite, with the race detector
 test-race: build build-sops cluster-bins

@@ -36,6 +36,10 @@ type repoFS struct {
 	// external is set when the render reads outside the repository (an
 	// allowed remote base or file); such a render is never cached.
 	external bool
+	// customSchema is set when a kustomization of the render gives an
+	// OpenAPI schema of its own (its openapi field), which a warm sandbox
+	// process must not build with (spare.go).
+	customSchema bool
 	// origins, when set, is the overlay's directory (resolved): its
 	// kustomization file is served asking for origin annotations
 	// (origin.go). userOrigins says that file asked for them itself.

@@ -24,7 +24,10 @@ var loadedFields = []string{"resources", "bases", "components", "generators", "t
 // local directory any of loadedFields names, and refuses a remote
 // reference (a git repository or an http(s) file) whose host is not in
 // allowed. kustomize would otherwise fetch it during the build. An allowed
-// one marks the render external, so that it is not cached.
+// one marks the render external, so that it is not cached. A
+// kustomization that gives its own OpenAPI schema (the openapi field)
+// marks the render customSchema, which a warm process leaves to a cold
+// one (spare.go).
 func checkRemotes(fs *repoFS, dir string, allowed []string) error {
 	seen := map[string]bool{}
 	var walk func(dir string) error
@@ -36,6 +39,9 @@ func checkRemotes(fs *repoFS, dir string, allowed []string) error {
 		k, file, err := readKustomization(fs, dir)
 		if err != nil || k == nil {
 			return err // kustomize reports a missing kustomization itself
+		}
+		if k["openapi"] != nil {
+			fs.customSchema = true
 		}
 		for _, field := range loadedFields {
 			for _, entry := range stringList(k[field]) {

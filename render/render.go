@@ -287,11 +287,11 @@ var errColdNeeded = errors.New("a kustomization sets its own OpenAPI schema: ren
 func runKustomize(fs *repoFS, dir string, opts Options) (objs []json.RawMessage, sources []string, err error) {
 	defer openapi.ResetOpenAPI()
 	defer func() {
-		// In a warm spare, a kustomization that gives its own schema
-		// stops the build (resmap.CustomSchema); one that set it anyway
-		// found the built-in one parsed already: whatever came out, it
-		// may not be what a cold process makes.
-		if warmStarted && (customSchema || openapi.GetSchemaVersion() != openapi.DefaultOpenAPI) {
+		// In a warm spare, a kustomization that set its own schema
+		// (one the walk before the build did not read) found the
+		// built-in one parsed already: whatever came out, it may not be
+		// what a cold process makes.
+		if warmStarted && openapi.GetSchemaVersion() != openapi.DefaultOpenAPI {
 			objs, sources, err = nil, nil, errColdNeeded
 		}
 	}()

@@ -162,6 +162,9 @@ func renderInChild(req childRequest, gate *fetchGate) childResult {
 	if err := checkRemotes(fs, dir, opts.RemoteHosts); err != nil {
 		return childResult{Error: err.Error()}
 	}
+	if warmStarted && fs.customSchema {
+		return childResult{Cold: true} // before anything of the build runs
+	}
 	objs, sources, err := runKustomize(fs, dir, opts)
 	if errors.Is(err, errColdNeeded) {
 		return childResult{Cold: true}

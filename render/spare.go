@@ -5,7 +5,6 @@ import (
 	"runtime"
 	"time"
 
-	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 )
 
@@ -25,7 +24,11 @@ import (
 // it parsed ahead is the schema a cold process parses on first use; a
 // kustomization that sets its own (the openapi field) would change what
 // kustomize does with it, so such a render is refused by the warm
-// process (childResult.Cold) and rendered again in a cold one.
+// process (childResult.Cold) and rendered again in a cold one: before the
+// build when the walk of the kustomizations finds the field
+// (checkRemotes), and after it when kustomize set a schema anyway (a
+// remote base's kustomization, which the walk does not read; then
+// whatever the build ran, it ran twice).
 
 // warmMode is the sandboxEnv value of a warm spare.
 const warmMode = "warm"
@@ -35,22 +38,14 @@ const warmMode = "warm"
 const sandboxReadyFD = 4
 
 // warmStarted is set in a process started as a warm spare, whose
-// kustomize OpenAPI schema was parsed before its request came;
-// customSchema is set there when a kustomization of the render gave a
-// schema of its own (the patched kustomize's resmap.CustomSchema hook,
-// which stops the build then).
-var warmStarted, customSchema bool
+// kustomize OpenAPI schema was parsed before its request came.
+var warmStarted bool
 
 // warmUp runs in a warm spare before it reads its request: it parses
 // kustomize's built-in OpenAPI schema, collects the garbage that made,
-// and says it is ready. A kustomization that gives a schema of its own
-// stops the build as soon as kustomize reads it (errColdNeeded).
+// and says it is ready.
 func warmUp() {
 	warmStarted = true
-	resmap.CustomSchema = func() error {
-		customSchema = true
-		return errColdNeeded
-	}
 	_ = openapi.Schema()
 	runtime.GC()
 	ready := os.NewFile(sandboxReadyFD, "ready")

@@ -5,17 +5,26 @@
 // result test by test on both. Tests that cannot pass on any machine
 // without kustomize's source tree, helm, docker or the network fail on
 // both; a test that passes on the release and fails on the fork fails
-// the check.
+// the check. First of all, the release with the patch beside the fork
+// (third_party/kustomize-api.patch) applied must be the fork, byte for
+// byte: the patch is the change, and the tree is what it makes.
 //
-// Usage: go run ./hack/kustomizeproof [-fork DIR]
+// Usage:
+//
+//	go run ./hack/kustomizeproof [-fork DIR]      the proof
+//	go run ./hack/kustomizeproof -write-patch     the patch, from the release and the fork
+//	go run ./hack/kustomizeproof -apply VERSION -into DIR
+//	                                              the patch applied to another release
 package main
 
 import (
+	"archive/zip"
 	"bufio"
 	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -29,8 +38,20 @@ const module = "sigs.k8s.io/kustomize/api"
 
 func main() {
 	fork := flag.String("fork", "third_party/kustomize-api", "the patched copy of "+module)
+	write := flag.Bool("write-patch", false, "write the patch (the fork's path with .patch) from the release and the fork, and stop")
+	apply := flag.String("apply", "", "apply the patch to this release of "+module+" into -into, and stop")
+	into := flag.String("into", "", "with -apply: the directory to create")
 	flag.Parse()
-	if err := run(*fork); err != nil {
+	var err error
+	switch {
+	case *write:
+		err = writePatch(*fork)
+	case *apply != "":
+		err = applyRelease(*fork, *apply, *into)
+	default:
+		err = run(*fork)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "kustomizeproof:", err)
 		os.Exit(1)
 	}
@@ -45,10 +66,14 @@ func run(fork string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkPatch(stock, fork); err != nil {
+		return err
+	}
 	changed, err := changedFiles(stock, fork)
 	if err != nil {
 		return err
 	}
+	fmt.Printf("fork: %s@%s with %s applied is the fork, byte for byte\n", module, version, patchFile(fork))
 	doc, err := os.ReadFile(filepath.Join(fork, "ROLEOUT.md"))
 	if err != nil {
 		return err
@@ -92,6 +117,48 @@ func run(fork string) error {
 	return nil
 }
 
+// writePatch writes the patch from the release go.mod requires and the
+// fork.
+func writePatch(fork string) error {
+	version, err := forkVersion(fork)
+	if err != nil {
+		return err
+	}
+	stock, err := download(module + "@" + version)
+	if err != nil {
+		return err
+	}
+	patch, err := makePatch(stock, fork)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(patchFile(fork), patch, 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("%s: %s@%s to %s, %d bytes\n", patchFile(fork), module, version, fork, len(patch))
+	return nil
+}
+
+// applyRelease applies the patch beside fork to release version of the
+// module, into a new directory.
+func applyRelease(fork, version, into string) error {
+	if into == "" {
+		return fmt.Errorf("-apply %s needs -into DIR, a directory to create", version)
+	}
+	stock, err := download(module + "@" + version)
+	if err != nil {
+		return err
+	}
+	if strings.HasPrefix(filepath.Base(stock), "kustomize-release-") {
+		defer os.RemoveAll(stock) // extracted for this call
+	}
+	if err := applyPatch(stock, patchFile(fork), into); err != nil {
+		return err
+	}
+	fmt.Printf("%s: %s@%s with %s applied\n", into, module, version, patchFile(fork))
+	return nil
+}
+
 // forkVersion returns the version of module go.mod requires.
 func forkVersion(fork string) (string, error) {
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", module).Output()
@@ -104,17 +171,62 @@ func forkVersion(fork string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// download returns the directory of mod@version in the module cache.
+// download returns the directory of mod@version in the module cache. A
+// release the go command will not extract (one that needs a newer Go
+// than this machine's) is extracted from its zip into a temporary
+// directory, for -apply: its patched tree can be read, not built here.
 func download(modVersion string) (string, error) {
-	out, err := exec.Command("go", "mod", "download", "-json", modVersion).Output()
-	if err != nil {
+	out, _ := exec.Command("go", "mod", "download", "-json", modVersion).Output()
+	var m struct{ Dir, Zip, Error string }
+	if err := json.Unmarshal(out, &m); err != nil {
 		return "", fmt.Errorf("go mod download %s: %w", modVersion, err)
 	}
-	var m struct{ Dir string }
-	if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
-		return "", fmt.Errorf("go mod download %s: no directory", modVersion)
+	if m.Dir != "" {
+		return m.Dir, nil
 	}
-	return m.Dir, nil
+	if m.Zip == "" {
+		return "", fmt.Errorf("go mod download %s: %s", modVersion, m.Error)
+	}
+	fmt.Fprintf(os.Stderr, "kustomizeproof: %s; extracting %s\n", m.Error, m.Zip)
+	return extract(m.Zip, modVersion)
+}
+
+// extract unpacks a module zip (every file under "mod@version/") into a
+// new temporary directory and returns it.
+func extract(zipFile, modVersion string) (string, error) {
+	r, err := zip.OpenReader(zipFile)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	dir, err := os.MkdirTemp("", "kustomize-release-")
+	if err != nil {
+		return "", err
+	}
+	prefix := modVersion + "/"
+	for _, f := range r.File {
+		rel, ok := strings.CutPrefix(f.Name, prefix)
+		if !ok || !filepath.IsLocal(rel) || strings.HasSuffix(f.Name, "/") {
+			continue
+		}
+		target := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return "", err
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return "", err
+		}
+		data, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(target, data, 0o644); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
 }
 
 // changedFiles returns the files of fork that are not byte for byte

@@ -82,12 +82,6 @@ func (b *Kustomizer) Run(
 			return nil, err
 		}
 	}
-	// roleout patch: a warm sandbox process stops here (resmap/hooks.go).
-	if bytes != nil {
-		if err := resmap.SettingCustomSchema(); err != nil {
-			return nil, err
-		}
-	}
 	err = openapi.SetSchema(kt.Kustomization().OpenAPI, bytes, true)
 	if err != nil {
 		return nil, err

@@ -3,8 +3,8 @@
 
 package resmap
 
-// Hooks roleout's render sets to hear from kustomize. Roleout patch
-// (ROLEOUT.md): nothing else reads them, and unset they change nothing.
+// A hook roleout's render sets to hear from kustomize. Roleout patch
+// (ROLEOUT.md): nothing else reads it, and unset it changes nothing.
 
 // Fallback, when set, is told each time a pass that roleout's patch
 // speeds up takes the release's path instead, because the faster one
@@ -18,18 +18,4 @@ func FellBack(reason string) {
 	if Fallback != nil {
 		Fallback(reason)
 	}
-}
-
-// CustomSchema, when set, is called before a kustomization's own OpenAPI
-// schema (its openapi field's path) is handed to kyaml; an error stops
-// the build with it. roleout's warm sandbox processes, which parsed the
-// built-in schema ahead, stop there and leave the render to a fresh one.
-var CustomSchema func() error
-
-// SettingCustomSchema calls CustomSchema, when set.
-func SettingCustomSchema() error {
-	if CustomSchema != nil {
-		return CustomSchema()
-	}
-	return nil
 }

@@ -517,12 +517,6 @@ func (kt *KustTarget) accumulateDirectory(
 			return nil, err
 		}
 	}
-	// roleout patch: a warm sandbox process stops here (resmap/hooks.go).
-	if bytes != nil {
-		if err := resmap.SettingCustomSchema(); err != nil {
-			return nil, err
-		}
-	}
 	err = openapi.SetSchema(subKt.Kustomization().OpenAPI, bytes, false)
 	if err != nil {
 		return nil, err
