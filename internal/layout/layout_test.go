@@ -92,6 +92,11 @@ var allowed = map[string][]string{
 	"cmd/roleout": {"agent", "agent/starter", "apply", "config", "control", "diff", "internal/httpserve", "render", "sharding", "status", "ui"},
 }
 
+// loggers are the packages that log (docs/design.md, "Who logs"):
+// agent and cmd, and the services the agent starts, through the logger
+// it hands them. Every other package returns what happened.
+var loggers = []string{"agent", "cmd/roleout", "control", "drift", "forge", "internal/outbox", "notify", "sharding", "ui"}
+
 func TestImportRules(t *testing.T) {
 	root := filepath.Join("..", "..")
 	checked := 0
@@ -119,6 +124,9 @@ func TestImportRules(t *testing.T) {
 		checked++
 		for _, imp := range f.Imports {
 			p, _ := strconv.Unquote(imp.Path.Value)
+			if p == "github.com/sirupsen/logrus" && !slices.Contains(loggers, rel) {
+				t.Errorf("%s imports logrus: only %v log (docs/design.md, \"Who logs\"); return what happened instead", path, loggers)
+			}
 			pkg, ok := strings.CutPrefix(p, module)
 			if !ok {
 				continue
