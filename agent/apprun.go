@@ -38,6 +38,12 @@ type appRun struct {
 	// held is the role a rollback holds at a recorded revision; nil for
 	// none.
 	held *heldRole
+	// drift is the drift due for the app; replan and check say a replan
+	// was asked and a drift check against the cluster is due; attempt is
+	// this reconcile's attempt at the revision (reconcileApp's steps).
+	drift         driftWork
+	replan, check bool
+	attempt       int
 }
 
 // report commits the run's status, with the rollout's records, to the
@@ -161,21 +167,55 @@ func (r *appRun) record(ctx context.Context, st *status.App, msg string, progres
 		return fmt.Errorf("record status: %w", err)
 	}
 	log.WithField("phase", st.Phase).Info(msg)
-	a.flights.touch() // the web view reads the branch again
-	if rev, err := sources.ParseRevision(st.SourceRevision); err == nil {
-		a.reporter().Recorded(app.Name, app.ClusterName(), rev.Commit, st)
-	}
-	if status.Settled(st.Phase) || st.Phase == status.PhaseProgressing {
-		a.syncClusterRevisions(ctx, log, app, files)
-	}
-	if progress {
-		return nil
-	}
-	r.driftReported(ctx, st)
-	if status.Settled(st.Phase) && r.steps != nil {
-		a.watchApp(ctx, app, r.cluster, r.steps.plan.Inventory(), plannedObjects(r.steps.plan))
+	w := written{st: st, files: files, progress: progress}
+	for _, l := range afterRecord {
+		l.fn(ctx, r, w)
 	}
 	return nil
+}
+
+// written is a status write of a run, as its listeners see it: the
+// status, the files committed with it, and whether it was a checkpoint
+// between waves.
+type written struct {
+	st       *status.App
+	files    map[string][]byte
+	progress bool
+}
+
+// afterRecord are the follow-ups of a status write that reached the
+// branch, in order.
+var afterRecord = []struct {
+	name string
+	fn   func(ctx context.Context, r *appRun, w written)
+}{
+	// The web view reads the branch again.
+	{"web view", func(_ context.Context, r *appRun, _ written) { r.a.flights.touch() }},
+	// The forge's commit status and the notifications.
+	{"reporters", func(_ context.Context, r *appRun, w written) {
+		if commit := r.snap.Revision.Commit; commit != "" {
+			r.a.reporter().Recorded(r.app.Name, r.app.ClusterName(), commit, w.st)
+		}
+	}},
+	// The role revisions the write recorded, as ControllerRevisions in
+	// the cluster (status.clusterRevisions).
+	{"cluster revisions", func(ctx context.Context, r *appRun, w written) {
+		if status.Settled(w.st.Phase) || w.st.Phase == status.PhaseProgressing {
+			r.a.syncClusterRevisions(ctx, r.log, r.app, w.files)
+		}
+	}},
+	// The drift the rollout's end recorded, to the drift tracker.
+	{"drift", func(ctx context.Context, r *appRun, w written) {
+		if !w.progress {
+			r.driftReported(ctx, w.st)
+		}
+	}},
+	// The watches of what a settled rollout applied.
+	{"watches", func(ctx context.Context, r *appRun, w written) {
+		if !w.progress && status.Settled(w.st.Phase) && r.steps != nil {
+			r.a.watchApp(ctx, r.app, r.cluster, r.steps.plan.Inventory(), plannedObjects(r.steps.plan))
+		}
+	}},
 }
 
 // dropUntrustedPreviews adds to files the removal of the app's previews

@@ -143,6 +143,9 @@ func (a *Agent) recordRefused(ctx context.Context, app config.App, cause error) 
 	}
 	st.Phase, st.Message, st.StatusBranch = status.PhaseFailed, cause.Error(), prev.Refused
 	run := &appRun{a: a, app: app, log: log, status: a.deps.Status, prev: prev, st: &st}
+	if rev, err := sources.ParseRevision(st.SourceRevision); err == nil {
+		run.snap.Revision = rev // the record is of the revision recorded before
+	}
 	_ = run.report(ctx, fmt.Sprintf("roleout: %s refused an untrusted revision", app.Name))
 }
 

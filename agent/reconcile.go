@@ -7,144 +7,248 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/diff"
-	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
 )
 
-// reconcileApp takes one app from the snapshot to the cluster and records
-// the outcome on the status branch. Render and plan errors apply nothing.
+// reconcileApp is one reconcile of app at snap, every step in order
+// (docs/design.md, "One app"). A step either lets the next run or ends
+// the reconcile (end), having recorded on the status branch why when the
+// branch must know. Render and plan errors apply nothing.
 func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app config.App) error {
-	log := a.log.WithFields(logrus.Fields{"app": app.Name, "commit": snap.Revision.Short()})
-	drift := a.driftFor(app)
-	replan := a.takeReplan(app.Name)
-	check := a.driftCheckDue(app.Name)
-	if !drift.pending && !replan && !check && a.isDone(app.Name, snap.Revision) {
-		log.Debug("already reconciled at this revision")
+	run := a.newRun(snap, app)
+	// 1. Done at this revision in this process, with nothing to heal or
+	// check: not even the status branch is read.
+	if run.doneHere() {
 		return nil
 	}
-	prev, err := a.readPrevious(ctx, log, app.Name)
-	if err != nil {
-		log.WithError(err).Error("cannot read the app's status: nothing applied")
+	// 2. The app's records on the status branch.
+	if end, err := run.readRecords(ctx); end {
 		return err
 	}
-	settled := func(s *status.App) bool {
-		return s != nil && s.SourceRevision == snap.Revision.String() && status.Settled(s.Phase) && a.rollbackSettled(app.Name, s)
-	}
-	if s := prev.Status; !drift.pending && settled(s) {
-		drift = a.unwatchedDrift(ctx, app, prev)
-		if !drift.pending && check && prev.Refused == nil {
-			drift = a.comparedDrift(ctx, app, snap, prev)
-		}
-	}
-	// Only a status the agent signed (or any, without a signing key) can
-	// say this revision is done; after a refused head the app is
-	// reconciled in full, which records the refusal and restores the
-	// branch.
-	if s := prev.Status; prev.Refused == nil && settled(s) && !drift.pending && !replan {
-		log.Debug("already reconciled at this revision")
-		a.mu.Lock()
-		a.results[app.Name] = s
-		a.done[app.Name] = s.SourceRevision
-		a.mu.Unlock()
-		a.watchApp(ctx, app, nil, prev.Inventory, recordedObjects(prev))
+	// 3. Settled there at this revision with no drift: watched, done.
+	if run.settled(ctx) {
 		return nil
 	}
-	attempt, wait := a.retry(prev, snap.Revision)
-	if wait && !a.rollbackAsked(app.Name, prev.Status) {
-		s := prev.Status
-		log.WithField("attempts", s.Attempts).Infof("commit %s failed %d time(s) in a row; retrying at %s; still waiting for: %s",
-			snap.Revision.Short(), s.Attempts, s.RetryAfter.UTC().Format(time.RFC3339), s.Message)
-		a.mu.Lock()
-		a.results[app.Name] = s
-		a.mu.Unlock()
+	// 4. Failed at this revision lately: waits for its retry time.
+	if run.backingOff() {
 		return nil
 	}
-	if attempt > 1 {
-		log.WithField("attempt", attempt).Infof("retrying commit %s (attempt %d); last time: %s", snap.Revision.Short(), attempt, prev.Status.Message)
+	// 5. The status this reconcile writes, then what it needs before a
+	// plan: the app's cluster, a trusted revision, its dependencies done.
+	run.begin(ctx)
+	if end, err := run.reachCluster(ctx); end {
+		return err
 	}
-	st := &status.App{
-		APIVersion: config.APIVersion, Kind: status.Kind, App: app.Name,
-		Source: a.sourceURL, Path: app.Path, SourceRevision: snap.Revision.String(),
-		HistoryRewritten: a.rewritten(ctx, log, prev.Status, snap.Revision),
-		StatusBranch:     prev.Refused,
-		Attempts:         attempt,
+	if end, err := run.refuseUntrusted(ctx); end {
+		return err
 	}
-	run := &appRun{a: a, app: app, log: log, snap: snap, prev: prev, st: st, status: a.deps.Status}
-	return run.reconcile(ctx, drift)
-}
-
-// reconcile reaches the app's cluster, refuses an untrusted snapshot,
-// plans it and rolls the plan out (rollOut); a dry run diffs instead.
-func (run *appRun) reconcile(ctx context.Context, drift driftWork) error {
-	a, app, log, snap := run.a, run.app, run.log, run.snap
-	var err error
-	if run.cluster, err = a.clusterFor(ctx, app); err != nil {
-		log.WithError(err).Error("cannot reach the app's cluster: nothing applied")
-		return run.fail(ctx, err, fmt.Sprintf("roleout: %s cluster unreachable (%s)", app.Name, snap.Revision.Short()))
+	if end, err := run.dependencies(ctx); end {
+		return err
 	}
-	if snap.Trust != sources.Trusted {
-		err := fmt.Errorf("source revision %s is not trusted (%q): previewed, never applied", snap.Revision.Short(), snap.Trust)
-		log.WithError(err).Error("nothing applied")
-		return run.fail(ctx, err, fmt.Sprintf("roleout: %s refused an untrusted revision (%s)", app.Name, snap.Revision.Short()))
-	}
-	if waiting, err := a.waitingOn(ctx, log, app, snap); err != nil {
-		return run.fail(ctx, err, fmt.Sprintf("roleout: %s dependencies unknown (%s)", app.Name, snap.Revision.Short()))
-	} else if len(waiting) > 0 {
-		return run.waitForDependencies(ctx, waiting)
-	}
+	// 6. The plan (a held rollback's role at its recorded revision), and
+	// the rollout's sequence: what each wave applies, heals and prunes.
 	plan, err := run.planHeld(ctx)
 	if err != nil {
-		log.WithError(err).Error("render failed: nothing applied")
+		run.log.WithError(err).Error("render failed: nothing applied")
 		return run.fail(ctx, err, fmt.Sprintf("roleout: %s render failed (%s)", app.Name, snap.Revision.Short()))
 	}
-	run.steps = newRollout(snap.Revision, plan, run.prev.Status)
-	if h := run.held; h != nil {
-		run.steps.hold(h.role, h.revision.Source)
-	}
-	a.crossCheckUnchanged(ctx, log, app, run.steps)
-	run.steps.planHeal(drift)
-	run.st.Drift = drift.all
-	run.steps.logSequence(log)
+	run.sequence(ctx, plan)
+	// 7. A dry run diffs the plan and stops.
 	if a.dryRun {
 		return run.dryRun(ctx, plan)
 	}
-	return run.rollOut(ctx)
+	// 8. Paused, suspended or outside its windows: recorded, not applied.
+	if end, err := run.holdBack(ctx); end {
+		return err
+	}
+	// 9. The waves, each gated on health, with a checkpoint between them;
+	// then the outcome recorded (appRun.record, and its follow-ups).
+	run.reportStart()
+	err = run.applyWaves(ctx, run.checkpoint(ctx))
+	return run.recordOutcome(ctx, err)
 }
 
-// rollOut holds the rollout while the app is paused, suspended or outside
-// its windows (recording why), else applies its waves and records the
-// outcome: Succeeded, Failed, or Progressing when a newer commit
-// superseded it.
-func (run *appRun) rollOut(ctx context.Context) error {
+// newRun returns the run of app at snap, with the drift, replan and
+// drift-check work due for it.
+func (a *Agent) newRun(snap sources.Snapshot, app config.App) *appRun {
+	return &appRun{
+		a: a, app: app, snap: snap, status: a.deps.Status,
+		log:   a.log.WithFields(logrus.Fields{"app": app.Name, "commit": snap.Revision.Short()}),
+		drift: a.driftFor(app), replan: a.takeReplan(app.Name), check: a.driftCheckDue(app.Name),
+	}
+}
+
+// doneHere reports whether this process already reconciled the app at
+// the run's revision and nothing is due for it.
+func (run *appRun) doneHere() bool {
+	if !run.drift.pending && !run.replan && !run.check && run.a.isDone(run.app.Name, run.snap.Revision) {
+		run.log.Debug("already reconciled at this revision")
+		return true
+	}
+	return false
+}
+
+// readRecords reads the app's records; a failed read ends the reconcile
+// with nothing applied.
+func (run *appRun) readRecords(ctx context.Context) (end bool, err error) {
+	run.prev, err = run.a.readPrevious(ctx, run.log, run.app.Name)
+	if err != nil {
+		run.log.WithError(err).Error("cannot read the app's status: nothing applied")
+		return true, err
+	}
+	return false, nil
+}
+
+// settled reports whether the records say the app is settled at the
+// run's revision with no drift to heal and no replan asked; then the
+// app is watched and done. Only a status the agent signed (or any,
+// without a signing key) can say so: after a refused head the app is
+// reconciled in full, which records the refusal and restores the branch.
+// On the way it looks for drift the watches did not see.
+func (run *appRun) settled(ctx context.Context) bool {
+	a, app, prev := run.a, run.app, run.prev
+	settledAt := func(s *status.App) bool {
+		return s != nil && s.SourceRevision == run.snap.Revision.String() && status.Settled(s.Phase) && a.rollbackSettled(app.Name, s)
+	}
+	if s := prev.Status; !run.drift.pending && settledAt(s) {
+		run.drift = a.unwatchedDrift(ctx, app, prev)
+		if !run.drift.pending && run.check && prev.Refused == nil {
+			run.drift = a.comparedDrift(ctx, app, run.snap, prev)
+		}
+	}
+	s := prev.Status
+	if prev.Refused != nil || !settledAt(s) || run.drift.pending || run.replan {
+		return false
+	}
+	run.log.Debug("already reconciled at this revision")
+	a.mu.Lock()
+	a.results[app.Name] = s
+	a.done[app.Name] = s.SourceRevision
+	a.mu.Unlock()
+	a.watchApp(ctx, app, nil, prev.Inventory, recordedObjects(prev))
+	return true
+}
+
+// backingOff reports whether the app failed at this revision lately and
+// waits for its retry time (a rollback asked of it does not wait).
+func (run *appRun) backingOff() bool {
+	a, prev, snap := run.a, run.prev, run.snap
+	attempt, wait := a.retry(prev, snap.Revision)
+	run.attempt = attempt
+	if wait && !a.rollbackAsked(run.app.Name, prev.Status) {
+		s := prev.Status
+		run.log.WithField("attempts", s.Attempts).Infof("commit %s failed %d time(s) in a row; retrying at %s; still waiting for: %s",
+			snap.Revision.Short(), s.Attempts, s.RetryAfter.UTC().Format(time.RFC3339), s.Message)
+		a.mu.Lock()
+		a.results[run.app.Name] = s
+		a.mu.Unlock()
+		return true
+	}
+	if attempt > 1 {
+		run.log.WithField("attempt", attempt).Infof("retrying commit %s (attempt %d); last time: %s", snap.Revision.Short(), attempt, prev.Status.Message)
+	}
+	return false
+}
+
+// begin makes the status this reconcile writes.
+func (run *appRun) begin(ctx context.Context) {
+	a, app, snap := run.a, run.app, run.snap
+	run.st = &status.App{
+		APIVersion: config.APIVersion, Kind: status.Kind, App: app.Name,
+		Source: a.sourceURL, Path: app.Path, SourceRevision: snap.Revision.String(),
+		HistoryRewritten: a.rewritten(ctx, run.log, run.prev.Status, snap.Revision),
+		StatusBranch:     run.prev.Refused,
+		Attempts:         run.attempt,
+	}
+}
+
+// reachCluster connects the app's cluster; one it cannot reach ends the
+// reconcile, recorded.
+func (run *appRun) reachCluster(ctx context.Context) (end bool, err error) {
+	if run.cluster, err = run.a.clusterFor(ctx, run.app); err != nil {
+		run.log.WithError(err).Error("cannot reach the app's cluster: nothing applied")
+		return true, run.fail(ctx, err, fmt.Sprintf("roleout: %s cluster unreachable (%s)", run.app.Name, run.snap.Revision.Short()))
+	}
+	return false, nil
+}
+
+// refuseUntrusted ends the reconcile of a snapshot that is not trusted,
+// recorded: it is previewed, never applied.
+func (run *appRun) refuseUntrusted(ctx context.Context) (end bool, err error) {
+	snap := run.snap
+	if snap.Trust == sources.Trusted {
+		return false, nil
+	}
+	err = fmt.Errorf("source revision %s is not trusted (%q): previewed, never applied", snap.Revision.Short(), snap.Trust)
+	run.log.WithError(err).Error("nothing applied")
+	return true, run.fail(ctx, err, fmt.Sprintf("roleout: %s refused an untrusted revision (%s)", run.app.Name, snap.Revision.Short()))
+}
+
+// dependencies ends the reconcile while an app of dependsOn is not done
+// at this revision (recorded as WaitingForDependencies), or cannot be
+// known.
+func (run *appRun) dependencies(ctx context.Context) (end bool, err error) {
+	waiting, err := run.a.waitingOn(ctx, run.log, run.app, run.snap)
+	if err != nil {
+		return true, run.fail(ctx, err, fmt.Sprintf("roleout: %s dependencies unknown (%s)", run.app.Name, run.snap.Revision.Short()))
+	}
+	if len(waiting) > 0 {
+		return true, run.waitForDependencies(ctx, waiting)
+	}
+	return false, nil
+}
+
+// sequence makes the rollout of plan: what each wave applies (the held
+// role kept at its revision), what it heals, and logs it.
+func (run *appRun) sequence(ctx context.Context, plan *render.Plan) {
+	run.steps = newRollout(run.snap.Revision, plan, run.prev.Status)
+	if h := run.held; h != nil {
+		run.steps.hold(h.role, h.revision.Source)
+	}
+	run.a.crossCheckUnchanged(ctx, run.log, run.app, run.steps)
+	run.steps.planHeal(run.drift)
+	run.st.Drift = run.drift.all
+	run.steps.logSequence(run.log)
+}
+
+// holdBack ends the reconcile while the app is paused or suspended, or
+// outside its windows with something to write, recording why.
+func (run *appRun) holdBack(ctx context.Context) (end bool, err error) {
 	a, app, log, st, steps := run.a, run.app, run.log, run.st, run.steps
 	short := run.snap.Revision.Short()
 	if phase, msg, word := a.held(app); phase != "" {
 		st.Phase, st.Message = phase, msg
 		st.Prerequisites, st.Roles = steps.prereq, steps.roles
 		run.settleRollback(nil)
-		return run.report(ctx, fmt.Sprintf("roleout: %s %s (%s)", app.Name, word, short))
+		return true, run.report(ctx, fmt.Sprintf("roleout: %s %s (%s)", app.Name, word, short))
 	}
-	if open, next, err := a.windowOpen(app); err != nil {
-		return err
-	} else if !open && steps.writes(app) {
-		st.Phase, st.Message = status.PhaseWaiting, "outside the app's rollout windows: planned, nothing applied"
-		if !next.IsZero() {
-			st.Message += "; the next window opens at " + next.UTC().Format(time.RFC3339)
-		}
-		log.Info(st.Message)
-		st.Prerequisites, st.Roles = steps.prereq, steps.roles
-		run.settleRollback(nil)
-		return run.report(ctx, fmt.Sprintf("roleout: %s waiting for a rollout window (%s)", app.Name, short))
+	open, next, err := a.windowOpen(app)
+	if err != nil {
+		return true, err
 	}
-	run.reportStart()
-	err := run.applyWaves(ctx, run.checkpoint(ctx))
+	if open || !steps.writes(app) {
+		return false, nil
+	}
+	st.Phase, st.Message = status.PhaseWaiting, "outside the app's rollout windows: planned, nothing applied"
+	if !next.IsZero() {
+		st.Message += "; the next window opens at " + next.UTC().Format(time.RFC3339)
+	}
+	log.Info(st.Message)
+	st.Prerequisites, st.Roles = steps.prereq, steps.roles
+	run.settleRollback(nil)
+	return true, run.report(ctx, fmt.Sprintf("roleout: %s waiting for a rollout window (%s)", app.Name, short))
+}
+
+// recordOutcome records what applyWaves did, err: Succeeded, Failed,
+// Removed, or Progressing when a newer commit superseded the rollout.
+func (run *appRun) recordOutcome(ctx context.Context, err error) error {
+	a, app, log, st, steps := run.a, run.app, run.log, run.st, run.steps
 	st.Prerequisites, st.Roles = steps.prereq, steps.roles
 	var superseded *SupersededError
 	defer func() { a.countRollout(app, st, steps) }()
@@ -263,147 +367,6 @@ func (a *Agent) isDone(app string, rev sources.SourceRevision) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return !a.dryRun && a.done[app] == rev.String()
-}
-
-// applyWaves applies the prerequisite step and then each wave's changed
-// roles, waiting for every wave to be healthy before the next starts.
-//
-// After every wave that leaves work for later waves, checkpoint (when not
-// nil) records progress and may stop the rollout: a newer commit arrived.
-func (run *appRun) applyWaves(ctx context.Context, checkpoint func(wave int) error) error {
-	a, log, app, r := run.a, run.log, run.app, run.steps
-	// An object that already carries the hash of what this rollout applies
-	// (a wave interrupted by a crash, an unchanged object of a changed
-	// role) is not written again.
-	opts := a.applyOptions(app)
-	opts.Heal = r.healObjs
-	// Drift the watch could not see (made while no agent ran) is healed
-	// when its role is rolled out, as selfHeal allows.
-	opts.HealTaken = app.HealsDrift()
-	if err := run.checkOwners(ctx); err != nil {
-		return err
-	}
-	defer a.flights.land(app.Name)
-	if r.prereqChanged {
-		var ready func(int, int)
-		opts.Progress, ready = run.takeOff(0, 0, nil, len(r.plan.Prerequisites))
-		if err := run.applyStep(ctx, log.WithField("step", "prerequisites"), r.plan.Prerequisites, opts, ready); err != nil {
-			return fmt.Errorf("prerequisites: %w", err)
-		}
-		r.markPrerequisitesApplied()
-		run.cluster.ResetMapper()
-	}
-	for i, wave := range r.plan.Waves {
-		var objs []*unstructured.Unstructured
-		var changed []string
-		for _, role := range wave.Roles {
-			if r.apply[role.Name] {
-				objs = append(objs, object.WithLabel(role.Objects, object.RoleLabel, role.Name)...)
-				changed = append(changed, role.Name)
-			}
-		}
-		if len(objs) == 0 {
-			continue
-		}
-		wlog := log.WithFields(logrus.Fields{"wave": i + 1, "upgradeOrder": wave.UpgradeOrder, "roles": changed})
-		waveStarted := time.Now()
-		var ready func(int, int)
-		opts.Progress, ready = run.takeOff(i+1, wave.UpgradeOrder, changed, len(objs))
-		err := run.applyStep(ctx, wlog, objs, opts, ready)
-		r.recordWave(i, waveStarted, err)
-		if err != nil {
-			r.markWaveFailed(i, err)
-			return fmt.Errorf("wave %d (upgradeOrder %d): %w", i+1, wave.UpgradeOrder, err)
-		}
-		r.markWaveApplied(i)
-		var applied []*render.Role
-		for _, role := range wave.Roles {
-			if r.apply[role.Name] {
-				applied = append(applied, role)
-			}
-		}
-		run.observeWorkloads(ctx, wlog, applied)
-		if checkpoint != nil && r.pendingAfter(i) {
-			if err := checkpoint(i); err != nil {
-				return err
-			}
-		}
-	}
-	return run.prune(ctx)
-}
-
-// prune deletes, after the last wave, the objects that left git: only
-// those in the app's inventory that still carry its label, in reverse
-// apply order, waiting for each to be gone. Namespaces, CRDs and PVCs
-// only with prunePersistent or their annotation roleout.dev/prune: "true";
-// a skipped object stays in the cluster and leaves the inventory, as in
-// Flux.
-func (run *appRun) prune(ctx context.Context) error {
-	a, log, app, r := run.a, run.log, run.app, run.steps
-	plan := r.plan
-	if !app.Prune || len(plan.Prune) == 0 {
-		if len(plan.Prune) > 0 {
-			log.WithField("objects", len(plan.Prune)).Info("objects left git; prune is off for this app, so they stay")
-		}
-		return nil
-	}
-	refs := make([]object.Ref, len(plan.Prune))
-	for i, e := range plan.Prune {
-		refs[i] = e.Ref
-	}
-	a.drift.Release(app.Name, refs) // their deletion is not drift
-	results, err := run.cluster.Prune(ctx, refs, pruneOptions(app, a.cfg.AppField(app, "prunePersistent")))
-	for _, res := range results {
-		plog := log.WithField("object", res.Object.String())
-		if res.Action == apply.Skipped {
-			plog.Infof("prune skipped: %s", res.Reason)
-		} else if res.Err == nil {
-			plog.Info("pruned")
-			r.pruned = append(r.pruned, res.Object.String())
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("prune: %w", err)
-	}
-	return nil
-}
-
-// applyStep applies objs and waits until they are healthy, telling ready
-// (when not nil) how many are after each look.
-func (run *appRun) applyStep(ctx context.Context, log logrus.FieldLogger, objs []*unstructured.Unstructured, opts apply.ApplyOptions, ready func(n, total int)) error {
-	a, app := run.a, run.app
-	started := time.Now()
-	log.WithField("objects", len(objs)).Info("applying")
-	results, err := run.cluster.Apply(ctx, objs, opts)
-	a.drift.Applied(app.Name, results)
-	counts := map[apply.Action]int{}
-	for _, res := range results {
-		counts[res.Action]++
-		a.metrics.objects.WithLabelValues(app.Name, string(res.Action)).Inc()
-		olog := log.WithField("object", res.Object.String())
-		switch res.Action {
-		case apply.Unchanged:
-			olog.Debug(res.Action)
-		case apply.Failed:
-			olog.WithError(res.Err).Error(res.Action)
-		default:
-			olog.Info(res.Action)
-		}
-	}
-	if err != nil {
-		return err
-	}
-	rules, err := a.cfg.HealthRules(app)
-	if err != nil {
-		return err // config.Parse compiled them already
-	}
-	if err := run.cluster.WaitHealthy(ctx, objs, apply.WaitOptions{Timeout: app.Timeout.Duration, Progress: ready, Rules: rules}); err != nil {
-		return err
-	}
-	a.live.Progressed()
-	log.WithFields(logrus.Fields{"created": counts[apply.Created], "configured": counts[apply.Configured] + counts[apply.Recreated],
-		"unchanged": counts[apply.Unchanged], "elapsed": time.Since(started).Round(time.Millisecond)}).Info("healthy")
-	return nil
 }
 
 // retry returns which attempt at rev this reconcile is (1 unless the
