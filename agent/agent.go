@@ -81,11 +81,10 @@ type Agent struct {
 	// sourceURL is the source URL with credentials redacted.
 	sourceURL string
 
-	mu      *sync.Mutex
-	results map[string]*status.App
-	// done holds, per app, the revision this agent last reconciled with
-	// success.
-	done    map[string]string
+	mu *sync.Mutex
+	// apps is what the agent keeps of each app between reconciles
+	// (guarded by mu; appState).
+	apps    map[string]*appState
 	trigger chan struct{}
 	metrics *metrics
 	dryRun  bool
@@ -104,10 +103,8 @@ type Agent struct {
 	elect *sharding.Election
 	// drift watches what the apps applied (Run) and keeps their drift.
 	drift *drift.Tracker
-	// nextCfg is a configuration Reload accepted, taken between polls;
-	// replan holds the apps whose settings it changed (guarded by mu).
+	// nextCfg is a configuration Reload accepted, taken between polls.
 	nextCfg *config.Config
-	replan  map[string]bool
 	// gone holds the generated apps whose removal is recorded, and
 	// skipped what the generators last skipped (generators.go; guarded
 	// by mu).
@@ -118,9 +115,6 @@ type Agent struct {
 	// (OnAppsChanged).
 	indexed     []generatedApp
 	appsChanged func([]config.App)
-	// checked is when each app was last compared in full with its
-	// cluster (driftCheckDue).
-	checked map[string]time.Time
 	// control is the copy of the control ConfigMap: which apps are
 	// suspended, which reconciles were requested.
 	control *control.Copy
@@ -252,7 +246,7 @@ func NewWithDeps(cfg *config.Config, deps Deps, log logrus.FieldLogger) *Agent {
 	if deps.Backoffs == (Backoffs{}) {
 		deps.Backoffs = DefaultBackoffs()
 	}
-	a := &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), mu: &sync.Mutex{}, results: map[string]*status.App{}, done: map[string]string{}, synced: map[string][32]byte{}, replan: map[string]bool{}, gone: map[string]bool{}, skipped: map[string]bool{}, checked: map[string]time.Time{}, trigger: make(chan struct{}, 1), metrics: newMetrics(),
+	a := &Agent{cfg: cfg, deps: deps, log: log, sourceURL: sources.RedactURL(cfg.Source.URL), mu: &sync.Mutex{}, apps: map[string]*appState{}, synced: map[string][32]byte{}, gone: map[string]bool{}, skipped: map[string]bool{}, trigger: make(chan struct{}, 1), metrics: newMetrics(),
 		live: &liveness.Loop{Bound: cfg.MaxPollAge(deps.now())}, elect: &sharding.Election{}, flights: newFlights(), queue: newPreviewQueue()}
 	a.drift = drift.New(log, deps.now, a.Trigger, deps.Backoffs.Heal)
 	a.control = control.NewCopy(deps.Control, log, a.servesApp, a.controlChanged)
@@ -267,7 +261,8 @@ func (a *Agent) Results() []*status.App {
 	defer a.mu.Unlock()
 	var out []*status.App
 	for _, app := range a.cfg.Apps {
-		if st := a.results[app.Name]; st != nil {
+		if s := a.apps[app.Name]; s != nil && s.result != nil {
+			st := s.result
 			out = append(out, st)
 		}
 	}

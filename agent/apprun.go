@@ -107,14 +107,13 @@ func (r *appRun) checkpoint(ctx context.Context) func(int) error {
 func (r *appRun) commit(ctx context.Context, st *status.App, msg string, progress bool) error {
 	if l := lateRecordsOf(ctx); l != nil && r.recordsLate(st, progress) {
 		r.a.mu.Lock()
-		r.a.results[r.app.Name] = st
-		r.a.done[r.app.Name] = st.SourceRevision
+		r.a.settle(r.app.Name, st, true)
 		r.a.mu.Unlock()
 		l.hold(r.app.Name, func() error {
 			err := r.record(ctx, st, msg, false)
 			if err != nil {
 				r.a.mu.Lock()
-				delete(r.a.done, r.app.Name) // the next poll records it
+				r.a.state(r.app.Name).done = "" // the next poll records it
 				r.a.mu.Unlock()
 			}
 			return err
@@ -122,8 +121,7 @@ func (r *appRun) commit(ctx context.Context, st *status.App, msg string, progres
 		return nil
 	}
 	r.a.mu.Lock()
-	r.a.results[r.app.Name] = st
-	delete(r.a.done, r.app.Name)
+	r.a.settle(r.app.Name, st, false)
 	r.a.mu.Unlock()
 	return r.record(ctx, st, msg, progress)
 }
@@ -137,7 +135,7 @@ func (r *appRun) record(ctx context.Context, st *status.App, msg string, progres
 	recorded := func() {
 		if status.Settled(st.Phase) {
 			a.mu.Lock()
-			a.done[app.Name] = st.SourceRevision
+			a.state(app.Name).done = st.SourceRevision
 			a.mu.Unlock()
 		}
 	}

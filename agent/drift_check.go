@@ -36,12 +36,12 @@ func (a *Agent) driftCheckDue(app string) bool {
 	now := a.deps.now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	last, ok := a.checked[app]
-	if !ok {
-		a.checked[app] = now
+	s := a.state(app)
+	if s.checked.IsZero() {
+		s.checked = now
 		return false
 	}
-	return now.Sub(last) >= every
+	return now.Sub(s.checked) >= every
 }
 
 // comparedDrift compares app, settled at snap, in full with its cluster:
@@ -51,7 +51,7 @@ func (a *Agent) driftCheckDue(app string) bool {
 // patch per object and the reads diff makes, once per interval.
 func (a *Agent) comparedDrift(ctx context.Context, app config.App, snap sources.Snapshot, prev *status.Records) driftWork {
 	a.mu.Lock()
-	a.checked[app.Name] = a.deps.now()
+	a.state(app.Name).checked = a.deps.now()
 	a.mu.Unlock()
 	log := a.log.WithFields(logrus.Fields{"app": app.Name, "commit": snap.Revision.Short()})
 	run := &appRun{a: a, app: app, log: log, snap: snap, prev: prev, st: &status.App{}}

@@ -38,7 +38,7 @@ func TestFlightsFollowTheWaves(t *testing.T) {
 		t.Errorf("flights while applying (-want +got):\n%s", diff)
 	}
 	for _, fl := range seen {
-		if fl.SourceRevision != h.agent.results["llm"].SourceRevision || fl.Started.IsZero() {
+		if fl.SourceRevision != h.agent.apps["llm"].result.SourceRevision || fl.Started.IsZero() {
 			t.Errorf("flight %+v: want the commit rolled out and a start", fl)
 		}
 	}

@@ -23,8 +23,7 @@ func (a *Agent) servesApp(app string) bool {
 func (a *Agent) controlChanged(apps []string) {
 	a.mu.Lock()
 	for _, app := range apps {
-		delete(a.done, app)
-		a.replan[app] = true
+		a.planAgain(app)
 	}
 	a.mu.Unlock()
 	a.Trigger()

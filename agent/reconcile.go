@@ -128,8 +128,7 @@ func (run *appRun) settled(ctx context.Context) bool {
 	}
 	run.log.Debug("already reconciled at this revision")
 	a.mu.Lock()
-	a.results[app.Name] = s
-	a.done[app.Name] = s.SourceRevision
+	a.settle(app.Name, s, true)
 	a.mu.Unlock()
 	a.watchApp(ctx, app, nil, prev.Inventory, recordedObjects(prev))
 	return true
@@ -146,7 +145,7 @@ func (run *appRun) backingOff() bool {
 		run.log.WithField("attempts", s.Attempts).Infof("commit %s failed %d time(s) in a row; retrying at %s; still waiting for: %s",
 			snap.Revision.Short(), s.Attempts, s.RetryAfter.UTC().Format(time.RFC3339), s.Message)
 		a.mu.Lock()
-		a.results[run.app.Name] = s
+		a.state(run.app.Name).result = s
 		a.mu.Unlock()
 		return true
 	}
@@ -366,7 +365,8 @@ func (a *Agent) windowOpen(app config.App) (bool, time.Time, error) {
 func (a *Agent) isDone(app string, rev sources.SourceRevision) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return !a.dryRun && a.done[app] == rev.String()
+	s := a.apps[app]
+	return !a.dryRun && s != nil && s.done == rev.String()
 }
 
 // retry returns which attempt at rev this reconcile is (1 unless the

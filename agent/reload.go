@@ -52,8 +52,7 @@ func (a *Agent) takeReload() {
 		a.replica.SetApps(appNames(next))
 	}
 	for _, name := range append(append([]string(nil), ch.Changed...), ch.Removed...) {
-		delete(a.done, name)
-		a.replan[name] = true
+		a.planAgain(name)
 	}
 	a.mu.Unlock()
 	for _, name := range ch.Removed {
@@ -67,7 +66,8 @@ func (a *Agent) takeReload() {
 func (a *Agent) takeReplan(app string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	r := a.replan[app]
-	delete(a.replan, app)
+	s := a.state(app)
+	r := s.replan
+	s.replan = false
 	return r
 }

@@ -153,4 +153,3 @@ func (run *appRun) applyStep(ctx context.Context, log logrus.FieldLogger, objs [
 		"unchanged": counts[apply.Unchanged], "elapsed": time.Since(started).Round(time.Millisecond)}).Info("healthy")
 	return nil
 }
-
