@@ -42,7 +42,7 @@ func TestFaultPausedReplica(t *testing.T) {
 	}
 	head, _ := s.repo.Rev("refs/heads/main")
 	s.rolledOut("2 replicas roll out v1", head, 3*time.Minute)
-	caught := 0
+	caught, pauses := 0, 0
 	for round := range *pausesFlag {
 		victim, other := "pz-a", "pz-b"
 		if round%2 == 1 {
@@ -61,6 +61,7 @@ func TestFaultPausedReplica(t *testing.T) {
 			t.Fatal(err)
 		}
 		paused := time.Now()
+		pauses++
 		s.rolledOut(fmt.Sprintf("round %d: %s takes over from the paused %s", round, other, victim), head, roundLimit)
 		if err := proc.Signal(syscall.SIGCONT); err != nil {
 			t.Fatal(err)
@@ -75,7 +76,15 @@ func TestFaultPausedReplica(t *testing.T) {
 		// Both replicas take part again before the next round.
 		s.settledOwners(time.Minute, victim, other)
 	}
-	t.Logf("%d writes refused after their claim ended in %d pauses", caught, *pausesFlag)
+	t.Logf("%d writes refused after their claim ended in %d pauses", caught, pauses)
+	// The race this test is for: a resumed replica's work under way
+	// tries to write after its claim ended. Each refused write is one
+	// that, unfenced, would have reached the app after the takeover (as
+	// checkNoStaleWrites would then report); none refused in any pause
+	// means the pauses missed the writes, and the test proved nothing.
+	if pauses > 0 && caught == 0 {
+		t.Errorf("in %d pauses the resumed replica tried no write after its claim ended: the pauses did not catch it writing", pauses)
+	}
 }
 
 // writing waits until replica id has written an app's ConfigMap since
