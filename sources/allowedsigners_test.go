@@ -88,10 +88,10 @@ func (g namespaceSigner) Sign(message io.Reader) ([]byte, error) {
 // TestSSHSignatureNamespace refuses a commit whose SSH signature was made
 // for another namespace than git's, even by a trusted key.
 func TestSSHSignatureNamespace(t *testing.T) {
-	srv, repo := newFixture(t, testgit.Options{})
-	mustCommit(t, repo, "main", "first", map[string]string{"app.yaml": "v: 0\n"})
+	srv, repo := testgit.Fixture(t, testgit.Options{})
+	repo.MustCommit(t, "main", "first", map[string]string{"app.yaml": "v: 0\n"})
 	signer, line := newSSHKey(t)
-	keys := writeTestFile(t, t.TempDir(), "allowed", line+"\n")
+	keys := testgit.WriteFile(t, t.TempDir(), "allowed", line+"\n")
 	commit := pushSigned(t, srv.RepoURL("config"), "v: 1\n", git.CommitOptions{Signer: namespaceSigner{signer, "file"}})
 	src, err := NewGitSource(Options{URL: srv.RepoURL("config"), Ref: Ref{Branch: "main"}, CacheDir: t.TempDir(),
 		Verify: &VerifyOptions{Mode: "head", SSHKeyFiles: []string{keys}}})

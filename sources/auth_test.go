@@ -3,33 +3,21 @@ package sources
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/roleout/roleout/internal/testgit"
 )
 
-// writeTestFile writes content to name under dir and returns its path.
-func writeTestFile(t *testing.T, dir, name, content string) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // TestBearerToken fetches from a server that takes only a bearer token,
 // from source.auth.tokenFile and tokenEnv, and
 // checks that a wrong token is an AuthError naming where it came from.
 func TestBearerToken(t *testing.T) {
 	const token = "tok-s3cret-value"
-	srv, repo := newFixture(t, testgit.Options{Token: token})
-	commit := mustCommit(t, repo, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
+	srv, repo := testgit.Fixture(t, testgit.Options{Token: token})
+	commit := repo.MustCommit(t, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
 	dir := t.TempDir()
-	good, wrong := writeTestFile(t, dir, "token", token+"\n"), writeTestFile(t, dir, "wrong", "tok-wrong-value\n")
+	good, wrong := testgit.WriteFile(t, dir, "token", token+"\n"), testgit.WriteFile(t, dir, "wrong", "tok-wrong-value\n")
 	t.Setenv("ROLEOUT_TEST_TOKEN", token)
 	t.Setenv("ROLEOUT_TEST_WRONG_TOKEN", "tok-wrong-value")
 	cases := []struct {
@@ -79,10 +67,10 @@ func TestBearerToken(t *testing.T) {
 // with an error naming the file, corrects the file and polls again with
 // the same source: no restart.
 func TestCredentialsReread(t *testing.T) {
-	srv, repo := newFixture(t, testgit.Options{Username: "git", Password: "right-s3cret"})
-	commit := mustCommit(t, repo, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
+	srv, repo := testgit.Fixture(t, testgit.Options{Username: "git", Password: "right-s3cret"})
+	commit := repo.MustCommit(t, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
 	dir := t.TempDir()
-	user, pass := writeTestFile(t, dir, "user", "git\n"), writeTestFile(t, dir, "pass", "wrong-s3cret\n")
+	user, pass := testgit.WriteFile(t, dir, "user", "git\n"), testgit.WriteFile(t, dir, "pass", "wrong-s3cret\n")
 	src, err := NewGitSource(Options{URL: srv.RepoURL("config"), Ref: Ref{Branch: "main"}, CacheDir: t.TempDir(),
 		Auth: Credentials{UsernameFile: user, PasswordFile: pass}})
 	if err != nil {
@@ -99,12 +87,12 @@ func TestCredentialsReread(t *testing.T) {
 	if !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "s3cret") {
 		t.Errorf("error %q\nwant it to contain %q and no password", err, want)
 	}
-	writeTestFile(t, dir, "pass", "right-s3cret\n")
+	testgit.WriteFile(t, dir, "pass", "right-s3cret\n")
 	snap, err := src.Fetch(ctx)
 	if err != nil || snap.Revision.Commit != commit {
 		t.Fatalf("poll after the password file was corrected: %v %v", snap.Revision, err)
 	}
-	writeTestFile(t, dir, "pass", "wrong-again\n")
+	testgit.WriteFile(t, dir, "pass", "wrong-again\n")
 	if _, err := src.Head(ctx); !errors.As(err, &ae) {
 		t.Errorf("a later poll with the password broken again: %v, want an AuthError", err)
 	}

@@ -39,13 +39,13 @@ func unreadableFile(t *testing.T) string {
 // missing file, a directory and an unreadable file: each error names the
 // field and the file and says what is wrong.
 func TestUnreadableKeyFiles(t *testing.T) {
-	srv, repo := newFixture(t, testgit.Options{})
-	mustCommit(t, repo, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
+	srv, repo := testgit.Fixture(t, testgit.Options{})
+	repo.MustCommit(t, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
 	dir := t.TempDir()
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)
 	block, _ := ssh.MarshalPrivateKey(priv, "")
-	sshKey := writeTestFile(t, dir, "id_ed25519", string(pem.EncodeToMemory(block)))
-	user := writeTestFile(t, dir, "user", "git\n")
+	sshKey := testgit.WriteFile(t, dir, "id_ed25519", string(pem.EncodeToMemory(block)))
+	user := testgit.WriteFile(t, dir, "user", "git\n")
 	sshURL := "ssh://git@127.0.0.1:1/config.git"
 	bad := map[string]struct{ path, want string }{
 		"missing file":  {filepath.Join(dir, "missing"), "no such file or directory (fix the path or create the file)"},

@@ -19,8 +19,8 @@ import (
 // every other file is written afresh, and the result is the commit's
 // tree.
 func TestIncrementalCheckout(t *testing.T) {
-	srv, repo := newFixture(t, testgit.Options{})
-	mustCommit(t, repo, "main", "first", map[string]string{
+	srv, repo := testgit.Fixture(t, testgit.Options{})
+	repo.MustCommit(t, "main", "first", map[string]string{
 		"same.yaml": "same\n", "changed.yaml": "old\n", "gone.yaml": "gone\n", "run.sh": "echo\n", "dir/deep.yaml": "deep\n",
 	})
 	src, err := NewGitSource(Options{URL: srv.RepoURL("config"), Ref: Ref{Branch: "main"}, CacheDir: t.TempDir()})
@@ -105,13 +105,13 @@ func TestIncrementalCheckout(t *testing.T) {
 // a tree over the bytes or the entries of its limits is refused whole,
 // with nothing checked out, naming the limit and the setting.
 func TestCheckoutLimits(t *testing.T) {
-	srv, repo := newFixture(t, testgit.Options{})
+	srv, repo := testgit.Fixture(t, testgit.Options{})
 	blob := strings.Repeat("0123456789abcdef", 1<<16) // 1 MiB
 	files := map[string]string{}
 	for i := range 16 {
 		files[fmt.Sprintf("copies/%02d.yaml", i)] = blob
 	}
-	mustCommit(t, repo, "main", "one blob, 16 paths", files)
+	repo.MustCommit(t, "main", "one blob, 16 paths", files)
 	fetch := func(lim CheckoutLimits) (Snapshot, error) {
 		src, err := NewGitSource(Options{URL: srv.RepoURL("config"), Ref: Ref{Branch: "main"}, CacheDir: t.TempDir(), Checkout: lim})
 		if err != nil {
@@ -130,7 +130,7 @@ func TestCheckoutLimits(t *testing.T) {
 	}
 
 	distinct := map[string]string{"a.yaml": blob, "b.yaml": strings.ToUpper(blob), "c.yaml": blob + "x"}
-	mustCommit(t, repo, "main", "three blobs", distinct)
+	repo.MustCommit(t, "main", "three blobs", distinct)
 	var le *CheckoutLimitError
 	if _, err := fetch(CheckoutLimits{MaxBytes: 2 << 20}); !errors.As(err, &le) || le.What != "bytes" ||
 		!strings.Contains(err.Error(), "more than 2097152 bytes") || !strings.Contains(err.Error(), "source.maxCheckoutBytes") {

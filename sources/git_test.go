@@ -12,25 +12,10 @@ import (
 	"github.com/roleout/roleout/internal/testgit"
 )
 
-func newFixture(t *testing.T, opts testgit.Options) (*testgit.Server, *testgit.Repo) {
-	t.Helper()
-	srv := testgit.New(t, opts)
-	return srv, srv.MustRepo(t, "config")
-}
-
-func mustCommit(t *testing.T, r *testgit.Repo, branch, msg string, files map[string]string) string {
-	t.Helper()
-	sha, err := r.Commit(branch, msg, files)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sha
-}
-
 func TestFetchFollowsRefs(t *testing.T) {
-	srv, repo := newFixture(t, testgit.Options{})
-	first := mustCommit(t, repo, "main", "first", map[string]string{"app/a.yaml": "a: 1\n"})
-	second := mustCommit(t, repo, "main", "second", map[string]string{"app/a.yaml": "a: 2\n", "app/link": ""})
+	srv, repo := testgit.Fixture(t, testgit.Options{})
+	first := repo.MustCommit(t, "main", "first", map[string]string{"app/a.yaml": "a: 1\n"})
+	second := repo.MustCommit(t, "main", "second", map[string]string{"app/a.yaml": "a: 2\n", "app/link": ""})
 	if err := repo.Tag("v1.2.0", first); err != nil {
 		t.Fatal(err)
 	}
@@ -80,8 +65,8 @@ func TestFetchFollowsRefs(t *testing.T) {
 }
 
 func TestFetchIdlePollTransfersNothing(t *testing.T) {
-	srv, repo := newFixture(t, testgit.Options{})
-	mustCommit(t, repo, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
+	srv, repo := testgit.Fixture(t, testgit.Options{})
+	repo.MustCommit(t, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
 	src, err := NewGitSource(Options{URL: srv.RepoURL("config"), Ref: Ref{Branch: "main"}, CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +82,7 @@ func TestFetchIdlePollTransfersNothing(t *testing.T) {
 	if got := srv.Counts("config"); got[testgit.RefsUpload] != 1 || got[testgit.UploadPack] != 0 {
 		t.Errorf("idle poll requests = %v, want one ref listing and no upload-pack", got)
 	}
-	next := mustCommit(t, repo, "main", "second", map[string]string{"a.yaml": "a: 2\n"})
+	next := repo.MustCommit(t, "main", "second", map[string]string{"a.yaml": "a: 2\n"})
 	srv.ResetCounts()
 	snap, err := src.Fetch(ctx)
 	if err != nil {
@@ -112,8 +97,8 @@ func TestFetchIdlePollTransfersNothing(t *testing.T) {
 }
 
 func TestFetchErrors(t *testing.T) {
-	srv, repo := newFixture(t, testgit.Options{Username: "git", Password: "hunter2-secret"})
-	mustCommit(t, repo, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
+	srv, repo := testgit.Fixture(t, testgit.Options{Username: "git", Password: "hunter2-secret"})
+	repo.MustCommit(t, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
 	dir := t.TempDir()
 	write := func(name, content string) string {
 		p := filepath.Join(dir, name)
@@ -167,8 +152,8 @@ func TestFetchErrors(t *testing.T) {
 }
 
 func TestSnapshotIndex(t *testing.T) {
-	srv, repo := newFixture(t, testgit.Options{})
-	mustCommit(t, repo, "main", "first", map[string]string{"apps/web/k.yaml": "a\n", "apps/db/k.yaml": "b\n"})
+	srv, repo := testgit.Fixture(t, testgit.Options{})
+	repo.MustCommit(t, "main", "first", map[string]string{"apps/web/k.yaml": "a\n", "apps/db/k.yaml": "b\n"})
 	src, err := NewGitSource(Options{URL: srv.RepoURL("config"), Ref: Ref{Branch: "main"}, CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +162,7 @@ func TestSnapshotIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustCommit(t, repo, "main", "second", map[string]string{"apps/db/k.yaml": "c\n"})
+	repo.MustCommit(t, "main", "second", map[string]string{"apps/db/k.yaml": "c\n"})
 	second, err := src.Fetch(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -202,9 +187,9 @@ func TestSnapshotIndex(t *testing.T) {
 }
 
 func TestListRefsAndForRef(t *testing.T) {
-	srv, repo := newFixture(t, testgit.Options{})
-	main := mustCommit(t, repo, "main", "main", map[string]string{"a.yaml": "a: 1\n"})
-	pr := mustCommit(t, repo, "pr/feature", "feature", map[string]string{"a.yaml": "a: 2\n"})
+	srv, repo := testgit.Fixture(t, testgit.Options{})
+	main := repo.MustCommit(t, "main", "main", map[string]string{"a.yaml": "a: 1\n"})
+	pr := repo.MustCommit(t, "pr/feature", "feature", map[string]string{"a.yaml": "a: 2\n"})
 	for n, c := range map[int]string{1: main, 7: pr} {
 		if err := repo.PullRequest(n, c); err != nil {
 			t.Fatal(err)
@@ -237,8 +222,8 @@ func TestListRefsAndForRef(t *testing.T) {
 }
 
 func TestCredentialsFromEnvironment(t *testing.T) {
-	srv, repo := newFixture(t, testgit.Options{Username: "git", Password: "env-s3cret"})
-	mustCommit(t, repo, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
+	srv, repo := testgit.Fixture(t, testgit.Options{Username: "git", Password: "env-s3cret"})
+	repo.MustCommit(t, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
 	t.Setenv("ROLEOUT_TEST_GIT_USER", "git")
 	t.Setenv("ROLEOUT_TEST_GIT_PASS", "env-s3cret")
 	src, err := NewGitSource(Options{URL: srv.RepoURL("config"), Ref: Ref{Branch: "main"}, CacheDir: t.TempDir(),
@@ -257,8 +242,8 @@ func TestCredentialsFromEnvironment(t *testing.T) {
 }
 
 func TestIsAncestorDetectsForcePush(t *testing.T) {
-	srv, repo := newFixture(t, testgit.Options{})
-	first := mustCommit(t, repo, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
+	srv, repo := testgit.Fixture(t, testgit.Options{})
+	first := repo.MustCommit(t, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
 	src, err := NewGitSource(Options{URL: srv.RepoURL("config"), Ref: Ref{Branch: "main"}, CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -269,7 +254,7 @@ func TestIsAncestorDetectsForcePush(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 5 {
-		mustCommit(t, repo, "main", fmt.Sprint("more ", i), map[string]string{"a.yaml": fmt.Sprintf("a: %d\n", i+2)})
+		repo.MustCommit(t, "main", fmt.Sprint("more ", i), map[string]string{"a.yaml": fmt.Sprintf("a: %d\n", i+2)})
 	}
 	ahead, err := src.Fetch(ctx)
 	if err != nil {
@@ -294,8 +279,8 @@ func TestIsAncestorDetectsForcePush(t *testing.T) {
 // than one deepening of the shallow cache reaches: it is a fast-forward,
 // not a rewrite. Past the depth limit the answer is ErrAncestryUnknown.
 func TestIsAncestorLongFastForward(t *testing.T) {
-	srv, repo := newFixture(t, testgit.Options{})
-	first := mustCommit(t, repo, "main", "first", map[string]string{"a.yaml": "a: 0\n"})
+	srv, repo := testgit.Fixture(t, testgit.Options{})
+	first := repo.MustCommit(t, "main", "first", map[string]string{"a.yaml": "a: 0\n"})
 	src, err := NewGitSource(Options{URL: srv.RepoURL("config"), Ref: Ref{Branch: "main"}, CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

@@ -64,7 +64,7 @@ func TestPinnedCommitAfterShallowFetch(t *testing.T) {
 	}
 	for _, sv := range servers {
 		t.Run(sv.name, func(t *testing.T) {
-			srv, repo := newFixture(t, testgit.Options{})
+			srv, repo := testgit.Fixture(t, testgit.Options{})
 			if sv.allowSHA {
 				setGitConfig(t, repo.BarePath(), "uploadpack.allowReachableSHA1InWant", "true")
 			}

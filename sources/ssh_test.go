@@ -22,8 +22,8 @@ func TestSSHTransport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs sshd: run without -short (make test installs openssh-server)")
 	}
-	srv, repo := newFixture(t, testgit.Options{})
-	commit := mustCommit(t, repo, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
+	srv, repo := testgit.Fixture(t, testgit.Options{})
+	commit := repo.MustCommit(t, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		t.Fatal(err)

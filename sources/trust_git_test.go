@@ -27,7 +27,7 @@ import (
 func tagVerify(t *testing.T) (testgit.SigningKey, *VerifyOptions) {
 	t.Helper()
 	k := testgit.NewSSHKey(t, "release@example.com")
-	keys := writeTestFile(t, t.TempDir(), "allowed", "release@example.com "+k.Public+"\n")
+	keys := testgit.WriteFile(t, t.TempDir(), "allowed", "release@example.com "+k.Public+"\n")
 	return k, &VerifyOptions{Mode: "tag", SSHKeyFiles: []string{keys}}
 }
 
@@ -113,11 +113,11 @@ func TestMovedTagAfterPullRequest(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, repo := newFixture(t, testgit.Options{})
+			srv, repo := testgit.Fixture(t, testgit.Options{})
 			k, verify := tagVerify(t)
-			a := mustCommit(t, repo, "main", "release", map[string]string{"app.yaml": "v: 1\n"})
+			a := repo.MustCommit(t, "main", "release", map[string]string{"app.yaml": "v: 1\n"})
 			retag(t, repo, "v1", a, true, &k)
-			b := mustCommit(t, repo, "pr/evil", "evil", map[string]string{"app.yaml": "v: evil\n"})
+			b := repo.MustCommit(t, "pr/evil", "evil", map[string]string{"app.yaml": "v: evil\n"})
 			if err := repo.PullRequest(9, b); err != nil {
 				t.Fatal(err)
 			}
@@ -147,10 +147,10 @@ func TestMovedTagAfterPullRequest(t *testing.T) {
 // refs/tags/v1 (a signed tag object) must not stand in for the tag the
 // remote advertises.
 func TestStaleLocalTag(t *testing.T) {
-	srv, repo := newFixture(t, testgit.Options{})
+	srv, repo := testgit.Fixture(t, testgit.Options{})
 	k, verify := tagVerify(t)
-	a := mustCommit(t, repo, "main", "one", map[string]string{"app.yaml": "v: 1\n"})
-	b := mustCommit(t, repo, "main", "two", map[string]string{"app.yaml": "v: 2\n"})
+	a := repo.MustCommit(t, "main", "one", map[string]string{"app.yaml": "v: 1\n"})
+	b := repo.MustCommit(t, "main", "two", map[string]string{"app.yaml": "v: 2\n"})
 	src := newTestSource(t, srv.RepoURL("config"), Ref{Tag: "v1"}, verify)
 	retag(t, repo, "v1", a, true, &k)
 	mustFetch(t, src, a, Trusted)
@@ -170,9 +170,9 @@ func TestStaleLocalTag(t *testing.T) {
 // that same commit is refused at the next poll, though the commit is the
 // one already handed on.
 func TestTagRetaggedLegitimately(t *testing.T) {
-	srv, repo := newFixture(t, testgit.Options{})
+	srv, repo := testgit.Fixture(t, testgit.Options{})
 	k, verify := tagVerify(t)
-	a := mustCommit(t, repo, "main", "one", map[string]string{"app.yaml": "v: 1\n"})
+	a := repo.MustCommit(t, "main", "one", map[string]string{"app.yaml": "v: 1\n"})
 	src := newTestSource(t, srv.RepoURL("config"), Ref{Tag: "v1"}, verify)
 	retag(t, repo, "v1", a, true, &k)
 	mustFetch(t, src, a, Trusted)
@@ -213,8 +213,8 @@ func TestTagRetaggedLegitimately(t *testing.T) {
 func TestTrustDomainsSeparate(t *testing.T) {
 	for _, prFirst := range []bool{true, false} {
 		t.Run("pull request first "+strconv.FormatBool(prFirst), func(t *testing.T) {
-			srv, repo := newFixture(t, testgit.Options{})
-			c := mustCommit(t, repo, "main", "one", map[string]string{"app.yaml": "v: 1\n"})
+			srv, repo := testgit.Fixture(t, testgit.Options{})
+			c := repo.MustCommit(t, "main", "one", map[string]string{"app.yaml": "v: 1\n"})
 			if err := repo.PullRequest(5, c); err != nil {
 				t.Fatal(err)
 			}
@@ -271,10 +271,10 @@ func within(path, dir string) bool {
 func TestLyingServer(t *testing.T) {
 	for _, bCheckedOut := range []bool{false, true} {
 		t.Run("B checked out before "+strconv.FormatBool(bCheckedOut), func(t *testing.T) {
-			srv, repo := newFixture(t, testgit.Options{})
+			srv, repo := testgit.Fixture(t, testgit.Options{})
 			k, verify := tagVerify(t)
-			a := mustCommit(t, repo, "main", "one", map[string]string{"app.yaml": "v: 1\n"})
-			b := mustCommit(t, repo, "main", "two", map[string]string{"app.yaml": "v: 2\n"})
+			a := repo.MustCommit(t, "main", "one", map[string]string{"app.yaml": "v: 1\n"})
+			b := repo.MustCommit(t, "main", "two", map[string]string{"app.yaml": "v: 2\n"})
 			proxy := &lyingProxy{target: srv.URL, line: " refs/tags/v1^{}", from: a, to: b}
 			front := httptest.NewServer(proxy)
 			t.Cleanup(front.Close)

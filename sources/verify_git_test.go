@@ -33,13 +33,13 @@ func pgpKeyID(k testgit.SigningKey) string { return "PGP key " + k.ID[len(k.ID)-
 // TestVerifyGitSignedCommits verifies commits signed by the git program
 // (gpg and ssh-keygen), in mode head.
 func TestVerifyGitSignedCommits(t *testing.T) {
-	srv, repo := newFixture(t, testgit.Options{})
-	mustCommit(t, repo, "main", "first", map[string]string{"app.yaml": "v: 0\n"})
+	srv, repo := testgit.Fixture(t, testgit.Options{})
+	repo.MustCommit(t, "main", "first", map[string]string{"app.yaml": "v: 0\n"})
 	k := newGitKeys(t)
 	dir := t.TempDir()
-	pgpKeys := []string{writeTestFile(t, dir, "release.asc", k.pgp.Public)}
+	pgpKeys := []string{testgit.WriteFile(t, dir, "release.asc", k.pgp.Public)}
 	signers := func(name, line string) []string {
-		return []string{writeTestFile(t, dir, name, "# allowed signers\n"+line+"\n")}
+		return []string{testgit.WriteFile(t, dir, name, "# allowed signers\n"+line+"\n")}
 	}
 	cases := []struct {
 		name    string
@@ -49,8 +49,8 @@ func TestVerifyGitSignedCommits(t *testing.T) {
 	}{
 		{"PGP, trusted", &k.pgp, VerifyOptions{PGPKeyFiles: pgpKeys}, nil},
 		// Every key file counts, and every armored block in one.
-		{"PGP, the second key file's key", &k.pgp, VerifyOptions{PGPKeyFiles: []string{writeTestFile(t, dir, "other.asc", k.otherPGP.Public), pgpKeys[0]}}, nil},
-		{"PGP, the second block of one file", &k.pgp, VerifyOptions{PGPKeyFiles: []string{writeTestFile(t, dir, "both.asc", k.otherPGP.Public+"\n"+k.pgp.Public)}}, nil},
+		{"PGP, the second key file's key", &k.pgp, VerifyOptions{PGPKeyFiles: []string{testgit.WriteFile(t, dir, "other.asc", k.otherPGP.Public), pgpKeys[0]}}, nil},
+		{"PGP, the second block of one file", &k.pgp, VerifyOptions{PGPKeyFiles: []string{testgit.WriteFile(t, dir, "both.asc", k.otherPGP.Public+"\n"+k.pgp.Public)}}, nil},
 		{"PGP, unknown key", &k.otherPGP, VerifyOptions{PGPKeyFiles: pgpKeys},
 			[]string{"the PGP signature is not from a trusted key", "signed by " + pgpKeyID(k.otherPGP)}},
 		{"PGP, only SSH keys configured", &k.pgp, VerifyOptions{SSHKeyFiles: signers("ssh-only", k.ssh.Public)},
@@ -92,12 +92,12 @@ func TestVerifyGitSignedCommits(t *testing.T) {
 // TestVerifyGitSignedTags verifies annotated tags signed by the git
 // program, in mode tag: the tag's signature counts, not the commit's.
 func TestVerifyGitSignedTags(t *testing.T) {
-	srv, repo := newFixture(t, testgit.Options{})
-	commit := mustCommit(t, repo, "main", "first", map[string]string{"app.yaml": "v: 0\n"})
+	srv, repo := testgit.Fixture(t, testgit.Options{})
+	commit := repo.MustCommit(t, "main", "first", map[string]string{"app.yaml": "v: 0\n"})
 	k := newGitKeys(t)
 	dir := t.TempDir()
-	verify := &VerifyOptions{Mode: "tag", PGPKeyFiles: []string{writeTestFile(t, dir, "release.asc", k.pgp.Public)},
-		SSHKeyFiles: []string{writeTestFile(t, dir, "allowed", "dev@example.com "+k.ssh.Public+"\n")}}
+	verify := &VerifyOptions{Mode: "tag", PGPKeyFiles: []string{testgit.WriteFile(t, dir, "release.asc", k.pgp.Public)},
+		SSHKeyFiles: []string{testgit.WriteFile(t, dir, "allowed", "dev@example.com "+k.ssh.Public+"\n")}}
 	tags := []struct {
 		tag string
 		key *testgit.SigningKey
@@ -183,7 +183,7 @@ func checkVerified(t *testing.T, url string, ref Ref, verify *VerifyOptions, com
 // between two polls of the same commit: the idle poll, which fetches
 // nothing, refuses the commit.
 func TestIdlePollVerifiesAgain(t *testing.T) {
-	srv, repo := newFixture(t, testgit.Options{})
+	srv, repo := testgit.Fixture(t, testgit.Options{})
 	k := testgit.NewSSHKey(t, "dev@example.com")
 	other := testgit.NewSSHKey(t, "ops@example.com")
 	commit, err := repo.CommitSigned("main", "signed", map[string]string{"a.yaml": "a: 1\n"}, k)
@@ -191,7 +191,7 @@ func TestIdlePollVerifiesAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	keys := writeTestFile(t, dir, "allowed", "dev@example.com "+k.Public+"\n")
+	keys := testgit.WriteFile(t, dir, "allowed", "dev@example.com "+k.Public+"\n")
 	src, err := NewGitSource(Options{URL: srv.RepoURL("config"), Ref: Ref{Branch: "main"}, CacheDir: t.TempDir(),
 		Verify: &VerifyOptions{Mode: "head", SSHKeyFiles: []string{keys}}})
 	if err != nil {
@@ -201,7 +201,7 @@ func TestIdlePollVerifiesAgain(t *testing.T) {
 	if snap, err := src.Fetch(ctx); err != nil || snap.Revision.Commit != commit {
 		t.Fatalf("first poll: %v %v", snap.Revision, err)
 	}
-	writeTestFile(t, dir, "allowed", "ops@example.com "+other.Public+"\n")
+	testgit.WriteFile(t, dir, "allowed", "ops@example.com "+other.Public+"\n")
 	srv.ResetCounts()
 	_, err = src.Fetch(ctx)
 	var ve *VerificationError

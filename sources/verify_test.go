@@ -93,8 +93,8 @@ func pushSigned(t *testing.T, url, content string, opts git.CommitOptions) strin
 }
 
 func TestVerifySignedCommits(t *testing.T) {
-	srv, repo := newFixture(t, testgit.Options{})
-	mustCommit(t, repo, "main", "first", map[string]string{"app.yaml": "v: 0\n"})
+	srv, repo := testgit.Fixture(t, testgit.Options{})
+	repo.MustCommit(t, "main", "first", map[string]string{"app.yaml": "v: 0\n"})
 	keys := t.TempDir()
 	write := func(name, content string) string {
 		p := filepath.Join(keys, name)

@@ -17,8 +17,8 @@ import (
 
 func newStatusBranch(t *testing.T) (*Branch, func(rev, path string) (string, error), func() []string) {
 	t.Helper()
-	srv, repo := newFixture(t, testgit.Options{})
-	mustCommit(t, repo, "main", "config", map[string]string{"apps/web/kustomization.yaml": "resources: []\n"})
+	srv, repo := testgit.Fixture(t, testgit.Options{})
+	repo.MustCommit(t, "main", "config", map[string]string{"apps/web/kustomization.yaml": "resources: []\n"})
 	b := New(Options{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "roleout@example.com"})
 	log := func() []string {
 		l, err := repo.Log("roleout/status")

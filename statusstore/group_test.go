@@ -39,8 +39,8 @@ func TestBatchMessageKeepsCommonTrailers(t *testing.T) {
 // first of them does not take the turn alone. Without the gather, each
 // burst of 10 made 2 commits (the first call alone, then the others).
 func TestBurstSharesACommit(t *testing.T) {
-	srv, repo := newFixture(t, testgit.Options{})
-	mustCommit(t, repo, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
+	srv, repo := testgit.Fixture(t, testgit.Options{})
+	repo.MustCommit(t, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
 	b := New(Options{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com", CacheDir: t.TempDir()})
 	defer b.Close()
 	const bursts, calls = 5, 10

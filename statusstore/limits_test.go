@@ -73,7 +73,7 @@ func allocated(f func()) uint64 {
 // directory.
 func TestStatusBranchLargeFile(t *testing.T) {
 	ctx := context.Background()
-	srv, repo := newFixture(t, testgit.Options{})
+	srv, repo := testgit.Fixture(t, testgit.Options{})
 	tmp := t.TempDir()
 	opts := Options{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com", TempDir: tmp}
 	b := New(opts)
@@ -132,7 +132,7 @@ func TestStatusBranchLargeFile(t *testing.T) {
 // than a read may take: the read is refused and names the limit.
 func TestStatusBranchEntriesLimit(t *testing.T) {
 	ctx := context.Background()
-	srv, _ := newFixture(t, testgit.Options{})
+	srv, _ := testgit.Fixture(t, testgit.Options{})
 	opts := Options{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com"}
 	files := map[string][]byte{}
 	for _, n := range []string{"a", "b", "c", "d"} {
@@ -157,14 +157,14 @@ func TestStatusBranchEntriesLimit(t *testing.T) {
 // and CRC. Under a bound smaller than the objects its deltas make, the
 // same pack is refused before a delta is applied.
 func TestIndexPack(t *testing.T) {
-	_, repo := newFixture(t, testgit.Options{})
+	_, repo := testgit.Fixture(t, testgit.Options{})
 	block := make([]byte, 256<<10)
 	_, _ = rand.Read(block)
 	files := map[string]string{}
 	for i := range 6 {
 		files[fmt.Sprintf("web/revisions/r%d.yaml", i)] = string(block) + strings.Repeat("x", i+1)
 	}
-	mustCommit(t, repo, "roleout/status", "similar files", files)
+	repo.MustCommit(t, "roleout/status", "similar files", files)
 	pack := gitPack(t, repo.BarePath())
 	f, err := os.Open(pack)
 	if err != nil {

@@ -34,8 +34,8 @@ func appRecord(t *testing.T, app string) []byte {
 // without a fetch.
 func TestStatusBranchCostsWhatChanged(t *testing.T) {
 	ctx := context.Background()
-	srv, repo := newFixture(t, testgit.Options{})
-	mustCommit(t, repo, "main", "config", map[string]string{"apps/web/kustomization.yaml": "resources: []\n"})
+	srv, repo := testgit.Fixture(t, testgit.Options{})
+	repo.MustCommit(t, "main", "config", map[string]string{"apps/web/kustomization.yaml": "resources: []\n"})
 	opts := Options{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com"}
 	optsA, optsB := opts, opts
 	optsA.CacheDir, optsB.CacheDir = t.TempDir(), t.TempDir()

@@ -12,8 +12,8 @@ import (
 // TestPreviews reads apps' previews of a ref from the branch, only their
 // previews folders, and reads again when the head moves.
 func TestPreviews(t *testing.T) {
-	srv, repo := newFixture(t, testgit.Options{})
-	mustCommit(t, repo, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
+	srv, repo := testgit.Fixture(t, testgit.Options{})
+	repo.MustCommit(t, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
 	b := New(Options{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com", CacheDir: t.TempDir()})
 	defer b.Close()
 	ctx := context.Background()

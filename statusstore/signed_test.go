@@ -16,8 +16,8 @@ import (
 // reader would and with `git verify-commit`, and checks that author and
 // committer come from the options.
 func TestSignedStatusCommits(t *testing.T) {
-	srv, repo := newFixture(t, testgit.Options{})
-	mustCommit(t, repo, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
+	srv, repo := testgit.Fixture(t, testgit.Options{})
+	repo.MustCommit(t, "main", "first", map[string]string{"a.yaml": "a: 1\n"})
 	cases := []struct {
 		name   string
 		key    testgit.SigningKey
@@ -35,7 +35,7 @@ func TestSignedStatusCommits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			verify := tc.verify(writeTestFile(t, t.TempDir(), "trusted", tc.key.Public+"\n"))
+			verify := tc.verify(testgit.WriteFile(t, t.TempDir(), "trusted", tc.key.Public+"\n"))
 			verify.Mode = "head"
 			src, err := sources.NewGitSource(sources.Options{URL: srv.RepoURL("config"), Ref: sources.Ref{Branch: branch}, CacheDir: t.TempDir(), Verify: verify})
 			if err != nil {

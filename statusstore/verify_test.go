@@ -30,13 +30,13 @@ func TestStatusBranchRefusesForgedHead(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, repo := newFixture(t, testgit.Options{})
+			srv, repo := testgit.Fixture(t, testgit.Options{})
 			b := New(Options{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com", SigningKeyFile: tc.key.PrivateKeyFile})
 			signed, err := b.Commit(ctx, map[string][]byte{"web/status.yaml": []byte("phase: Succeeded\n"), "web/inventory.yaml": []byte("real\n")}, "roleout: web")
 			if err != nil {
 				t.Fatal(err)
 			}
-			mustCommit(t, repo, "roleout/status", "forged, unsigned", map[string]string{"web/inventory.yaml": "forged\n"})
+			repo.MustCommit(t, "roleout/status", "forged, unsigned", map[string]string{"web/inventory.yaml": "forged\n"})
 			forged, err := repo.CommitSigned("roleout/status", "forged, other key", map[string]string{"web/status.yaml": "phase: Forged\n", "web/extra.yaml": "x\n"}, tc.stranger)
 			if err != nil {
 				t.Fatal(err)
@@ -85,7 +85,7 @@ func TestStatusBranchRefusesForgedHead(t *testing.T) {
 func TestStatusBranchNoSignedAncestor(t *testing.T) {
 	ctx := context.Background()
 	key := testgit.NewSSHKey(t, "roleout@example.com")
-	srv, repo := newFixture(t, testgit.Options{})
+	srv, repo := testgit.Fixture(t, testgit.Options{})
 	b := New(Options{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com",
 		SigningKeyFile: key.PrivateKeyFile, SearchDepth: 2})
 	if _, err := b.Commit(ctx, map[string][]byte{"web/status.yaml": []byte("phase: Succeeded\n")}, "roleout: web"); err != nil {
@@ -93,7 +93,7 @@ func TestStatusBranchNoSignedAncestor(t *testing.T) {
 	}
 	var head string
 	for _, n := range []string{"1", "2", "3"} {
-		head = mustCommit(t, repo, "roleout/status", "forged "+n, map[string]string{"web/inventory.yaml": "forged " + n + "\n"})
+		head = repo.MustCommit(t, "roleout/status", "forged "+n, map[string]string{"web/inventory.yaml": "forged " + n + "\n"})
 	}
 	got, err := b.Read(ctx, "web")
 	if err != nil {
@@ -118,12 +118,12 @@ func TestStatusBranchNoSignedAncestor(t *testing.T) {
 // key: the head is read as it is, whoever wrote it.
 func TestStatusBranchUnverified(t *testing.T) {
 	ctx := context.Background()
-	srv, repo := newFixture(t, testgit.Options{})
+	srv, repo := testgit.Fixture(t, testgit.Options{})
 	b := New(Options{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com"})
 	if _, err := b.Commit(ctx, map[string][]byte{"web/status.yaml": []byte("phase: Succeeded\n")}, "roleout: web"); err != nil {
 		t.Fatal(err)
 	}
-	head := mustCommit(t, repo, "roleout/status", "someone else", map[string]string{"web/status.yaml": "phase: Other\n"})
+	head := repo.MustCommit(t, "roleout/status", "someone else", map[string]string{"web/status.yaml": "phase: Other\n"})
 	got, err := b.Read(ctx, "web")
 	if err != nil || got.Refused != nil || got.Commit != head || string(got.Files["web/status.yaml"]) != "phase: Other\n" {
 		t.Errorf("read %+v %v, want the head read as it is", got, err)
@@ -154,7 +154,7 @@ func (a *memAnchor) Set(_ context.Context, c string) error { a.commit = c; retur
 // agent's next commit moves the anchor.
 func TestStatusBranchAnchor(t *testing.T) {
 	ctx := context.Background()
-	srv, repo := newFixture(t, testgit.Options{})
+	srv, repo := testgit.Fixture(t, testgit.Options{})
 	key := testgit.NewSSHKey(t, "roleout@example.com")
 	anchor := &memAnchor{}
 	b := New(Options{URL: srv.RepoURL("config"), Branch: "roleout/status", AuthorName: "roleout", AuthorEmail: "r@example.com",
@@ -200,7 +200,7 @@ func TestStatusBranchAnchor(t *testing.T) {
 	if err := repo.SetRef("refs/heads/roleout/status", newer); err != nil {
 		t.Fatal(err)
 	}
-	mustCommit(t, repo, "roleout/status", "one unsigned", map[string]string{"web/status.yaml": "forged\n"})
+	repo.MustCommit(t, "roleout/status", "one unsigned", map[string]string{"web/status.yaml": "forged\n"})
 	got, err := b.Read(ctx, "")
 	if err != nil || got.Commit != newer || string(got.Files["shop/status.yaml"]) != "v1\n" || got.Refused == nil {
 		t.Fatalf("one unsigned commit on the anchor: %v, read %s (refused %v), want the records of %s", err, got.Commit, got.Refused, newer[:7])
