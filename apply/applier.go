@@ -161,7 +161,7 @@ func (a *Applier) Apply(ctx context.Context, objs []*unstructured.Unstructured, 
 	if opts.DryRun {
 		detail = fullObjects
 	}
-	live := a.prefetch(ctx, objs, detail)
+	live := a.prefetch(ctx, objs, detail, ownerSelector(opts.Labels))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(a.opts.Concurrency)
 	var mu sync.Mutex

@@ -16,6 +16,14 @@ import (
 // from which Apply reads them with one paged LIST instead of one GET each.
 const listThreshold = 4
 
+// ownListMisses is how many objects of one resource and namespace the
+// owner's LIST (prefetch with a selector) may miss before the whole
+// namespace is listed: below it, each missing one is read with a GET.
+// An update finds every object in the owner's LIST; an install of a
+// small app reads a few 404s instead of every object of a namespace
+// that many apps share.
+const ownListMisses = 32
+
 // detail says how much of the live objects a read returns.
 type detail int
 
@@ -36,12 +44,17 @@ type liveSet struct {
 	objects map[string]*unstructured.Unstructured // group key + "/" + name → live
 }
 
-// lookup returns the live object and whether its group was listed.
+// lookup returns the live object and whether the set knows it: it was
+// found, or its group was listed whole (then a missing object does not
+// exist).
 func (s *liveSet) lookup(group, name string) (*unstructured.Unstructured, bool) {
-	if s == nil || !s.listed[group] {
+	if s == nil {
 		return nil, false
 	}
-	return s.objects[group+"/"+name], true
+	if o, ok := s.objects[group+"/"+name]; ok {
+		return o, true
+	}
+	return nil, s.listed[group]
 }
 
 // groupKey names an object's resource and namespace.
@@ -59,25 +72,45 @@ func (a *Applier) groupKey(o *unstructured.Unstructured) (string, bool) {
 }
 
 // prefetch lists, with paging, every resource and namespace that holds at
-// least listThreshold of objs, in detail d. Errors leave the group to
-// per-object GETs.
-func (a *Applier) prefetch(ctx context.Context, objs []*unstructured.Unstructured, d detail) *liveSet {
-	count := map[string]int{}
+// least listThreshold of objs, in detail d. With owner (a label selector,
+// "roleout.dev/app=web") it first lists the owner's objects only, and the
+// whole namespace only when that LIST misses ownListMisses of objs or
+// more: in a namespace many apps share, an app reads its own objects, not
+// everyone's. Errors leave the group to per-object GETs.
+func (a *Applier) prefetch(ctx context.Context, objs []*unstructured.Unstructured, d detail, owner string) *liveSet {
+	names := map[string][]string{}
 	first := map[string]*unstructured.Unstructured{}
 	for _, o := range objs {
 		if k, ok := a.groupKey(o); ok {
-			count[k]++
+			names[k] = append(names[k], o.GetName())
 			if first[k] == nil {
 				first[k] = o
 			}
 		}
 	}
 	set := &liveSet{detail: d, listed: map[string]bool{}, objects: map[string]*unstructured.Unstructured{}}
-	for k, n := range count {
-		if n < listThreshold {
+	for k, group := range names {
+		if len(group) < listThreshold {
 			continue
 		}
-		items, err := a.list(ctx, first[k].DeepCopy(), d)
+		if owner != "" {
+			items, err := a.list(ctx, first[k].DeepCopy(), d, owner)
+			if err == nil {
+				for _, o := range items {
+					set.objects[k+"/"+o.GetName()] = o
+				}
+				missed := 0
+				for _, name := range group {
+					if _, ok := set.objects[k+"/"+name]; !ok {
+						missed++
+					}
+				}
+				if missed < ownListMisses {
+					continue
+				}
+			}
+		}
+		items, err := a.list(ctx, first[k].DeepCopy(), d, "")
 		if err != nil {
 			continue
 		}
@@ -90,14 +123,14 @@ func (a *Applier) prefetch(ctx context.Context, objs []*unstructured.Unstructure
 }
 
 // list reads, 500 at a time, every object of o's resource in o's
-// namespace, in detail d.
-func (a *Applier) list(ctx context.Context, o *unstructured.Unstructured, d detail) ([]*unstructured.Unstructured, error) {
+// namespace that selector selects ("" for all), in detail d.
+func (a *Applier) list(ctx context.Context, o *unstructured.Unstructured, d detail, selector string) ([]*unstructured.Unstructured, error) {
 	page, err := a.pager(o, d)
 	if err != nil {
 		return nil, err
 	}
 	var out []*unstructured.Unstructured
-	opts := metav1.ListOptions{Limit: 500}
+	opts := metav1.ListOptions{Limit: 500, LabelSelector: selector}
 	for {
 		items, cont, err := page(ctx, opts)
 		if err != nil {
@@ -185,4 +218,13 @@ func (a *Applier) Live(ctx context.Context, ref object.Ref) (*unstructured.Unstr
 		return nil, nil
 	}
 	return live, err
+}
+
+// ownerSelector is the label selector of the objects labels marks as an
+// app's (object.AppLabel), or "" when it marks none.
+func ownerSelector(labels map[string]string) string {
+	if v := labels[object.AppLabel]; v != "" {
+		return object.AppLabel + "=" + v
+	}
+	return ""
 }

@@ -48,7 +48,7 @@ type ObserveResult struct {
 // objects, ReplicaSets and ControllerRevisions with one LIST per namespace
 // where it can, instead of requests per workload.
 func (a *Applier) ObserveAll(ctx context.Context, objs []*unstructured.Unstructured) map[object.Ref]ObserveResult {
-	live := a.prefetch(ctx, objs, fullObjects)
+	live := a.prefetch(ctx, objs, fullObjects, "")
 	ob := &observer{a: a, lists: map[string][]unstructured.Unstructured{}}
 	out := make(map[object.Ref]ObserveResult, len(objs))
 	for _, o := range objs {
@@ -304,7 +304,7 @@ func collisionCount(live *unstructured.Unstructured) *int32 {
 // in objs that has one, reading them with one LIST per kind and
 // namespace where it can.
 func (a *Applier) CollisionCounts(ctx context.Context, objs []*unstructured.Unstructured) map[object.Ref]*int32 {
-	live := a.prefetch(ctx, objs, fullObjects)
+	live := a.prefetch(ctx, objs, fullObjects, "")
 	out := map[object.Ref]*int32{}
 	for _, o := range objs {
 		ri, err := a.resource(o.DeepCopy())

@@ -111,7 +111,7 @@ func (a *Applier) CheckOwners(ctx context.Context, objs []*unstructured.Unstruct
 			check = append(check, o)
 		}
 	}
-	live := a.prefetch(ctx, check, metadataOnly)
+	live := a.prefetch(ctx, check, metadataOnly, own.Label+"="+own.Value)
 	errs := make([]error, len(check))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(a.opts.Concurrency)
