@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5"
-	gitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 
@@ -367,13 +366,7 @@ func (b *Branch) commitOnce(ctx context.Context, batch []*pendingCommit) (map[*p
 	if err := fence.Check(pctx); err != nil {
 		return nil, err
 	}
-	remote := git.NewRemote(co.store, &gitconfig.RemoteConfig{Name: "origin", URLs: []string{b.opts.URL}})
-	err = remote.PushContext(pctx, &git.PushOptions{
-		RemoteName: "origin",
-		Auth:       auth,
-		RefSpecs:   []gitconfig.RefSpec{gitconfig.RefSpec(fmt.Sprintf("%s:%s", ref, ref))},
-	})
-	if err != nil {
+	if err := b.push(pctx, co, ref, hash, tree, auth); err != nil {
 		return nil, err
 	}
 	if co.local != nil && !co.temp {
