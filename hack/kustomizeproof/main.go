@@ -58,11 +58,7 @@ func main() {
 }
 
 func run(fork string) error {
-	version, err := forkVersion(fork)
-	if err != nil {
-		return err
-	}
-	stock, err := download(module + "@" + version)
+	version, stock, err := release(fork)
 	if err != nil {
 		return err
 	}
@@ -120,11 +116,7 @@ func run(fork string) error {
 // writePatch writes the patch from the release go.mod requires and the
 // fork.
 func writePatch(fork string) error {
-	version, err := forkVersion(fork)
-	if err != nil {
-		return err
-	}
-	stock, err := download(module + "@" + version)
+	version, stock, err := release(fork)
 	if err != nil {
 		return err
 	}
@@ -157,6 +149,16 @@ func applyRelease(fork, version, into string) error {
 	}
 	fmt.Printf("%s: %s@%s with %s applied\n", into, module, version, patchFile(fork))
 	return nil
+}
+
+// release returns the version of the release the fork patches (the one
+// go.mod requires) and its directory in the module cache.
+func release(fork string) (version, dir string, err error) {
+	if version, err = forkVersion(fork); err != nil {
+		return "", "", err
+	}
+	dir, err = download(module + "@" + version)
+	return version, dir, err
 }
 
 // forkVersion returns the version of module go.mod requires.
