@@ -166,8 +166,8 @@ func (r *appRun) record(ctx context.Context, st *status.App, msg string, progres
 	}
 	log.WithField("phase", st.Phase).Info(msg)
 	w := written{st: st, files: files, progress: progress}
-	for _, l := range afterRecord {
-		l.fn(ctx, r, w)
+	for _, after := range afterRecord {
+		after(r, ctx, w)
 	}
 	return nil
 }
@@ -183,37 +183,44 @@ type written struct {
 
 // afterRecord are the follow-ups of a status write that reached the
 // branch, in order.
-var afterRecord = []struct {
-	name string
-	fn   func(ctx context.Context, r *appRun, w written)
-}{
-	// The web view reads the branch again.
-	{"web view", func(_ context.Context, r *appRun, _ written) { r.a.flights.touch() }},
-	// The forge's commit status and the notifications.
-	{"reporters", func(_ context.Context, r *appRun, w written) {
-		if commit := r.snap.Revision.Commit; commit != "" {
-			r.a.reporter().Recorded(r.app.Name, r.app.ClusterName(), commit, w.st)
-		}
-	}},
-	// The role revisions the write recorded, as ControllerRevisions in
-	// the cluster (status.clusterRevisions).
-	{"cluster revisions", func(ctx context.Context, r *appRun, w written) {
-		if status.Settled(w.st.Phase) || w.st.Phase == status.PhaseProgressing {
-			r.a.syncClusterRevisions(ctx, r.log, r.app, w.files)
-		}
-	}},
-	// The drift the rollout's end recorded, to the drift tracker.
-	{"drift", func(ctx context.Context, r *appRun, w written) {
-		if !w.progress {
-			r.driftReported(ctx, w.st)
-		}
-	}},
-	// The watches of what a settled rollout applied.
-	{"watches", func(ctx context.Context, r *appRun, w written) {
-		if !w.progress && status.Settled(w.st.Phase) && r.steps != nil {
-			r.a.watchApp(ctx, r.app, r.cluster, r.steps.plan.Inventory(), plannedObjects(r.steps.plan))
-		}
-	}},
+var afterRecord = []func(r *appRun, ctx context.Context, w written){
+	(*appRun).touchView,
+	(*appRun).tellReporters,
+	(*appRun).syncRevisions,
+	(*appRun).reportDrift,
+	(*appRun).watchApplied,
+}
+
+// touchView makes the web view read the branch again.
+func (r *appRun) touchView(context.Context, written) { r.a.flights.touch() }
+
+// tellReporters tells the forge (commit status) and the notifications.
+func (r *appRun) tellReporters(_ context.Context, w written) {
+	if commit := r.snap.Revision.Commit; commit != "" {
+		r.a.reporter().Recorded(r.app.Name, r.app.ClusterName(), commit, w.st)
+	}
+}
+
+// syncRevisions puts the role revisions the write recorded into the
+// cluster as ControllerRevisions (status.clusterRevisions).
+func (r *appRun) syncRevisions(ctx context.Context, w written) {
+	if status.Settled(w.st.Phase) || w.st.Phase == status.PhaseProgressing {
+		r.a.syncClusterRevisions(ctx, r.log, r.app, w.files)
+	}
+}
+
+// reportDrift gives the drift a rollout's end recorded to the tracker.
+func (r *appRun) reportDrift(ctx context.Context, w written) {
+	if !w.progress {
+		r.driftReported(ctx, w.st)
+	}
+}
+
+// watchApplied watches what a settled rollout applied.
+func (r *appRun) watchApplied(ctx context.Context, w written) {
+	if !w.progress && status.Settled(w.st.Phase) && r.steps != nil {
+		r.a.watchApp(ctx, r.app, r.cluster, r.steps.plan.Inventory(), plannedObjects(r.steps.plan))
+	}
 }
 
 // dropUntrustedPreviews adds to files the removal of the app's previews

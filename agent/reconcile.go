@@ -41,7 +41,7 @@ func (a *Agent) reconcileApp(ctx context.Context, snap sources.Snapshot, app con
 	}
 	// 5. The status this reconcile writes, then what it needs before a
 	// plan: the app's cluster, a trusted revision, its dependencies done.
-	run.begin(ctx)
+	run.makeStatus(ctx)
 	if end, err := run.reachCluster(ctx); end {
 		return err
 	}
@@ -155,8 +155,8 @@ func (run *appRun) backingOff() bool {
 	return false
 }
 
-// begin makes the status this reconcile writes.
-func (run *appRun) begin(ctx context.Context) {
+// makeStatus makes the status this reconcile writes.
+func (run *appRun) makeStatus(ctx context.Context) {
 	a, app, snap := run.a, run.app, run.snap
 	run.st = &status.App{
 		APIVersion: config.APIVersion, Kind: status.Kind, App: app.Name,
