@@ -76,7 +76,7 @@ test-faults: build build-sops cluster-bins
 	$(ROLEOUT_TEST_ENV) $(GO) test -tags faults -count=1 -timeout 30m -run '^TestFault' $(FAULT_FLAGS) ./cmd/roleout
 
 FUZZTIME ?= 2m
-FUZZ_TARGETS := config:FuzzParse status:FuzzParseApp render:FuzzNewPlan render:FuzzRoleAnnotations
+FUZZ_TARGETS := config:FuzzParse status:FuzzParseApp render/plan:FuzzNewPlan render/plan:FuzzRoleAnnotations
 
 ## fuzz: run every fuzz target for FUZZTIME (default 2m; make test runs 1000x, a count of inputs, each)
 fuzz:

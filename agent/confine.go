@@ -3,37 +3,38 @@ package agent
 import (
 	"context"
 	"fmt"
+	"github.com/roleout/roleout/model"
+	"github.com/roleout/roleout/render/plan"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/control"
 	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
 )
 
-// kindScopes returns the scope of every kind among objs (render.KindScopes):
+// kindScopes returns the scope of every kind among objs (plan.KindScopes):
 // cluster's discovery first when there is a cluster, then Kubernetes' own
 // kinds, then the render's CRDs. A cluster whose discovery fails is an
 // error, not a guess.
-func kindScopes(ctx context.Context, cluster ClusterReader, objs []*unstructured.Unstructured) (render.Scopes, error) {
-	var live render.Scopes
+func kindScopes(ctx context.Context, cluster ClusterReader, objs []*unstructured.Unstructured) (plan.Scopes, error) {
+	var live plan.Scopes
 	if cluster != nil {
-		s, err := cluster.Scopes(ctx, render.Kinds(objs))
+		s, err := cluster.Scopes(ctx, plan.Kinds(objs))
 		if err != nil {
 			return nil, err
 		}
 		live = s
 	}
-	return render.KindScopes(objs, live), nil
+	return plan.KindScopes(objs, live), nil
 }
 
 // destinations returns where app's objects may go (config.Destinations),
 // with what only the cluster knows: the agent's own objects when the app
 // goes to the agent's cluster, and, when the app's namespaces are the
 // declared ones, who owns each declared Namespace that exists.
-func destinations(ctx context.Context, cfg *config.Config, app config.App, snap sources.Snapshot, cluster ClusterReader, objs []*unstructured.Unstructured) (render.Destinations, error) {
+func destinations(ctx context.Context, cfg *config.Config, app config.App, snap sources.Snapshot, cluster ClusterReader, objs []*unstructured.Unstructured) (model.Destinations, error) {
 	d := cfg.Destinations(app)
 	if app.Kubeconfig == "" && app.KubeconfigSecret == nil {
 		d.Agent = agentObjects(cfg)
@@ -68,8 +69,8 @@ func destinations(ctx context.Context, cfg *config.Config, app config.App, snap 
 // Secret, Leases (the
 // leader's) and ControllerRevisions (every app's role revisions) in the
 // agent's namespace.
-func agentObjects(cfg *config.Config) render.AgentObjects {
-	return render.AgentObjects{Namespace: control.Namespace(cfg), Objects: []render.ReservedObject{
+func agentObjects(cfg *config.Config) model.AgentObjects {
+	return model.AgentObjects{Namespace: control.Namespace(cfg), Objects: []model.ReservedObject{
 		{Kind: "ConfigMap", Name: control.ConfigMapName},
 		{Kind: "ConfigMap", Name: control.StatusAnchorName},
 		{Kind: "Secret", Name: cfg.Masks.KeySecretName()},

@@ -2,6 +2,8 @@ package agent
 
 import (
 	"context"
+	"github.com/roleout/roleout/model"
+	"github.com/roleout/roleout/render/plan"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -12,7 +14,6 @@ import (
 	"github.com/roleout/roleout/forge"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/notify"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
 	"github.com/roleout/roleout/statusstore"
@@ -37,9 +38,10 @@ type Renderer interface {
 }
 
 // Planner groups an app's rendered objects into roles and waves and
-// decides each role's revision against its history.
+// decides each role's revision against its history, with what was
+// gathered of the cluster (render/plan.New).
 type Planner interface {
-	Plan(objs []*unstructured.Unstructured, opts render.PlanOptions) (*render.Plan, error)
+	Plan(objs []*unstructured.Unstructured, opts plan.Options, facts plan.Facts) (*model.Plan, error)
 }
 
 // ClusterReader is what plans, previews and diffs read of an app's
@@ -53,7 +55,7 @@ type ClusterReader interface {
 	// (absent when there is none).
 	CollisionCounts(ctx context.Context, objs []*unstructured.Unstructured) map[object.Ref]*int32
 	// Diff dry-runs objs and compares them with the live objects.
-	Diff(ctx context.Context, objs []*unstructured.Unstructured, opts apply.DiffOptions) ([]apply.ObjectDiff, error)
+	Diff(ctx context.Context, objs []*unstructured.Unstructured, opts apply.DiffOptions) ([]model.ObjectDiff, error)
 	// Live reads an object, nil when it does not exist.
 	Live(ctx context.Context, ref object.Ref) (*unstructured.Unstructured, error)
 	// CRDFor reads the CRD that serves an object's kind, nil for a

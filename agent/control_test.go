@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"github.com/roleout/roleout/model"
 	"strings"
 	"sync"
 	"testing"
@@ -15,7 +16,6 @@ import (
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/control"
 	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/status"
 )
 
@@ -277,7 +277,7 @@ func TestSuspendedDriftNotHealed(t *testing.T) {
 	defer cancel()
 	h.agent.drift.Start(ctx)
 	w := &handing{}
-	h.agent.drift.Watch("llm", "roleout/llm", w, []render.InventoryEntry{{Ref: ref, Role: "decode", UpgradeOrder: 2}}, nil)
+	h.agent.drift.Watch("llm", "roleout/llm", w, []model.InventoryEntry{{Ref: ref, Role: "decode", UpgradeOrder: 2}}, nil)
 	w.handle(apply.WatchEvent{Object: ref}) // deleted: drift
 	app := h.agent.cfg.Apps[0]
 	if w := h.agent.driftFor(app); len(w.heal) != 1 {

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/roleout/roleout/render/plan"
 	"io"
 	"os"
 	"slices"
@@ -14,7 +15,6 @@ import (
 
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/decrypt"
 	"github.com/roleout/roleout/sources"
 )
@@ -67,7 +67,7 @@ func (p planning) decrypt(ctx context.Context, req planRequest, objs []*unstruct
 	} else {
 		for _, i := range encrypted {
 			if out[i].GetKind() != "Secret" || out[i].GetAPIVersion() != "v1" {
-				return nil, fmt.Errorf("%s: carries SOPS metadata but is no Secret: roleout decrypts Secrets only", render.Describe(out[i]))
+				return nil, fmt.Errorf("%s: carries SOPS metadata but is no Secret: roleout decrypts Secrets only", plan.Describe(out[i]))
 			}
 			out[i] = decrypt.Seal(out[i])
 		}

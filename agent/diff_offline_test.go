@@ -3,12 +3,12 @@ package agent
 import (
 	"context"
 	"fmt"
+	"github.com/roleout/roleout/model"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/internal/object"
@@ -53,7 +53,7 @@ func changes(rep *diff.Report) []string {
 			out = append(out, fmt.Sprintf("%s: note %s", s.Role, s.Note))
 		}
 		for _, o := range s.Objects {
-			if o.Change != apply.NoChange {
+			if o.Change != model.NoChange {
 				out = append(out, fmt.Sprintf("%s: %s %s", s.Role, o.Change, o.Object))
 			}
 		}

@@ -2,12 +2,12 @@ package agent
 
 import (
 	"context"
+	"github.com/roleout/roleout/model"
 	"time"
 
 	"github.com/sirupsen/logrus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/drift"
@@ -75,9 +75,9 @@ func (a *Agent) comparedDrift(ctx context.Context, app config.App, snap sources.
 	for _, s := range rep.Steps {
 		for _, o := range s.Objects {
 			switch o.Change {
-			case apply.Create, apply.CreatePending, apply.CreateInPendingNamespace:
+			case model.Create, model.CreatePending, model.CreateInPendingNamespace:
 				all = append(all, *drift.Deleted(o.Object, s.Role, since))
-			case apply.Update:
+			case model.Update:
 				all = append(all, status.Drift{Object: o.Object.String(), Role: s.Role, Fields: o.Fields, Compared: true, Since: since, Ref: o.Object})
 			}
 		}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"github.com/roleout/roleout/model"
 	"slices"
 	"strings"
 	"time"
@@ -13,7 +14,6 @@ import (
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/drift"
 	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/status"
 )
 
@@ -149,7 +149,7 @@ func (run *appRun) driftReported(ctx context.Context, st *status.App) {
 // watchApp watches app's inventory on its cluster c (nil: reached now)
 // for drift (roleout run only; not in dry runs); applied holds each object
 // as roleout last applied it (plannedObjects, recordedObjects).
-func (a *Agent) watchApp(ctx context.Context, app config.App, c Cluster, inv []render.InventoryEntry, applied map[object.Ref]map[string]any) {
+func (a *Agent) watchApp(ctx context.Context, app config.App, c Cluster, inv []model.InventoryEntry, applied map[object.Ref]map[string]any) {
 	if a.dryRun || !a.drift.Active() {
 		return
 	}
@@ -164,7 +164,7 @@ func (a *Agent) watchApp(ctx context.Context, app config.App, c Cluster, inv []r
 
 // plannedObjects returns the objects of p by ref: what a rollout of p
 // that succeeded applied.
-func plannedObjects(p *render.Plan) map[object.Ref]map[string]any {
+func plannedObjects(p *model.Plan) map[object.Ref]map[string]any {
 	out := map[object.Ref]map[string]any{}
 	for _, r := range p.Roles() {
 		for _, o := range r.Objects {

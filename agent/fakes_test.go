@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"errors"
+	"github.com/roleout/roleout/model"
+	"github.com/roleout/roleout/render/plan"
 	"io"
 	"slices"
 	"strings"
@@ -15,7 +17,6 @@ import (
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
 	"github.com/roleout/roleout/statusstore"
@@ -98,12 +99,12 @@ type fakePlanner struct {
 	calls int
 }
 
-func (f *fakePlanner) Plan(objs []*unstructured.Unstructured, opts render.PlanOptions) (*render.Plan, error) {
+func (f *fakePlanner) Plan(objs []*unstructured.Unstructured, opts plan.Options, facts plan.Facts) (*model.Plan, error) {
 	f.calls++
 	if f.err != nil {
 		return nil, f.err
 	}
-	return rolePlanner{}.Plan(objs, opts)
+	return rolePlanner{}.Plan(objs, opts, facts)
 }
 
 // fakeApplier records the names of applied objects in order; an object
@@ -258,11 +259,11 @@ func (f *fakeApplier) Prune(_ context.Context, refs []object.Ref, _ apply.PruneO
 }
 
 // Diff reports every object as an update.
-func (f *fakeApplier) Diff(_ context.Context, objs []*unstructured.Unstructured, _ apply.DiffOptions) ([]apply.ObjectDiff, error) {
+func (f *fakeApplier) Diff(_ context.Context, objs []*unstructured.Unstructured, _ apply.DiffOptions) ([]model.ObjectDiff, error) {
 	f.readAll(objs)
-	var out []apply.ObjectDiff
+	var out []model.ObjectDiff
 	for _, o := range objs {
-		out = append(out, apply.ObjectDiff{Object: object.RefOf(o), Change: apply.Update, Diff: "fake"})
+		out = append(out, model.ObjectDiff{Object: object.RefOf(o), Change: model.Update, Diff: "fake"})
 	}
 	return out, nil
 }

@@ -2,12 +2,12 @@ package agent
 
 import (
 	"context"
+	"github.com/roleout/roleout/model"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
 )
@@ -58,7 +58,7 @@ func TestFlightsFollowTheWaves(t *testing.T) {
 // once.
 func TestFlightCountsReadyObjects(t *testing.T) {
 	h := newHarness(threeRoles("decode:1"), nil)
-	run := &appRun{a: h.agent, app: h.agent.cfg.Apps[0], steps: &rollout{plan: &render.Plan{Waves: make([]render.Wave, 2)},
+	run := &appRun{a: h.agent, app: h.agent.cfg.Apps[0], steps: &rollout{plan: &model.Plan{Waves: make([]model.Wave, 2)},
 		revision: sources.SourceRevision{Ref: "main", Commit: "abc"}}}
 	applied, ready := run.takeOff(2, 5, []string{"decode"}, 4)
 	applied(3, 4)

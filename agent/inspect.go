@@ -2,6 +2,8 @@ package agent
 
 import (
 	"context"
+	"github.com/roleout/roleout/model"
+	"github.com/roleout/roleout/render/plan"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -24,9 +26,9 @@ func NewInspector() *Inspector { return &Inspector{renderer: newKustomizeRendere
 
 // Render builds app's overlay from the checkout at root with the app's
 // render settings and returns its objects, each with its source path
-// (render.SourcePathAnnotation) and its namespace set as a plan sets it.
+// (object.SourcePathAnnotation) and its namespace set as a plan sets it.
 func (in *Inspector) Render(ctx context.Context, root string, app config.App) ([]*unstructured.Unstructured, error) {
-	opts := app.Render.Options()
+	opts := renderOptions(app.Render)
 	opts.Origins = true
 	res, err := in.renderer.b.Build(ctx, render.Source{Root: root, Domain: string(sources.Trusted)}, app.Path, opts)
 	if err != nil {
@@ -40,14 +42,14 @@ func (in *Inspector) Render(ctx context.Context, root string, app config.App) ([
 			return nil, err
 		}
 	}
-	render.DefaultNamespace(objs, app.NamespaceOrDefault(), render.KindScopes(objs, nil))
+	plan.DefaultNamespace(objs, app.NamespaceOrDefault(), plan.KindScopes(objs, nil))
 	return objs, nil
 }
 
 // Plan plans app of cfg from the checkout at root as `roleout plan
 // --config` plans it from git: confined to the app's destinations,
 // offline, against no history, with its dependencies' CRDs.
-func (in *Inspector) Plan(ctx context.Context, root string, cfg *config.Config, app string) (*render.Plan, error) {
+func (in *Inspector) Plan(ctx context.Context, root string, cfg *config.Config, app string) (*model.Plan, error) {
 	a, err := cfg.App(app)
 	if err != nil {
 		return nil, err

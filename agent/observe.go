@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/roleout/roleout/model"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -11,8 +12,6 @@ import (
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render"
-	"github.com/roleout/roleout/render/predict"
 	"github.com/roleout/roleout/status"
 )
 
@@ -24,9 +23,9 @@ const observeTimeout = 10 * time.Second
 // the workloads of roles it leaves unverified: "version skew: the cluster
 // runs lws v0.8.1, roleout models v0.9.0: 3 LeaderWorkerSet predictions
 // unverified".
-func logSkew(log logrus.FieldLogger, roles []*render.Role) {
+func logSkew(log logrus.FieldLogger, roles []*model.Role) {
 	type key struct {
-		skew predict.Skew
+		skew object.Skew
 		kind string
 	}
 	counts := map[key]int{}
@@ -59,7 +58,7 @@ func logSkew(log logrus.FieldLogger, roles []*render.Role) {
 // mismatch: a webhook, another writer or a version skew changed the
 // template. A known version skew is one line for the wave (logSkew); the
 // mismatches of the predictions it leaves unverified are logged at info.
-func (run *appRun) observeWorkloads(ctx context.Context, log logrus.FieldLogger, roles []*render.Role) {
+func (run *appRun) observeWorkloads(ctx context.Context, log logrus.FieldLogger, roles []*model.Role) {
 	r := run.steps
 	var objs []*unstructured.Unstructured
 	for _, role := range roles {
@@ -68,7 +67,7 @@ func (run *appRun) observeWorkloads(ctx context.Context, log logrus.FieldLogger,
 			byRef[object.RefOf(o)] = o
 		}
 		for _, w := range role.Workloads {
-			if o := byRef[w.Ref]; predict.IsWorkloadKind(o) { // others have no observer
+			if o := byRef[w.Ref]; o != nil && apply.Observes(o) { // others have no observer
 				objs = append(objs, o)
 			}
 		}
@@ -139,7 +138,7 @@ func (run *appRun) observeAll(ctx context.Context, objs []*unstructured.Unstruct
 
 // workloadEvent records the rollout on the workload as an Event, unless
 // the config turns events off.
-func (run *appRun) workloadEvent(ctx context.Context, role *render.Role, st *status.Role, w render.Workload, observed object.Identity) {
+func (run *appRun) workloadEvent(ctx context.Context, role *model.Role, st *status.Role, w model.Workload, observed object.Identity) {
 	if e := run.a.cfg.Apply.Events; e != nil && !*e {
 		return
 	}

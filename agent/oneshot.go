@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/roleout/roleout/model"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -15,7 +16,6 @@ import (
 	"github.com/roleout/roleout/control"
 	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/internal/secrets"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
 	"github.com/roleout/roleout/statusstore"
@@ -28,7 +28,7 @@ var fullCommit = regexp.MustCompile(`^[0-9a-f]{40}$`)
 type GitPlan struct {
 	// Plan is the plan; its roles' decisions are made against the role
 	// revision history.
-	Plan *render.Plan
+	Plan *model.Plan
 	// Revision is the source revision planned.
 	Revision sources.SourceRevision
 	// Summary is the plan as roleout plan prints it. A role is changed
@@ -36,7 +36,7 @@ type GitPlan struct {
 	// is not the one the status says is applied (newRollout), which
 	// holds after a paused, window-blocked or failed rollout even where
 	// the decision against the history is unchanged.
-	Summary render.Summary
+	Summary model.Summary
 }
 
 // PlanFromGit renders and plans app from the source at ref (a branch, tag,
@@ -138,7 +138,7 @@ func appCluster(ctx context.Context, cfg *config.Config, app config.App, kube *r
 // and plans the app as the agent does (planning) with masker; cluster,
 // when not nil, is read as a reconcile reads it, and own, the agent's
 // own cluster, for the app's decryption keys.
-func planFromGit(ctx context.Context, cfg *config.Config, app config.App, ref string, cluster, own ClusterReader, masker *secrets.Masker) (*render.Plan, sources.SourceRevision, *status.Records, error) {
+func planFromGit(ctx context.Context, cfg *config.Config, app config.App, ref string, cluster, own ClusterReader, masker *secrets.Masker) (*model.Plan, sources.SourceRevision, *status.Records, error) {
 	opts := sourceOptions(cfg)
 	switch {
 	case fullCommit.MatchString(ref):
@@ -192,7 +192,7 @@ type DirOptions struct {
 // (planning), against no history and no cluster. Secrets are masked with
 // a random key for this call. No destinations confine it: no app config
 // names any.
-func PlanDir(ctx context.Context, o DirOptions) (*render.Plan, error) {
+func PlanDir(ctx context.Context, o DirOptions) (*model.Plan, error) {
 	return planDir(ctx, o, nil, secrets.Ephemeral())
 }
 
@@ -216,7 +216,7 @@ func DiffDir(ctx context.Context, o DirOptions, kube *rest.Config) (*diff.Report
 }
 
 // planDir plans the local directory o, reading cluster when not nil.
-func planDir(ctx context.Context, o DirOptions, cluster ClusterReader, masker *secrets.Masker) (*render.Plan, error) {
+func planDir(ctx context.Context, o DirOptions, cluster ClusterReader, masker *secrets.Masker) (*model.Plan, error) {
 	p := planning{cfg: &config.Config{}, renderer: newKustomizeRenderer(0, nil), planner: rolePlanner{}, masker: masker}
 	app := config.App{Name: o.App, Path: o.Overlay, Namespace: o.Namespace, AllowEmpty: true}
 	snap := sources.Snapshot{Dir: o.Root, Trust: sources.Trusted}

@@ -2,7 +2,10 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"github.com/roleout/roleout/model"
+	"github.com/roleout/roleout/render/plan"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -12,7 +15,6 @@ import (
 	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/secrets"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/predict"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
@@ -65,12 +67,12 @@ func (a *Agent) planning() planning {
 }
 
 // plan renders, confines and plans one app (see planning).
-func (p planning) plan(ctx context.Context, req planRequest) (*render.Plan, error) {
+func (p planning) plan(ctx context.Context, req planRequest) (*model.Plan, error) {
 	objs, scopes, err := p.render(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	return p.planObjects(ctx, req, objs, scopes, p.readCluster(ctx, req, objs))
+	return p.planObjects(ctx, req, objs, p.readCluster(ctx, req, objs, scopes))
 }
 
 // planRestored plans the app twice from one render: git's version, and
@@ -78,15 +80,15 @@ func (p planning) plan(ctx context.Context, req planRequest) (*render.Plan, erro
 // error of git's plan is returned as plan's would be; one of the restored
 // plan refuses the rollback (the run's record says why) and returns git's
 // plan alone.
-func (p planning) planRestored(ctx context.Context, req planRequest, held *heldRole) (git, restored *render.Plan, err error) {
+func (p planning) planRestored(ctx context.Context, req planRequest, held *heldRole) (git, restored *model.Plan, err error) {
 	objs, scopes, err := p.render(ctx, req)
 	if err != nil {
 		return nil, nil, err
 	}
 	back := held.revision.UnstructuredObjects()
 	// The cluster is read once, for both plans.
-	facts := p.readCluster(ctx, req, append(slices.Clip(objs), back...))
-	if git, err = p.planObjects(ctx, req, objs, scopes, facts); err != nil {
+	facts := p.readCluster(ctx, req, append(slices.Clip(objs), back...), scopes)
+	if git, err = p.planObjects(ctx, req, objs, facts); err != nil {
 		return nil, nil, err
 	}
 	drop := map[object.Ref]bool{}
@@ -96,8 +98,8 @@ func (p planning) planRestored(ctx context.Context, req planRequest, held *heldR
 		}
 	}
 	objs = replaceRole(objs, held.role, drop, back)
-	if scopes, err = kindScopes(ctx, req.cluster, objs); err == nil {
-		restored, err = p.planObjects(ctx, req, objs, scopes, facts)
+	if facts.Scopes, err = kindScopes(ctx, req.cluster, objs); err == nil {
+		restored, err = p.planObjects(ctx, req, objs, facts)
 	}
 	if err != nil {
 		return git, nil, &restoreError{err: err}
@@ -127,9 +129,9 @@ func (req planRequest) at() string {
 
 // render renders req's snapshot and sets the namespace of the namespaced
 // objects that name none.
-func (p planning) render(ctx context.Context, req planRequest) ([]*unstructured.Unstructured, render.Scopes, error) {
+func (p planning) render(ctx context.Context, req planRequest) ([]*unstructured.Unstructured, plan.Scopes, error) {
 	if req.app.Removed {
-		return nil, render.Scopes{}, nil // its directory left git: nothing stays
+		return nil, plan.Scopes{}, nil // its directory left git: nothing stays
 	}
 	objs, err := p.renderer.Render(ctx, req.snap, req.app)
 	if err != nil {
@@ -145,54 +147,39 @@ func (p planning) render(ctx context.Context, req planRequest) ([]*unstructured.
 	if err != nil {
 		return nil, nil, fmt.Errorf("render %s: %w", req.at(), err)
 	}
-	render.DefaultNamespace(objs, req.app.NamespaceOrDefault(), scopes)
+	plan.DefaultNamespace(objs, req.app.NamespaceOrDefault(), scopes)
 	return objs, scopes, nil
 }
 
-// clusterFacts are what a plan reads from the app's cluster: its
-// versions, the live collision counts and CRDs of the objects' workloads.
-type clusterFacts struct {
-	versions object.ClusterVersions
-	counts   map[object.Ref]*int32
-	crds     []*unstructured.Unstructured
-}
-
-// readCluster reads req's cluster for a plan of objs; nil plans offline.
-// An untrusted snapshot's objects are read from the cluster only inside
-// the app's namespaces, and the cluster's versions, read outside them,
-// not at all (docs/design.md, "Safety and trust", Previews).
-func (p planning) readCluster(ctx context.Context, req planRequest, objs []*unstructured.Unstructured) *clusterFacts {
-	c := req.cluster
-	if c == nil {
-		return nil
-	}
-	f := &clusterFacts{}
-	live := objs
-	if req.snap.Trust != sources.Trusted {
-		var inv []render.InventoryEntry
-		if req.prev != nil {
-			inv = req.prev.Inventory
+// readCluster gathers what a plan of objs, rendered for req, knows of
+// the cluster (plan.Facts): scopes, the kinds' scopes; nothing more when
+// req plans offline. An untrusted snapshot's objects are read from the
+// cluster only inside the app's namespaces, and the cluster's versions,
+// read outside them, not at all (docs/design.md, "Safety and trust",
+// Previews). The dependencies' CRDs (req.crds) join the cluster's.
+func (p planning) readCluster(ctx context.Context, req planRequest, objs []*unstructured.Unstructured, scopes plan.Scopes) plan.Facts {
+	f := plan.Facts{Scopes: scopes}
+	if c := req.cluster; c != nil {
+		live := objs
+		if req.snap.Trust != sources.Trusted {
+			var inv []model.InventoryEntry
+			if req.prev != nil {
+				inv = req.prev.Inventory
+			}
+			live = diff.PreviewScope(req.app.Namespace, inv).Filter(objs)
+		} else {
+			f.Versions = clusterVersions(ctx, c)
 		}
-		live = diff.PreviewScope(req.app.Namespace, inv).Filter(objs)
-	} else {
-		f.versions = clusterVersions(ctx, c)
+		f.CollisionCounts, f.CRDs = collisionCounts(ctx, c, live), liveCRDs(ctx, c, live)
 	}
-	f.counts, f.crds = collisionCounts(ctx, c, live), liveCRDs(ctx, c, live)
+	f.CRDs = append(slices.Clip(f.CRDs), req.crds...)
 	return f
 }
 
-// planObjects confines and plans objs, rendered for req, with what
-// readCluster read (nil: offline).
-func (p planning) planObjects(ctx context.Context, req planRequest, objs []*unstructured.Unstructured, scopes render.Scopes, facts *clusterFacts) (*render.Plan, error) {
-	app, snap, at := req.app, req.snap, req.at()
-	if !req.unconfined {
-		if err := p.checkDestinations(ctx, req, objs, scopes); err != nil {
-			return nil, fmt.Errorf("render %s refused: %w", at, err)
-		}
-	}
-	if len(objs) == 0 && !app.AllowEmpty {
-		return nil, fmt.Errorf("render %s: no objects (set allowEmpty: true if that is intended)", at)
-	}
+// planObjects confines and plans objs, rendered for req, with the facts
+// readCluster gathered.
+func (p planning) planObjects(ctx context.Context, req planRequest, objs []*unstructured.Unstructured, facts plan.Facts) (*model.Plan, error) {
+	app, at := req.app, req.at()
 	roles, err := app.RoleSpecs()
 	if err != nil {
 		return nil, err
@@ -201,19 +188,28 @@ func (p planning) planObjects(ctx context.Context, req planRequest, objs []*unst
 	if prev == nil {
 		prev = &status.Records{}
 	}
-	opts := render.PlanOptions{
-		App: app.Name, Roles: roles, UnorderedRoles: render.UnorderedPolicy(app.UnorderedRoles),
-		History: prev.History, Inventory: prev.Inventory, Source: snap.Revision.String(), Masker: p.masker,
+	opts := plan.Options{
+		App: app.Name, Roles: roles, UnorderedRoles: model.UnorderedPolicy(app.UnorderedRoles), AllowEmpty: app.AllowEmpty,
+		History: prev.History, Inventory: prev.Inventory, Source: req.snap.Revision.String(), Masker: p.masker,
 	}
-	if facts != nil {
-		opts.Versions, opts.CollisionCounts, opts.CRDs = facts.versions, facts.counts, facts.crds
+	if !req.unconfined {
+		d, err := destinations(ctx, p.cfg, app, req.snap, req.cluster, objs)
+		if err != nil {
+			return nil, fmt.Errorf("render %s refused: %w", at, err)
+		}
+		opts.Destinations = &d
 	}
-	opts.CRDs = append(slices.Clip(opts.CRDs), req.crds...)
-	plan, err := p.planner.Plan(objs, opts)
-	if err != nil {
+	pl, err := p.planner.Plan(objs, opts, facts)
+	var refused *plan.RefusedError
+	switch {
+	case errors.As(err, &refused):
+		return nil, fmt.Errorf("render %s refused: objects outside the app's allowed namespaces and kinds, nothing of it applied:\n%w", at, refused.Err)
+	case errors.Is(err, plan.ErrEmpty):
+		return nil, fmt.Errorf("render %s: %w", at, err)
+	case err != nil:
 		return nil, fmt.Errorf("plan %s: %w", at, err)
 	}
-	return plan, nil
+	return pl, nil
 }
 
 // collisionCounts reads the live status.collisionCount of every workload
@@ -262,20 +258,6 @@ func clusterVersions(ctx context.Context, c ClusterReader) object.ClusterVersion
 		cds = append(cds, c.ControllerDeployment)
 	}
 	return c.ClusterVersions(ctx, cds)
-}
-
-// checkDestinations refuses, as a whole, a render of app with any object
-// outside its destinations (destinations): nothing of it is applied,
-// nothing pruned.
-func (p planning) checkDestinations(ctx context.Context, req planRequest, objs []*unstructured.Unstructured, scopes render.Scopes) error {
-	d, err := destinations(ctx, p.cfg, req.app, req.snap, req.cluster, objs)
-	if err != nil {
-		return err
-	}
-	if err := render.CheckDestinations(objs, d, scopes); err != nil {
-		return fmt.Errorf("objects outside the app's allowed namespaces and kinds, nothing of it applied:\n%w", err)
-	}
-	return nil
 }
 
 // dependencyCRDs renders, from snap, the apps app depends on (dependsOn,

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"github.com/roleout/roleout/model"
 	"strings"
 	"sync"
 
@@ -12,7 +13,6 @@ import (
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/diff"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/status"
 )
 
@@ -86,7 +86,7 @@ func (a *Agent) previewerFor(ctx context.Context, log logrus.FieldLogger, app co
 // or offline with every object saying why it was not compared: there is
 // no identity, or the identity may not read or dry-run what the pull
 // request holds.
-func (p previewer) compare(ctx context.Context, app config.App, plan *render.Plan, prev *status.Records) (*diff.Report, error) {
+func (p previewer) compare(ctx context.Context, app config.App, plan *model.Plan, prev *status.Records) (*diff.Report, error) {
 	target, rec := DiffTarget(app), prev.Recorded()
 	if p.cluster == nil {
 		return diff.Offline(target, plan, rec).MarkNotCompared(p.offline), nil

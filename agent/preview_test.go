@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"errors"
+	"github.com/roleout/roleout/model"
+	"github.com/roleout/roleout/render/plan"
 	"os"
 	"path/filepath"
 	"slices"
@@ -201,7 +203,7 @@ func TestPreviewReadsOnlyAppNamespaces(t *testing.T) {
 	for _, o := range objs[3:] {
 		o.SetAnnotations(map[string]string{object.RoleAnnotation: "web", object.UpgradeOrderAnnotation: "1"})
 	}
-	inv := []render.InventoryEntry{
+	inv := []model.InventoryEntry{
 		{Ref: object.Ref{APIVersion: "v1", Kind: "Namespace", Name: "team-b"}, Prerequisite: true},
 		{Ref: object.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: "kube-system", Name: "old"}, Role: "web", UpgradeOrder: 1},
 		{Ref: object.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: "app", Name: "gone"}, Role: "web", UpgradeOrder: 1},
@@ -246,7 +248,7 @@ func TestPreviewReadsOnlyAppNamespaces(t *testing.T) {
 	if diff := cmp.Diff(wantDiff, got); diff != "" {
 		t.Errorf("preview diff (-want +got):\n%s", diff)
 	}
-	md := status.Preview{App: app.Name, Ref: "refs/pull/1/head", Commit: snap.Revision.Commit, Plan: &render.Summary{}, Diff: rep}.Markdown()
+	md := status.Preview{App: app.Name, Ref: "refs/pull/1/head", Commit: snap.Revision.Commit, Plan: &model.Summary{}, Diff: rep}.Markdown()
 	if !strings.Contains(md, "**create** `ConfigMap/kube-system/coredns` (web)\n\nNot compared with the cluster (outside the app's namespaces)") {
 		t.Errorf("the preview does not say coredns was not compared with the cluster:\n%s", md)
 	}
@@ -256,7 +258,7 @@ func TestPreviewReadsOnlyAppNamespaces(t *testing.T) {
 // the whole plan is compared with the cluster.
 func TestDiffLiveReadsEverything(t *testing.T) {
 	objs := []*unstructured.Unstructured{testObject("v1", "ConfigMap", "kube-system", "coredns")}
-	plan, err := rolePlanner{}.Plan(objs, render.PlanOptions{App: "x"})
+	plan, err := rolePlanner{}.Plan(objs, plan.Options{App: "x"}, plan.Facts{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +276,7 @@ func TestDiffLiveReadsEverything(t *testing.T) {
 // identity RBAC grants nothing.
 type forbiddenApplier struct{ fakeApplier }
 
-func (f *forbiddenApplier) Diff(_ context.Context, objs []*unstructured.Unstructured, _ apply.DiffOptions) ([]apply.ObjectDiff, error) {
+func (f *forbiddenApplier) Diff(_ context.Context, objs []*unstructured.Unstructured, _ apply.DiffOptions) ([]model.ObjectDiff, error) {
 	f.readAll(objs)
 	return nil, apierrors.NewForbidden(schema.GroupResource{Resource: "deployments"}, "x", errors.New("RBAC: access denied"))
 }

@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/roleout/roleout/model"
 	"time"
 
 	"github.com/sirupsen/logrus"
 
-	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/diff"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
 )
@@ -205,7 +204,7 @@ func (run *appRun) dependencies(ctx context.Context) (end bool, err error) {
 
 // sequence makes the rollout of plan: what each wave applies (the held
 // role kept at its revision), what it heals, and logs it.
-func (run *appRun) sequence(ctx context.Context, plan *render.Plan) {
+func (run *appRun) sequence(ctx context.Context, plan *model.Plan) {
 	run.steps = newRollout(run.snap.Revision, plan, run.prev.Status)
 	if h := run.held; h != nil {
 		run.steps.hold(h.role, h.revision.Source)
@@ -305,7 +304,7 @@ func (e *SupersededError) Error() string {
 
 // dryRun diffs the plan against the app's cluster and logs what a
 // rollout would change; nothing is written.
-func (r *appRun) dryRun(ctx context.Context, plan *render.Plan) error {
+func (r *appRun) dryRun(ctx context.Context, plan *model.Plan) error {
 	log := r.log
 	rep, err := diff.Live(ctx, r.cluster, DiffTarget(r.app), plan)
 	if err != nil {
@@ -313,7 +312,7 @@ func (r *appRun) dryRun(ctx context.Context, plan *render.Plan) error {
 	}
 	for _, s := range rep.Steps {
 		for _, o := range s.Objects {
-			if o.Change != apply.NoChange {
+			if o.Change != model.NoChange {
 				log.WithFields(logrus.Fields{"step": s.Role, "object": o.Object.String()}).Infof("dry run: would %s", o.Change)
 			}
 		}

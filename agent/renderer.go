@@ -2,6 +2,8 @@ package agent
 
 import (
 	"context"
+	"github.com/roleout/roleout/model"
+	"github.com/roleout/roleout/render/plan"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -82,7 +84,7 @@ func renderRequest(snap sources.Snapshot, app config.App) (render.Source, render
 	if snap.Index != nil {
 		src.Index = snap.Index
 	}
-	opts := app.Render.Options()
+	opts := renderOptions(app.Render)
 	opts.Origins = app.UsesPaths()
 	if snap.Trust == sources.Trusted {
 		src.Domain = string(sources.Trusted)
@@ -91,6 +93,30 @@ func renderRequest(snap sources.Snapshot, app config.App) (render.Source, render
 		opts.RequireNetworkIsolation = app.Render.PreviewsRequireIsolation()
 	}
 	return src, opts
+}
+
+// renderOptions turns an app's render settings (config.Render) into
+// render options: render.DefaultOptions, with what the config sets.
+func renderOptions(c config.Render) render.Options {
+	o := render.DefaultOptions()
+	o.RemoteHosts, o.EnableHelm, o.EnableExec = c.RemoteHosts, c.EnableHelm, c.EnableExec
+	o.RequireNetworkIsolation = c.RequireNetworkIsolation != nil && *c.RequireNetworkIsolation
+	if c.MaxObjects > 0 {
+		o.Limits.MaxObjects = c.MaxObjects
+	}
+	if c.MaxBytes > 0 {
+		o.Limits.MaxBytes = c.MaxBytes
+	}
+	if c.MaxMemoryBytes > 0 {
+		o.Limits.MaxMemory = c.MaxMemoryBytes
+	}
+	if c.MaxFileBytes > 0 {
+		o.Limits.MaxFileBytes = c.MaxFileBytes
+	}
+	if c.Timeout.Duration > 0 {
+		o.Limits.Timeout = c.Timeout.Duration
+	}
+	return o
 }
 
 // untrustedOptions returns o with exec functions, helm and remote fetches
@@ -111,9 +137,9 @@ func (e *UntrustedRenderError) Error() string {
 
 func (e *UntrustedRenderError) Unwrap() error { return e.Err }
 
-// rolePlanner is the Planner of render.NewPlan.
+// rolePlanner is the Planner of plan.New.
 type rolePlanner struct{}
 
-func (rolePlanner) Plan(objs []*unstructured.Unstructured, opts render.PlanOptions) (*render.Plan, error) {
-	return render.NewPlan(objs, opts)
+func (rolePlanner) Plan(objs []*unstructured.Unstructured, opts plan.Options, facts plan.Facts) (*model.Plan, error) {
+	return plan.New(objs, opts, facts)
 }

@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/roleout/roleout/model"
+	"github.com/roleout/roleout/render/plan"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/revision"
 	"github.com/roleout/roleout/status"
 )
@@ -161,7 +162,7 @@ func holdRevision(prev *status.Records, app string, rec *status.Rollback, carrie
 // planHeld plans the run: git's version, with the held role put back at
 // its recorded revision while the rollback holds. A commit that renders
 // the role otherwise than when the hold began ends it.
-func (run *appRun) planHeld(ctx context.Context) (*render.Plan, error) {
+func (run *appRun) planHeld(ctx context.Context) (*model.Plan, error) {
 	req := planRequest{snap: run.snap, app: run.app, prev: run.prev, cluster: run.cluster}
 	held := run.rollbackRequest(ctx)
 	if held == nil {
@@ -244,7 +245,7 @@ func findRevision(prev *status.Records, app, role string, n int64) (revision.Rol
 // replaceRole returns objs without the role's objects in git (drop: by
 // identity, as git's plan grouped them, and any that carry the role's
 // annotation) plus the recorded objects of the revision to restore,
-// marked as the role's (render.MarkRestored).
+// marked as the role's (plan.MarkRestored).
 func replaceRole(objs []*unstructured.Unstructured, role string, drop map[object.Ref]bool, restore []*unstructured.Unstructured) []*unstructured.Unstructured {
 	for _, o := range restore {
 		drop[object.RefOf(o)] = true
@@ -257,6 +258,6 @@ func replaceRole(objs []*unstructured.Unstructured, role string, drop map[object
 		out = append(out, o)
 	}
 	// A revision records no source paths (roles[].paths).
-	render.MarkRestored(restore, role)
+	plan.MarkRestored(restore, role)
 	return append(out, restore...)
 }

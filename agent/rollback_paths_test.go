@@ -1,12 +1,13 @@
 package agent
 
 import (
+	"github.com/roleout/roleout/model"
+	"github.com/roleout/roleout/render/plan"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/revision"
 )
 
@@ -19,7 +20,7 @@ func TestRollbackPathRole(t *testing.T) {
 			o := &unstructured.Unstructured{Object: map[string]any{
 				"apiVersion": "apps/v1", "kind": "Deployment",
 				"metadata": map[string]any{"name": name, "namespace": "shop",
-					"annotations": map[string]any{render.SourcePathAnnotation: src}},
+					"annotations": map[string]any{object.SourcePathAnnotation: src}},
 				"spec": map[string]any{
 					"selector": map[string]any{"matchLabels": map[string]any{"app": name}},
 					"template": map[string]any{
@@ -31,13 +32,13 @@ func TestRollbackPathRole(t *testing.T) {
 		return []*unstructured.Unstructured{mk("postgres", image, "bases/database/d.yaml"), mk("redis", "redis:7", "bases/cache/d.yaml")}
 	}
 	one, two := 1, 2
-	opts := render.PlanOptions{App: "shop", Roles: []render.RoleSpec{
+	opts := plan.Options{App: "shop", Roles: []model.RoleSpec{
 		{Name: "data", UpgradeOrder: &one, Paths: []string{"bases/database"}},
 		{Name: "cache", UpgradeOrder: &two, Paths: []string{"bases/cache"}},
 	}}
 	history := map[string][]revision.RoleRevision{}
 	for _, image := range []string{"postgres:15", "postgres:16"} {
-		p, err := render.NewPlan(render1(image), opts)
+		p, err := plan.New(render1(image), opts, plan.Facts{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +49,7 @@ func TestRollbackPathRole(t *testing.T) {
 	}
 	first := history["data"][0]
 	objs := replaceRole(render1("postgres:16"), "data", map[object.Ref]bool{}, first.UnstructuredObjects())
-	p, err := render.NewPlan(objs, opts)
+	p, err := plan.New(objs, opts, plan.Facts{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestRollbackPathRole(t *testing.T) {
 			if r.Decision.Action != revision.Rollback || len(r.Objects) != 1 || r.Hash != first.Hash {
 				t.Errorf("role data: %s to %s with %d objects; want a rollback to %s", r.Decision.Action, r.Hash, len(r.Objects), first.Hash)
 			}
-			if _, ok := r.Objects[0].GetAnnotations()[render.RestoredRoleAnnotation]; ok {
+			if _, ok := r.Objects[0].GetAnnotations()[object.RestoredRoleAnnotation]; ok {
 				t.Error("the restored object is planned with its internal annotation")
 			}
 		case "cache":

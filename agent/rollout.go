@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"github.com/roleout/roleout/model"
 	"strings"
 	"time"
 
@@ -9,7 +10,6 @@ import (
 
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/revision"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
@@ -18,7 +18,7 @@ import (
 // rollout is the bookkeeping of one app's rollout: which roles must be
 // applied, and the status entries updated as waves finish.
 type rollout struct {
-	plan     *render.Plan
+	plan     *model.Plan
 	revision sources.SourceRevision
 	// apply holds the roles whose decided revision is not the one
 	// applied: new templates, rollbacks, and retries of failed rollouts.
@@ -58,7 +58,7 @@ func (r *rollout) hold(role, source string) {
 
 // newRollout compares the plan's decisions with what the previous status
 // says is applied.
-func newRollout(rev sources.SourceRevision, plan *render.Plan, prev *status.App) *rollout {
+func newRollout(rev sources.SourceRevision, plan *model.Plan, prev *status.App) *rollout {
 	r := &rollout{plan: plan, revision: rev, apply: map[string]bool{}, trigger: "poll", started: time.Now()}
 	r.nextPrereq = &status.Step{Hash: plan.PrerequisitesHash, Objects: len(plan.Prerequisites)}
 	if prev != nil {
@@ -96,7 +96,7 @@ func newRollout(rev sources.SourceRevision, plan *render.Plan, prev *status.App)
 // each predicted identity is compared with the one old, the role's
 // status entry, records for the applied template. A workload old does
 // not record restarts (or is created).
-func restartsAgainstApplied(role *render.Role, old *status.Role) {
+func restartsAgainstApplied(role *model.Role, old *status.Role) {
 	for i := range role.Workloads {
 		w := &role.Workloads[i]
 		w.RestartsPods = true
@@ -124,8 +124,8 @@ func (r *rollout) writes(app config.App) bool {
 // is a change: after a paused, window-blocked or failed rollout the
 // history already holds the new revision. roleout plan --config and
 // previews print it.
-func (r *rollout) summarize() render.Summary {
-	return r.plan.Summarize(func(role *render.Role) bool { return r.apply[role.Name] })
+func (r *rollout) summarize() model.Summary {
+	return r.plan.Summarize(func(role *model.Role) bool { return r.apply[role.Name] })
 }
 
 // logSequence logs the upgrade sequence, one line per role:

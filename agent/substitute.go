@@ -44,7 +44,7 @@ func (p planning) substitute(ctx context.Context, req planRequest, objs []*unstr
 		maps.Copy(vars, data)
 	}
 	maps.Copy(vars, app.Substitute)
-	opts := substitute.Options{Vars: vars, AllowUnset: app.SubstituteAllowUnset, MaxBytes: app.Render.Options().Limits.MaxBytes}
+	opts := substitute.Options{Vars: vars, AllowUnset: app.SubstituteAllowUnset, MaxBytes: renderOptions(app.Render).Limits.MaxBytes}
 	if unread {
 		opts.Fallback = func(string) string { return previewVariable }
 	}

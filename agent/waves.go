@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"github.com/roleout/roleout/model"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render"
 )
 
 // applyWaves applies the prerequisite step and then each wave's changed
@@ -64,7 +64,7 @@ func (run *appRun) applyWaves(ctx context.Context, checkpoint func(wave int) err
 			return fmt.Errorf("wave %d (upgradeOrder %d): %w", i+1, wave.UpgradeOrder, err)
 		}
 		r.markWaveApplied(i)
-		var applied []*render.Role
+		var applied []*model.Role
 		for _, role := range wave.Roles {
 			if r.apply[role.Name] {
 				applied = append(applied, role)

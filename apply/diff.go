@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/roleout/roleout/model"
 
 	"github.com/pmezard/go-difflib/difflib"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -15,34 +16,6 @@ import (
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/secrets"
 )
-
-// Change is what a diff found for one object.
-type Change string
-
-// The Changes of ObjectDiff.
-const (
-	Create Change = "create"
-	// CreatePending: the object's kind comes with a CRD the same plan
-	// installs first, so the API server cannot dry-run it yet.
-	CreatePending Change = "create (CRD pending)"
-	// CreateInPendingNamespace: the object's namespace is created by the
-	// same plan first, so the API server cannot dry-run it yet.
-	CreateInPendingNamespace Change = "create (namespace pending)"
-	Update                   Change = "update"
-	Delete                   Change = "delete"
-	NoChange                 Change = "unchanged"
-)
-
-// ObjectDiff is the diff of one object: what would change and a unified
-// diff of the normalised live and desired objects, Secret values masked.
-type ObjectDiff struct {
-	Object object.Ref `json:"object"`
-	Change Change     `json:"change"`
-	Diff   string     `json:"diff,omitempty"`
-	// Fields are the paths that differ in an Update, outermost first
-	// (ChangedPaths); Secret values are compared masked.
-	Fields []string `json:"fields,omitempty"`
-}
 
 // DiffOptions are the choices of Diff.
 type DiffOptions struct {
@@ -61,15 +34,15 @@ type DiffOptions struct {
 // sides drop server-owned fields and status, and Secret data and
 // stringData are masked on both sides: a changed value shows as a changed
 // mask, never its content.
-func (a *Applier) Diff(ctx context.Context, objs []*unstructured.Unstructured, opts DiffOptions) ([]ObjectDiff, error) {
+func (a *Applier) Diff(ctx context.Context, objs []*unstructured.Unstructured, opts DiffOptions) ([]model.ObjectDiff, error) {
 	var run []*unstructured.Unstructured
-	out := make([]ObjectDiff, len(objs))
+	out := make([]model.ObjectDiff, len(objs))
 	index := make([]int, 0, len(objs))
 	for i, o := range objs {
 		out[i].Object = object.RefOf(o)
 		if opts.PendingKinds[o.GroupVersionKind().GroupKind()] {
 			if _, err := a.resource(o.DeepCopy()); meta.IsNoMatchError(unwrapMapping(err)) {
-				out[i].Change = CreatePending
+				out[i].Change = model.CreatePending
 				out[i].Diff = unified(nil, o, a.opts.Masker)
 				continue
 			}
@@ -84,7 +57,7 @@ func (a *Applier) Diff(ctx context.Context, objs []*unstructured.Unstructured, o
 		i := index[j]
 		if r.Err != nil {
 			if apierrors.IsNotFound(r.Err) && opts.PendingNamespaces[run[j].GetNamespace()] {
-				out[i].Change, out[i].Diff = CreateInPendingNamespace, unified(nil, run[j], a.opts.Masker)
+				out[i].Change, out[i].Diff = model.CreateInPendingNamespace, unified(nil, run[j], a.opts.Masker)
 				continue
 			}
 			errs = append(errs, r.Err)
@@ -92,12 +65,12 @@ func (a *Applier) Diff(ctx context.Context, objs []*unstructured.Unstructured, o
 		}
 		switch {
 		case r.Live == nil:
-			out[i].Change, out[i].Diff = Create, unified(nil, r.Merged, a.opts.Masker)
+			out[i].Change, out[i].Diff = model.Create, unified(nil, r.Merged, a.opts.Masker)
 		default:
 			d := unified(r.Live, r.Merged, a.opts.Masker)
-			out[i].Change, out[i].Diff = Update, d
+			out[i].Change, out[i].Diff = model.Update, d
 			if d == "" {
-				out[i].Change = NoChange
+				out[i].Change = model.NoChange
 			} else {
 				out[i].Fields = ChangedPaths(DiffNormalize(r.Live, a.opts.Masker), DiffNormalize(r.Merged, a.opts.Masker))
 			}
@@ -193,6 +166,6 @@ func toYAML(m map[string]any) string {
 }
 
 // DeleteDiff returns the diff of deleting live, Secret values masked by m.
-func DeleteDiff(live *unstructured.Unstructured, m *secrets.Masker) ObjectDiff {
-	return ObjectDiff{Object: object.RefOf(live), Change: Delete, Diff: unified(live, nil, m)}
+func DeleteDiff(live *unstructured.Unstructured, m *secrets.Masker) model.ObjectDiff {
+	return model.ObjectDiff{Object: object.RefOf(live), Change: model.Delete, Diff: unified(live, nil, m)}
 }

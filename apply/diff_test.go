@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"github.com/roleout/roleout/model"
 	"strings"
 	"testing"
 
@@ -40,7 +41,7 @@ func TestDiffDryRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Change{Update, Update, NoChange, Create, CreatePending}
+	want := []model.Change{model.Update, model.Update, model.NoChange, model.Create, model.CreatePending}
 	for i, d := range diffs {
 		if d.Change != want[i] {
 			t.Errorf("%s: change %s, want %s\n%s", d.Object, d.Change, want[i], d.Diff)

@@ -6,7 +6,8 @@
 // dry-run diffs. Results are returned as values,
 // never logged.
 //
-// apply must not import agent, sources or render; it receives the objects
+// apply must not import agent, sources or render (model gives it the
+// name of a diff's changes, ObjectDiff); it receives the objects
 // and waves to apply as plain data. The agent sees it through its
 // Cluster and ClusterReader interfaces (docs/design.md, "The reconcile
 // cycle").

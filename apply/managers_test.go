@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 	"encoding/json"
+	"github.com/roleout/roleout/model"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -93,7 +94,7 @@ func TestFieldManagerMigration(t *testing.T) {
 	opts := ApplyOptions{Labels: labels, FieldManager: "roleout/shop", Migrate: []string{FieldManager}}
 	// A dry run (a diff) of the unmigrated object shows the removal.
 	diffs, err := a.Diff(ctx, []*unstructured.Unstructured{cm("a: '1'")}, DiffOptions{ApplyOptions: opts})
-	if err != nil || diffs[0].Change != Update {
+	if err != nil || diffs[0].Change != model.Update {
 		t.Errorf("dry run before migration: %v %+v, want an update removing b", err, diffs)
 	}
 	res, err := a.Apply(ctx, []*unstructured.Unstructured{cm("a: '10'")}, opts)

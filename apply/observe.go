@@ -109,6 +109,14 @@ var observers = map[string]func(ob *observer, ctx context.Context, live *unstruc
 	"StormService.orchestration.aibrix.ai":     (*observer).stormService,
 }
 
+// Observes reports whether ObserveAll reads o's kind: the kinds whose
+// identities roleout predicts (predict.IsWorkloadKind; a test holds the
+// two lists equal).
+func Observes(o *unstructured.Unstructured) bool {
+	_, ok := observers[o.GroupVersionKind().GroupKind().String()]
+	return ok
+}
+
 // ObservedKinds returns the group/kinds ("Deployment.apps") ObserveAll
 // reads, sorted.
 func ObservedKinds() []string {

@@ -162,7 +162,7 @@ type SecretKeyRef struct {
 }
 
 // Render is an app's kustomize build settings. Zero limits take the
-// defaults of render.DefaultOptions.
+// defaults of the render sandbox (render.DefaultOptions, applied by the agent).
 type Render struct {
 	// RemoteHosts are the hosts remote bases may come from; none by
 	// default.
@@ -193,7 +193,7 @@ type Render struct {
 // criteria that put objects into it. An object joins the role when it
 // matches every criterion set (selector, kinds, names, paths) and has no
 // roleout.dev/role annotation of its own; a role whose criteria match no
-// object of the render is an error. See render.RoleSpec.
+// object of the render is an error. See model.RoleSpec.
 type Role struct {
 	Name         string                `json:"name"`
 	UpgradeOrder *int                  `json:"upgradeOrder,omitempty"`

@@ -2,17 +2,16 @@ package config
 
 import (
 	"fmt"
-
-	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/model"
 )
 
 // Destinations are where app's objects may go (docs/design.md, "Safety
 // and trust", Destinations): its allowedNamespaces and allowedKinds, else
-// the agent's defaults, else the built-in defaults of render.Destinations.
+// the agent's defaults, else the built-in defaults of model.Destinations.
 // Errors name the field the rule came from and the app's own field to
 // change.
-func (c *Config) Destinations(app App) render.Destinations {
-	d := render.Destinations{
+func (c *Config) Destinations(app App) model.Destinations {
+	d := model.Destinations{
 		App: app.Name, Namespace: app.NamespaceOrDefault(),
 		NamespacesField: c.AppField(app, "allowedNamespaces"), KindsField: c.AppField(app, "allowedKinds"),
 	}
@@ -29,7 +28,7 @@ func (c *Config) Destinations(app App) render.Destinations {
 		kinds, d.KindsField = defaults.AllowedKinds, "defaults.allowedKinds"
 	}
 	for _, k := range kinds {
-		d.Kinds = append(d.Kinds, render.KindRule{Group: k.Group, Kind: k.Kind})
+		d.Kinds = append(d.Kinds, model.KindRule{Group: k.Group, Kind: k.Kind})
 	}
 	return d
 }

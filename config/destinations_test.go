@@ -2,6 +2,8 @@ package config
 
 import (
 	"context"
+	"github.com/roleout/roleout/model"
+	"github.com/roleout/roleout/render/plan"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,11 +64,11 @@ func TestDestinations(t *testing.T) {
 			{Name: "defaulted"},
 		},
 	}
-	want := []render.Destinations{
-		{App: "own", Namespace: "web", Namespaces: []string{"web-data"}, Kinds: []render.KindRule{{Kind: "ConfigMap"}},
+	want := []model.Destinations{
+		{App: "own", Namespace: "web", Namespaces: []string{"web-data"}, Kinds: []model.KindRule{{Kind: "ConfigMap"}},
 			NamespacesField: "apps[0].allowedNamespaces", NamespacesFix: "apps[0].allowedNamespaces",
 			KindsField: "apps[0].allowedKinds", KindsFix: "apps[0].allowedKinds"},
-		{App: "defaulted", Namespace: "default", Namespaces: []string{"shared"}, Kinds: []render.KindRule{{Group: "apps", Kind: "*"}},
+		{App: "defaulted", Namespace: "default", Namespaces: []string{"shared"}, Kinds: []model.KindRule{{Group: "apps", Kind: "*"}},
 			NamespacesField: "defaults.allowedNamespaces", NamespacesFix: "apps[1].allowedNamespaces",
 			KindsField: "defaults.allowedKinds", KindsFix: "apps[1].allowedKinds"},
 	}
@@ -98,9 +100,9 @@ func TestExampleDestinations(t *testing.T) {
 		if err != nil {
 			t.Fatalf("render %s: %v", app.Name, err)
 		}
-		scopes := render.KindScopes(res.Objects, nil)
-		render.DefaultNamespace(res.Objects, app.NamespaceOrDefault(), scopes)
-		if err := render.CheckDestinations(res.Objects, cfg.Destinations(app), scopes); err != nil {
+		scopes := plan.KindScopes(res.Objects, nil)
+		plan.DefaultNamespace(res.Objects, app.NamespaceOrDefault(), scopes)
+		if err := plan.CheckDestinations(res.Objects, cfg.Destinations(app), scopes); err != nil {
 			t.Errorf("app %s: %v", app.Name, err)
 		}
 	}

@@ -14,6 +14,8 @@
 // and an app's windows mean in time (Schedule.Cadence, Windows).
 //
 // It reads the file and the pod's namespace, nothing else. It imports
-// render for the rules it produces and internal/secrets for the mask
-// modes; it must not import agent, sources, apply or cmd.
+// model for the rules it produces (RoleSpec, Destinations),
+// apply/healthcheck for health rules and internal/secrets for the mask
+// modes; it must not import agent, sources, apply, render or cmd (the
+// agent turns Render into the sandbox's options).
 package config

@@ -1,33 +1,9 @@
 package config
 
 import (
+	"github.com/roleout/roleout/model"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/roleout/roleout/render"
 )
-
-// Options turns an app's render settings into render options.
-func (c Render) Options() render.Options {
-	o := render.DefaultOptions()
-	o.RemoteHosts, o.EnableHelm, o.EnableExec = c.RemoteHosts, c.EnableHelm, c.EnableExec
-	o.RequireNetworkIsolation = c.RequireNetworkIsolation != nil && *c.RequireNetworkIsolation
-	if c.MaxObjects > 0 {
-		o.Limits.MaxObjects = c.MaxObjects
-	}
-	if c.MaxBytes > 0 {
-		o.Limits.MaxBytes = c.MaxBytes
-	}
-	if c.MaxMemoryBytes > 0 {
-		o.Limits.MaxMemory = c.MaxMemoryBytes
-	}
-	if c.MaxFileBytes > 0 {
-		o.Limits.MaxFileBytes = c.MaxFileBytes
-	}
-	if c.Timeout.Duration > 0 {
-		o.Limits.Timeout = c.Timeout.Duration
-	}
-	return o
-}
 
 // PreviewsRequireIsolation reports whether the app's previews refuse to
 // render without a network namespace: requireNetworkIsolation, default
@@ -37,10 +13,10 @@ func (c Render) PreviewsRequireIsolation() bool {
 }
 
 // RoleSpecs turns an app's roles into render role specs.
-func (app App) RoleSpecs() ([]render.RoleSpec, error) {
-	var out []render.RoleSpec
+func (app App) RoleSpecs() ([]model.RoleSpec, error) {
+	var out []model.RoleSpec
 	for _, r := range app.Roles {
-		spec := render.RoleSpec{Name: r.Name, UpgradeOrder: r.UpgradeOrder, Kinds: r.Kinds, Names: r.Names, Paths: r.Paths, Annotations: r.Annotations}
+		spec := model.RoleSpec{Name: r.Name, UpgradeOrder: r.UpgradeOrder, Kinds: r.Kinds, Names: r.Names, Paths: r.Paths, Annotations: r.Annotations}
 		if r.Selector != nil {
 			sel, err := metav1.LabelSelectorAsSelector(r.Selector)
 			if err != nil {

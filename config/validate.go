@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"github.com/roleout/roleout/model"
 	"path"
 	"regexp"
 	"slices"
@@ -15,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/roleout/roleout/apply/healthcheck"
-	"github.com/roleout/roleout/render"
 )
 
 var commitRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
@@ -248,7 +248,7 @@ func (a *App) validateRoles(field string, add func(field, format string, args ..
 		rf := fmt.Sprintf("%s.roles[%d]", field, j)
 		if r.Name == "" {
 			add(rf+".name", "required: every role needs a name, a DNS label such as database (objects join it by roleout.dev/role: NAME or by the role's selector, kinds, names or paths)")
-		} else if err := render.CheckRoleName(a.Name, r.Name); err != nil {
+		} else if err := model.CheckRoleName(a.Name, r.Name); err != nil {
 			add(rf+".name", "%v", err)
 		}
 		if roles[r.Name] && r.Name != "" {
@@ -317,7 +317,7 @@ func (r Role) validateCriteria(field string, add func(field, format string, args
 		}
 	}
 	for k, p := range r.Paths {
-		if msg := render.CheckRepoPath(p); msg != "" {
+		if msg := model.CheckRepoPath(p); msg != "" {
 			add(fmt.Sprintf("%s.paths[%d]", field, k), "%q %s", p, msg)
 		}
 	}

@@ -6,7 +6,8 @@
 // embed; nothing it does writes to the cluster.
 //
 // It reads the cluster through Reader and takes the app as a Target, so
-// it needs neither the agent nor its configuration. It imports apply,
-// render and render/predict for their types; it must not import agent,
-// config, sources, status or cmd.
+// it needs neither the agent nor its configuration. It imports model
+// and render/revision for their types and apply for its dry run; it must
+// not import agent, config, render, render/predict, sources, status or
+// cmd.
 package diff

@@ -2,18 +2,18 @@ package diff
 
 import (
 	"context"
+	"github.com/roleout/roleout/model"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render"
 )
 
 // Reader is what a diff reads of a cluster; it never writes.
 type Reader interface {
 	// Diff dry-runs objs and compares them with the live objects.
-	Diff(ctx context.Context, objs []*unstructured.Unstructured, opts apply.DiffOptions) ([]apply.ObjectDiff, error)
+	Diff(ctx context.Context, objs []*unstructured.Unstructured, opts apply.DiffOptions) ([]model.ObjectDiff, error)
 	// Live reads an object, nil when it does not exist.
 	Live(ctx context.Context, ref object.Ref) (*unstructured.Unstructured, error)
 	// ObserveAll reads the identity each workload's controller gave its
@@ -43,7 +43,7 @@ type Recorded struct {
 	// records as applied; "" when it records none.
 	PrerequisitesHash string
 	// Inventory is what the app applied, for pruning.
-	Inventory []render.InventoryEntry
+	Inventory []model.InventoryEntry
 }
 
 // RecordedRole is one role of a Recorded status.

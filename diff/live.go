@@ -3,21 +3,20 @@ package diff
 import (
 	"context"
 	"fmt"
+	"github.com/roleout/roleout/model"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render"
-	"github.com/roleout/roleout/render/predict"
 )
 
 // Live compares plan with the cluster c by server-side dry run: nothing
 // is written. Secret values are masked. Objects of kinds whose CRD the
 // plan installs show as "create (CRD pending)". When the target prunes,
 // objects that left git and would be deleted are listed too.
-func Live(ctx context.Context, c Reader, t Target, plan *render.Plan) (*Report, error) {
+func Live(ctx context.Context, c Reader, t Target, plan *model.Plan) (*Report, error) {
 	return live{cluster: c, target: t, plan: plan}.report(ctx)
 }
 
@@ -25,7 +24,7 @@ func Live(ctx context.Context, c Reader, t Target, plan *render.Plan) (*Report, 
 // server-side dry run, reading only inside scope (PreviewScope); every
 // other object is compared with rec, the last status in git, and says so
 // (Object.NotCompared).
-func Preview(ctx context.Context, c Reader, t Target, plan *render.Plan, scope Scope, rec *Recorded) (*Report, error) {
+func Preview(ctx context.Context, c Reader, t Target, plan *model.Plan, scope Scope, rec *Recorded) (*Report, error) {
 	if scope == nil {
 		scope = Scope{}
 	}
@@ -36,7 +35,7 @@ func Preview(ctx context.Context, c Reader, t Target, plan *render.Plan, scope S
 type live struct {
 	cluster Reader
 	target  Target
-	plan    *render.Plan
+	plan    *model.Plan
 	// scope is what the diff may read of the cluster (nil: everything);
 	// objects outside it are compared with rec, the last status in git.
 	scope Scope
@@ -117,10 +116,10 @@ func (d live) diff(ctx context.Context, objs []*unstructured.Unstructured, role 
 // last status in git: a role's object with the role's applied revision, as
 // Offline does; a prerequisite, whose content the status does not
 // record, by the step's hash and the inventory (prerequisiteDiff).
-func (d live) offlineStep(role string) func(*unstructured.Unstructured) apply.ObjectDiff {
+func (d live) offlineStep(role string) func(*unstructured.Unstructured) model.ObjectDiff {
 	if role != "" {
 		recorded := d.rec.objects(role)
-		return func(o *unstructured.Unstructured) apply.ObjectDiff { return offlineDiff(o, recorded, d.plan) }
+		return func(o *unstructured.Unstructured) model.ObjectDiff { return offlineDiff(o, recorded, d.plan) }
 	}
 	diff, _ := prerequisiteDiff(d.plan, d.rec)
 	return diff
@@ -156,7 +155,7 @@ func (d live) prunes(ctx context.Context) ([]Object, error) {
 // or created: against the cluster when current holds what the
 // controllers made of the live templates (for the workloads scope reads),
 // else against the role's previous revision.
-func restarts(role *render.Role, current map[object.Ref]apply.ObserveResult, scope Scope) []Workload {
+func restarts(role *model.Role, current map[object.Ref]apply.ObserveResult, scope Scope) []Workload {
 	var out []Workload
 	for _, w := range role.Workloads {
 		d := Workload{Kind: w.Ref.Kind, Namespace: w.Ref.Namespace, Name: w.Ref.Name, Predicted: w.Predicted, Unverified: w.Unverified}
@@ -184,11 +183,11 @@ func restarts(role *render.Role, current map[object.Ref]apply.ObserveResult, sco
 // observeWorkloads reads, in one round of LISTs, the identities the
 // controllers gave the live templates of the roles' workloads that scope
 // reads; an empty map when they have none.
-func observeWorkloads(ctx context.Context, c Reader, roles []*render.Role, scope Scope) map[object.Ref]apply.ObserveResult {
+func observeWorkloads(ctx context.Context, c Reader, roles []*model.Role, scope Scope) map[object.Ref]apply.ObserveResult {
 	var objs []*unstructured.Unstructured
 	for _, role := range roles {
 		for _, o := range role.Objects {
-			if predict.IsWorkloadKind(o) && scope.Reads(o.GetNamespace()) {
+			if apply.Observes(o) && scope.Reads(o.GetNamespace()) {
 				objs = append(objs, o)
 			}
 		}
@@ -201,7 +200,7 @@ func observeWorkloads(ctx context.Context, c Reader, roles []*render.Role, scope
 
 // firstObject returns the plan's first object in apply order that scope
 // reads, nil when it has none.
-func firstObject(plan *render.Plan, scope Scope) *unstructured.Unstructured {
+func firstObject(plan *model.Plan, scope Scope) *unstructured.Unstructured {
 	steps := [][]*unstructured.Unstructured{plan.Prerequisites}
 	for _, r := range plan.Roles() {
 		steps = append(steps, r.Objects)

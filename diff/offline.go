@@ -1,13 +1,13 @@
 package diff
 
 import (
+	"github.com/roleout/roleout/model"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/revision"
 )
 
@@ -27,7 +27,7 @@ import (
 // the target does not prune they are listed too, and the step says they
 // stay (PruneOff). Secret values are compared by their masks. rec may be
 // nil: nothing is recorded.
-func Offline(t Target, plan *render.Plan, rec *Recorded) *Report {
+func Offline(t Target, plan *model.Plan, rec *Recorded) *Report {
 	if rec == nil {
 		rec = &Recorded{}
 	}
@@ -60,7 +60,7 @@ func Offline(t Target, plan *render.Plan, rec *Recorded) *Report {
 // offline is one offline diff of a plan against the last status in git.
 type offline struct {
 	target Target
-	plan   *render.Plan
+	plan   *model.Plan
 	rec    *Recorded
 	// rendered holds the key of every object of the plan; listed those
 	// of the deletions reported so far.
@@ -90,7 +90,7 @@ func (d offline) prerequisites() Step {
 
 // role is the step of a role of the plan: its objects against its
 // applied revision, then those that left it.
-func (d offline) role(role *render.Role) Step {
+func (d offline) role(role *model.Role) Step {
 	recorded := d.rec.objects(role.Name)
 	s := Step{Role: role.Name, UpgradeOrder: role.UpgradeOrder, Workloads: restarts(role, nil, nil)}
 	if d.rec.role(role.Name) == nil {
@@ -138,7 +138,7 @@ func (d offline) deletes(role string, recorded map[string]map[string]any) []Obje
 // note adds PruneOff to the note of a step that deletes objects when the
 // target does not prune.
 func (d offline) note(s Step) Step {
-	if d.target.Prune != nil || !slices.ContainsFunc(s.Objects, func(o Object) bool { return o.Change == apply.Delete }) {
+	if d.target.Prune != nil || !slices.ContainsFunc(s.Objects, func(o Object) bool { return o.Change == model.Delete }) {
 		return s
 	}
 	if s.Note != "" {
@@ -169,7 +169,7 @@ func (d offline) removedRoles() []RecordedRole {
 // not the objects: unchanged when the hash is the one applied; else an
 // update when the inventory lists the object, a create when not, either
 // with the whole object as its diff. unchanged reports the first case.
-func prerequisiteDiff(plan *render.Plan, rec *Recorded) (diff func(*unstructured.Unstructured) apply.ObjectDiff, unchanged bool) {
+func prerequisiteDiff(plan *model.Plan, rec *Recorded) (diff func(*unstructured.Unstructured) model.ObjectDiff, unchanged bool) {
 	unchanged = rec != nil && rec.PrerequisitesHash != "" && rec.PrerequisitesHash == plan.PrerequisitesHash
 	applied := map[string]bool{}
 	if rec != nil {
@@ -177,23 +177,23 @@ func prerequisiteDiff(plan *render.Plan, rec *Recorded) (diff func(*unstructured
 			applied[e.Ref.Key()] = true
 		}
 	}
-	return func(o *unstructured.Unstructured) apply.ObjectDiff {
+	return func(o *unstructured.Unstructured) model.ObjectDiff {
 		ref := object.RefOf(o)
 		switch {
 		case unchanged:
-			return apply.ObjectDiff{Object: ref, Change: apply.NoChange}
+			return model.ObjectDiff{Object: ref, Change: model.NoChange}
 		case applied[ref.Key()]:
-			return apply.ObjectDiff{Object: ref, Change: apply.Update, Diff: apply.UnifiedDiff(ref, nil, revision.Record(o, plan.Masker))}
+			return model.ObjectDiff{Object: ref, Change: model.Update, Diff: apply.UnifiedDiff(ref, nil, revision.Record(o, plan.Masker))}
 		default:
-			return apply.ObjectDiff{Object: ref, Change: apply.Create, Diff: apply.UnifiedDiff(ref, nil, revision.Record(o, plan.Masker))}
+			return model.ObjectDiff{Object: ref, Change: model.Create, Diff: apply.UnifiedDiff(ref, nil, revision.Record(o, plan.Masker))}
 		}
 	}, unchanged
 }
 
 // deleteDiff is the deletion of the object ref names, with m, its
 // recorded content, as the diff (none when nil).
-func deleteDiff(ref object.Ref, m map[string]any) apply.ObjectDiff {
-	d := apply.ObjectDiff{Object: ref, Change: apply.Delete}
+func deleteDiff(ref object.Ref, m map[string]any) model.ObjectDiff {
+	d := model.ObjectDiff{Object: ref, Change: model.Delete}
 	if m != nil {
 		d.Diff = apply.UnifiedDiff(ref, m, nil)
 	}
@@ -202,13 +202,13 @@ func deleteDiff(ref object.Ref, m map[string]any) apply.ObjectDiff {
 
 // offlineDiff compares a rendered object, recorded with the plan's
 // Masker, with its recorded version.
-func offlineDiff(o *unstructured.Unstructured, recorded map[string]map[string]any, plan *render.Plan) apply.ObjectDiff {
+func offlineDiff(o *unstructured.Unstructured, recorded map[string]map[string]any, plan *model.Plan) model.ObjectDiff {
 	want := revision.Record(o, plan.Masker)
-	d := apply.ObjectDiff{Object: object.RefOf(o), Change: apply.Create}
+	d := model.ObjectDiff{Object: object.RefOf(o), Change: model.Create}
 	if have, ok := recorded[key(want)]; ok {
-		d.Change = apply.NoChange
+		d.Change = model.NoChange
 		if d.Diff = apply.UnifiedDiff(d.Object, have, want); d.Diff != "" {
-			d.Change = apply.Update
+			d.Change = model.Update
 		}
 	} else {
 		d.Diff = apply.UnifiedDiff(d.Object, nil, want)

@@ -1,8 +1,8 @@
 package diff
 
 import (
-	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
 )
 
 // Report is what a merge would change: per step (prerequisites, each role
@@ -44,9 +44,9 @@ type Step struct {
 }
 
 // Object is one object of a Step: what would change and how (the fields
-// of apply.ObjectDiff, inline in JSON).
+// of model.ObjectDiff, inline in JSON).
 type Object struct {
-	apply.ObjectDiff
+	model.ObjectDiff
 	// NotCompared, set in a diff against the cluster, says why this
 	// object was compared with the last status in git instead (a preview
 	// reads the cluster only inside the app's namespaces).
@@ -54,7 +54,7 @@ type Object struct {
 }
 
 // objects wraps diffs of the cluster.
-func objects(diffs []apply.ObjectDiff) []Object {
+func objects(diffs []model.ObjectDiff) []Object {
 	out := make([]Object, len(diffs))
 	for i, d := range diffs {
 		out[i] = Object{ObjectDiff: d}
@@ -88,15 +88,15 @@ type Counts struct {
 // Changed reports whether anything would change.
 func (c Counts) Changed() bool { return c.Create+c.Update+c.Delete > 0 }
 
-func (c *Counts) add(ch apply.Change) {
+func (c *Counts) add(ch model.Change) {
 	switch ch {
-	case apply.Create, apply.CreatePending, apply.CreateInPendingNamespace:
+	case model.Create, model.CreatePending, model.CreateInPendingNamespace:
 		c.Create++
-	case apply.Update:
+	case model.Update:
 		c.Update++
-	case apply.Delete:
+	case model.Delete:
 		c.Delete++
-	case apply.NoChange:
+	case model.NoChange:
 		c.Unchanged++
 	}
 }

@@ -1,14 +1,13 @@
 package diff
 
 import (
+	"github.com/roleout/roleout/model"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render"
 )
 
 func obj(kind, ns, name string) *unstructured.Unstructured {
@@ -23,7 +22,7 @@ func obj(kind, ns, name string) *unstructured.Unstructured {
 // Namespaces its inventory declares, never cluster-scoped objects nor
 // namespaces a pull request adds.
 func TestPreviewScope(t *testing.T) {
-	inv := []render.InventoryEntry{
+	inv := []model.InventoryEntry{
 		{Ref: object.Ref{APIVersion: "v1", Kind: "Namespace", Name: "team-b"}},
 		{Ref: object.Ref{APIVersion: "example.com/v1", Kind: "Namespace", Name: "not-a-namespace"}},
 		{Ref: object.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: "kube-system", Name: "x"}},
@@ -49,12 +48,12 @@ func TestPreviewScope(t *testing.T) {
 func TestReportCounts(t *testing.T) {
 	ref := object.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: "app", Name: "x"}
 	r := &Report{}
-	r.addStep(Step{Role: "web", Objects: objects([]apply.ObjectDiff{{Object: ref, Change: apply.NoChange}, {Object: ref, Change: apply.Create}})})
+	r.addStep(Step{Role: "web", Objects: objects([]model.ObjectDiff{{Object: ref, Change: model.NoChange}, {Object: ref, Change: model.Create}})})
 	if !r.Changed || r.Summary != (Counts{Create: 1, Unchanged: 1}) {
 		t.Errorf("after a create: changed %v, summary %+v", r.Changed, r.Summary)
 	}
 	quiet := &Report{}
-	quiet.addStep(Step{Role: "db", Objects: objects([]apply.ObjectDiff{{Object: ref, Change: apply.NoChange}})})
+	quiet.addStep(Step{Role: "db", Objects: objects([]model.ObjectDiff{{Object: ref, Change: model.NoChange}})})
 	if quiet.Changed {
 		t.Error("a report with nothing to change says it changes something")
 	}

@@ -1,10 +1,10 @@
 package diff
 
 import (
+	"github.com/roleout/roleout/model"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render"
 )
 
 // Scope is the part of a cluster a diff may read: namespaced objects in
@@ -16,7 +16,7 @@ type Scope map[string]bool
 // the app's namespace and in the Namespaces its last applied inventory
 // declares. What a pull request adds elsewhere, cluster-scoped objects
 // included, is never read.
-func PreviewScope(namespace string, inventory []render.InventoryEntry) Scope {
+func PreviewScope(namespace string, inventory []model.InventoryEntry) Scope {
 	if namespace == "" {
 		namespace = "default"
 	}

@@ -2,6 +2,7 @@ package drift
 
 import (
 	"context"
+	"github.com/roleout/roleout/model"
 	"slices"
 	"sort"
 	"strings"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/status"
 )
 
@@ -125,7 +125,7 @@ func (d *Tracker) Start(ctx context.Context) {
 // of inv missing from the cluster once listed are drift, and so are fields
 // of applied (each object as roleout last applied it; nil when not known)
 // that another manager holds when listed.
-func (d *Tracker) Watch(app, manager string, w Watcher, inv []render.InventoryEntry, applied map[object.Ref]map[string]any) {
+func (d *Tracker) Watch(app, manager string, w Watcher, inv []model.InventoryEntry, applied map[object.Ref]map[string]any) {
 	d.mu.Lock()
 	ctx := d.ctx
 	key := inventoryKey(inv)
@@ -169,7 +169,7 @@ func (d *Tracker) Watch(app, manager string, w Watcher, inv []render.InventoryEn
 }
 
 // inventoryKey identifies an inventory, to tell when a watch must change.
-func inventoryKey(inv []render.InventoryEntry) string {
+func inventoryKey(inv []model.InventoryEntry) string {
 	var parts []string
 	for _, e := range inv {
 		parts = append(parts, e.Role+"|"+e.APIVersion+"|"+e.Kind+"|"+e.Namespace+"|"+e.Name)

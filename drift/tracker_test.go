@@ -2,6 +2,7 @@ package drift
 
 import (
 	"context"
+	"github.com/roleout/roleout/model"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render"
 )
 
 // metaEvent is a watch event of Deployment ns/web at rv whose roleout
@@ -144,7 +144,7 @@ func TestDriftWatchGoesThroughTheCluster(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &watchingApplier{}
 	web := object.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "shop", Name: "web"}
-	inv := []render.InventoryEntry{
+	inv := []model.InventoryEntry{
 		{Ref: object.Ref{APIVersion: "v1", Kind: "Namespace", Name: "shop"}, Prerequisite: true},
 		{Ref: web, Role: "web", UpgradeOrder: 1},
 	}

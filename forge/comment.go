@@ -4,15 +4,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/roleout/roleout/model"
 	"html"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/internal/markdown"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/status"
 )
 
@@ -128,7 +127,7 @@ func summary(head string, previews []status.Preview, room int) []string {
 // tableHeader opens the summary table.
 const tableHeader = "| app | wave | role | action | revision | objects + / ~ / − | pods restart (predicted) |\n| --- | --- | --- | --- | --- | --- | --- |\n"
 
-func action(r render.RoleSummary) string {
+func action(r model.RoleSummary) string {
 	if !r.Changed {
 		return "unchanged"
 	}
@@ -138,7 +137,7 @@ func action(r render.RoleSummary) string {
 // restarts lists the workloads whose pods restart, with the names their
 // controller will give them; a prediction roleout cannot vouch for is
 // marked.
-func restarts(ws []render.WorkloadSummary) string {
+func restarts(ws []model.WorkloadSummary) string {
 	var out []string
 	for _, w := range ws {
 		if !w.RestartsPods {
@@ -205,7 +204,7 @@ func sections(p status.Preview, room int) []string {
 			w.add(fmt.Sprintf("%s\n\n", markdown.Text(s.Note)))
 		}
 		for _, o := range s.Objects {
-			if o.Change == apply.NoChange {
+			if o.Change == model.NoChange {
 				continue
 			}
 			entry := fmt.Sprintf("**%s** %s\n\n", markdown.Text(string(o.Change)), markdown.Code(o.Object.String()))

@@ -2,14 +2,13 @@ package forge
 
 import (
 	"fmt"
+	"github.com/roleout/roleout/model"
 	"strings"
 	"testing"
 
-	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/internal/markdown"
 	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/status"
 )
 
@@ -22,20 +21,20 @@ const head = "0123456789abcdef0123456789abcdef01234567"
 // Deployment that restarts and a ConfigMap whose diff is diffText, and a
 // Secret in the first role.
 func preview(app string, roles int, diffText string) status.Preview {
-	p := status.Preview{App: app, Ref: "refs/pull/7/head", Commit: head, Plan: &render.Summary{}, Diff: &diff.Report{App: app}}
+	p := status.Preview{App: app, Ref: "refs/pull/7/head", Commit: head, Plan: &model.Summary{}, Diff: &diff.Report{App: app}}
 	for i := range roles {
 		name := fmt.Sprintf("role-%03d", i)
-		p.Plan.Waves = append(p.Plan.Waves, render.WaveSummary{UpgradeOrder: i + 1, Roles: []render.RoleSummary{{
+		p.Plan.Waves = append(p.Plan.Waves, model.WaveSummary{UpgradeOrder: i + 1, Roles: []model.RoleSummary{{
 			Name: name, UpgradeOrder: i + 1, Changed: true, Action: "update", RevisionNumber: 2, RevisionName: app + "-" + name + "-5c9f7d8b4",
-			Workloads: []render.WorkloadSummary{{Kind: "Deployment", Name: name, RestartsPods: true, Predicted: object.Identity{PodTemplateHash: "6d9f8c7b5", ReplicaSetName: name + "-6d9f8c7b5"}}},
+			Workloads: []model.WorkloadSummary{{Kind: "Deployment", Name: name, RestartsPods: true, Predicted: object.Identity{PodTemplateHash: "6d9f8c7b5", ReplicaSetName: name + "-6d9f8c7b5"}}},
 		}}})
 		step := diff.Step{Role: name, UpgradeOrder: i + 1, Counts: diff.Counts{Update: 1}, Objects: []diff.Object{
-			{ObjectDiff: apply.ObjectDiff{Object: object.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: app, Name: name}, Change: apply.Update, Diff: diffText}},
+			{ObjectDiff: model.ObjectDiff{Object: object.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: app, Name: name}, Change: model.Update, Diff: diffText}},
 		}}
 		if i == 0 {
 			step.Counts.Update++
-			step.Objects = append(step.Objects, diff.Object{ObjectDiff: apply.ObjectDiff{Object: object.Ref{APIVersion: "v1", Kind: "Secret", Namespace: app, Name: "db"},
-				Change: apply.Update, Diff: "-password: hunter2-before\n+password: hunter2-after", Fields: []string{"data.password"}}})
+			step.Objects = append(step.Objects, diff.Object{ObjectDiff: model.ObjectDiff{Object: object.Ref{APIVersion: "v1", Kind: "Secret", Namespace: app, Name: "db"},
+				Change: model.Update, Diff: "-password: hunter2-before\n+password: hunter2-after", Fields: []string{"data.password"}}})
 		}
 		p.Diff.Steps = append(p.Diff.Steps, step)
 	}

@@ -10,6 +10,7 @@
 // branch records, so any replica posts the same thing, and nothing from
 // a pull request reaches a comment unescaped.
 //
-// It imports config (forge:), status (the previews it shows), diff,
-// render and apply (their types), internal/markdown and internal/outbox.
+// It imports config (forge:), status (the previews it shows), diff and
+// model (their types), internal/markdown and internal/outbox; it links
+// no build, git or controller code (TestLightVocabulary).
 package forge

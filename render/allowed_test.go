@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"github.com/roleout/roleout/render/plan"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -72,7 +73,7 @@ func TestBuildAllowed(t *testing.T) {
 				}
 				var got []string
 				for _, o := range res.Objects {
-					got = append(got, Describe(o))
+					got = append(got, plan.Describe(o))
 				}
 				if diff := cmp.Diff(tc.want, got); diff != "" {
 					t.Errorf("objects (-want +got):\n%s", diff)

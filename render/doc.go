@@ -1,86 +1,22 @@
-// Package render turns an app's kustomize overlay into rendered objects
-// and plans them. Every kustomize build runs in a sandbox child process
-// (sandbox.go: the binary run again, served by an init hook in
-// sandbox_child.go) with every read confined to the repository, plugins
-// off, every HTTP fetch gated by fetch.go, and its memory, CPU and wall
-// clock bounded; kustomize's process-global state lives and dies with the
-// child. Helm charts (kustomize's helmCharts, when enabled) render with
-// Helm's library in the same binary run once more as the "helm" program
-// kustomize calls (helm.go), confined and gated like the render.
+// Package render turns an app's kustomize overlay into rendered objects.
+// Every kustomize build runs in a sandbox child process (sandbox.go: the
+// binary run again, served by an init hook in sandbox_child.go) with
+// every read confined to the repository, plugins off, every HTTP fetch
+// gated by fetch.go, and its memory, CPU and wall clock bounded;
+// kustomize's process-global state lives and dies with the child. Helm
+// charts (kustomize's helmCharts, when enabled) render with Helm's
+// library in the same binary run once more as the "helm" program
+// kustomize calls (helm.go), confined and gated like the render. A
+// render with Options.Origins records each object's source path
+// (origin.go, object.SourcePathAnnotation) for roles[].paths.
 //
-// # Planning rules
-//
-// NewPlan is a pure function of the rendered objects, the app's role
-// config and the CRDs at hand:
-//
-//  1. Prerequisites. CustomResourceDefinitions, Namespaces,
-//     PriorityClasses, StorageClasses, ClusterRoles and
-//     ClusterRoleBindings go in a prerequisite step before the first wave,
-//     whatever their role.
-//  2. Validity. Every object is checked as the API server would check
-//     the server-side apply that creates it (render/validate.Validate):
-//     a kind of Kubernetes v1.37.2 against its OpenAPI schema and create
-//     validation, a custom resource against its CRD (the render's, else
-//     the cluster's, PlanOptions.CRDs, else one roleout carries). One
-//     object the API server would refuse fails the whole plan, naming
-//     each object, field and reason (InvalidObjectsError): nothing of the
-//     app is predicted or applied. An object of a kind with no schema at
-//     hand is not checked; the plan lists it (Plan.Unchecked).
-//  3. Membership. An object a rollback restored belongs to the role it
-//     was restored for (RestoredRoleAnnotation). Else its
-//     roleout.dev/role annotation names its role: the annotation wins
-//     over every config role. An object without one joins the config
-//     role that claims it: it matches every criterion the role sets
-//     (RoleSpec: selector, kinds, names, paths by the object's source
-//     path); two claiming roles are an error naming the object and both
-//     roles, whatever their order. Anything else joins the role
-//     "default". A config role with criteria that match no object of the
-//     render is an error naming the role and every criterion (a typo is
-//     never silence). A role name, annotated or configured, is a DNS
-//     label short enough that <app>-<role>-<hash> is an object name
-//     (CheckRoleName); any other is an error naming the object and the
-//     value. The internal annotations (origin.go) are removed first:
-//     objects are planned, hashed and recorded without them.
-//  4. Order. A role's upgradeOrder comes from the app config, else from
-//     the roleout.dev/upgrade-order annotation of its objects. Objects of
-//     one role that disagree with each other or with the config are an
-//     error naming them; a negative or non-numeric value is an error.
-//  5. Unset orders. With unorderedRoles First (the default) an unset
-//     upgradeOrder counts as 0; with Last, roles without one form a wave
-//     after every ordered role.
-//  6. Waves. Lower upgradeOrder goes first; roles with equal values form
-//     one wave. Ties keep declaration order: config roles in config order,
-//     then roles in the order their first object was rendered.
-//  7. Hashes. Every role and the prerequisite step carry a template hash
-//     (render/revision.TemplateHash) over their objects, Secret values
-//     by their keyed mask (PlanOptions.Masker), never in plaintext. A role
-//     whose objects changed in any way, losing one included, gets a new
-//     hash and is applied.
-//  8. Prune. Objects of the previous inventory (what the app applied
-//     last) that the render no longer has are deleted after the last
-//     wave, in reverse apply order: the highest upgradeOrder first,
-//     later objects of a wave before earlier ones, and the prerequisites
-//     last, also in reverse. A role that loses all its objects leaves the
-//     waves; its objects are pruned.
-//  9. Needs. What the objects need of each other (render/order: a pod
-//     its ServiceAccount, bindings, ConfigMaps, Secrets and claims, a
-//     webhook the pods it calls, a custom resource its controller) is
-//     checked against the waves: a need that a later wave meets is a
-//     warning of the plan (Plan.Late), never an error, since the
-//     rollout may still converge once the later wave is applied.
-//
-// # Destinations
-//
-// CheckDestinations confines an app (docs/design.md, "Safety and trust",
-// Destinations): every object must be in an allowed namespace and of an
-// allowed kind, else the render is refused as a whole. Scope (namespaced
-// or cluster-scoped) comes from KindScopes, which DefaultNamespace uses too:
-// the cluster's discovery, then Kubernetes' own kinds, then the render's
-// CRDs; a kind of unknown scope is refused.
-//
-// Planning does no I/O. render must not import agent, sources or apply;
-// its subpackages hold the hashing and history (render/revision), the
-// workload predictions (render/predict), the schemas (render/schema),
-// the checks an object passes before planning (render/validate) and
-// the needs between objects (render/order).
+// It plans nothing: render/plan groups, orders, hashes and predicts what
+// a render returns, and model holds what a plan is. render must not
+// import agent, sources, apply, model or render/plan; its subpackages
+// are the pure steps around the build: the plan (render/plan), hashing
+// and history (render/revision), the workload predictions
+// (render/predict), the schemas (render/schema), the checks an object
+// passes before planning (render/validate), the needs between objects
+// (render/order), variables (render/substitute) and SOPS
+// (render/decrypt).
 package render

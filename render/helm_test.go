@@ -3,6 +3,8 @@ package render
 import (
 	"context"
 	"flag"
+	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/render/plan"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -84,8 +86,8 @@ func TestHelmChartsInRepository(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, o := range res.Objects {
-			if got := o.GetAnnotations()[SourcePathAnnotation]; got != "apps/shop/kustomization.yaml" {
-				t.Errorf("%s comes from %q, want the kustomization that generates it", Describe(o), got)
+			if got := o.GetAnnotations()[object.SourcePathAnnotation]; got != "apps/shop/kustomization.yaml" {
+				t.Errorf("%s comes from %q, want the kustomization that generates it", plan.Describe(o), got)
 			}
 		}
 	})

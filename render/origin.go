@@ -1,6 +1,7 @@
 package render
 
 import (
+	"github.com/roleout/roleout/internal/object"
 	"path"
 	"path/filepath"
 	"strings"
@@ -26,72 +27,9 @@ import (
 // carries them: a render with origins plans to the same objects and
 // hashes as one without.
 
-// Internal annotations: set by roleout on rendered or restored objects,
-// read and removed by NewPlan. Every annotation under the prefix is
-// removed there, so the prefix is reserved.
-const (
-	internalPrefix = "internal.roleout.dev/"
-	// SourcePathAnnotation is an object's source path: slash-separated,
-	// relative to the repository root.
-	SourcePathAnnotation = internalPrefix + "source-path"
-	// RestoredRoleAnnotation puts an object a rollback restored into the
-	// role it was restored for, whatever the role's criteria say.
-	RestoredRoleAnnotation = internalPrefix + "restored-role"
-)
-
 // originAnnotation is kustomize's origin annotation
 // (api/internal/utils.OriginAnnotationKey).
 const originAnnotation = "config.kubernetes.io/origin"
-
-// mark is what an object's internal annotations said.
-type mark struct {
-	source   string // SourcePathAnnotation
-	restored string // RestoredRoleAnnotation
-}
-
-// takeMarks returns objs with the internal annotations removed: objects
-// that carry any are copied (objs is not changed), the others are
-// returned as they are. It returns what each carried, by the returned
-// object.
-func takeMarks(objs []*unstructured.Unstructured) ([]*unstructured.Unstructured, map[*unstructured.Unstructured]mark) {
-	out := make([]*unstructured.Unstructured, len(objs))
-	marks := map[*unstructured.Unstructured]mark{}
-	for i, o := range objs {
-		out[i] = o
-		ann := o.GetAnnotations()
-		internal := false
-		for k := range ann {
-			internal = internal || strings.HasPrefix(k, internalPrefix)
-		}
-		if !internal {
-			continue
-		}
-		c := o.DeepCopy()
-		m := mark{source: ann[SourcePathAnnotation], restored: ann[RestoredRoleAnnotation]}
-		for k := range ann {
-			if strings.HasPrefix(k, internalPrefix) {
-				delete(ann, k)
-			}
-		}
-		setAnnotations(c, ann)
-		out[i], marks[c] = c, m
-	}
-	return out, marks
-}
-
-// MarkRestored puts objects a rollback restores into role: NewPlan
-// groups them there, whatever the role's criteria say (their source
-// paths, say, are not recorded in a revision).
-func MarkRestored(objs []*unstructured.Unstructured, role string) {
-	for _, o := range objs {
-		ann := o.GetAnnotations()
-		if ann == nil {
-			ann = map[string]string{}
-		}
-		ann[RestoredRoleAnnotation] = role
-		o.SetAnnotations(ann)
-	}
-}
 
 // withOriginAnnotations returns a kustomization file's content with
 // "originAnnotations" in its buildMetadata, and whether the file asked for
@@ -198,26 +136,15 @@ func (fs *repoFS) sourcePath(o *resource.Origin, overlay string) string {
 // replacing any the object was written with.
 func setSourcePath(o *unstructured.Unstructured, src string) {
 	ann := o.GetAnnotations()
-	if _, ok := ann[SourcePathAnnotation]; !ok && src == "" {
+	if _, ok := ann[object.SourcePathAnnotation]; !ok && src == "" {
 		return
 	}
 	if ann == nil {
 		ann = map[string]string{}
 	}
-	ann[SourcePathAnnotation] = src
+	ann[object.SourcePathAnnotation] = src
 	if src == "" {
-		delete(ann, SourcePathAnnotation)
+		delete(ann, object.SourcePathAnnotation)
 	}
-	setAnnotations(o, ann)
-}
-
-// setAnnotations sets o's annotations, removing the field when there are
-// none: kustomize never renders an empty annotations map, so an object
-// whose internal annotations are removed is what kustomize rendered.
-func setAnnotations(o *unstructured.Unstructured, ann map[string]string) {
-	if len(ann) == 0 {
-		unstructured.RemoveNestedField(o.Object, "metadata", "annotations")
-		return
-	}
-	o.SetAnnotations(ann)
+	object.SetAnnotations(o, ann)
 }

@@ -2,12 +2,12 @@ package status
 
 import (
 	"fmt"
+	"github.com/roleout/roleout/model"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render"
 )
 
 // Kind is the kind of a status.yaml.
@@ -303,7 +303,7 @@ type Role struct {
 // Workload is a workload's predicted and observed identity: the workload
 // as the plan showed it, and what its controller made.
 type Workload struct {
-	render.WorkloadSummary
+	model.WorkloadSummary
 	// Observed is what the controller made, read after the wave; nil
 	// when it could not be read.
 	Observed *object.Identity `json:"observed,omitempty"`

@@ -14,6 +14,8 @@
 // history and status and the web view all read the branch through it.
 //
 // It is pure but for Load, which reads through a Reader. It imports
-// render, render/revision, diff and sources for their types; it must not
-// import agent, config, apply or cmd.
+// model, render/revision and diff for their types; it must not import
+// agent, config, apply, render, sources or cmd, and links none of
+// kustomize, Helm, go-git or k8s.io/kubernetes (internal/layout,
+// TestLightVocabulary).
 package status

@@ -1,13 +1,13 @@
 package status
 
 import (
+	"github.com/roleout/roleout/model"
 	"path"
 	"strings"
 
 	"sigs.k8s.io/yaml"
 
 	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/revision"
 )
 
@@ -27,7 +27,7 @@ type Update struct {
 // Planned is what a plan holds, for the status branch.
 type Planned struct {
 	// Inventory is the plan's inventory.
-	Inventory []render.InventoryEntry
+	Inventory []model.InventoryEntry
 	// MergeInventory keeps the entries of the previous inventory that
 	// Inventory lacks: after a rollout that did not succeed, the app may
 	// have applied either, and everything it may have applied stays
@@ -128,9 +128,9 @@ func DropUntrustedPreviews(files, previews map[string][]byte, app string) {
 }
 
 // MergeInventory returns a followed by the entries of b it lacks.
-func MergeInventory(a, b []render.InventoryEntry) []render.InventoryEntry {
+func MergeInventory(a, b []model.InventoryEntry) []model.InventoryEntry {
 	seen := map[object.Ref]bool{}
-	out := append([]render.InventoryEntry(nil), a...)
+	out := append([]model.InventoryEntry(nil), a...)
 	for _, e := range a {
 		seen[e.Ref] = true
 	}

@@ -51,7 +51,7 @@ func PreviewName(ref string) string {
 // RevisionPath returns where revision name of role lives on the status
 // branch: <app>/revisions/<role>/<name>.yaml. Role names come from
 // rendered objects and revision names from the status branch itself, so
-// as a defence beyond render.CheckRoleName every component is checked:
+// as a defence beyond model.CheckRoleName every component is checked:
 // app and role must be DNS labels and name (<app>-<role>-<hash>) a DNS
 // subdomain, none of which can hold "/" or "..", so no path leaves the
 // role's directory.

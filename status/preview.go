@@ -4,22 +4,22 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/roleout/roleout/model"
 	"slices"
 	"strings"
 
 	"github.com/roleout/roleout/diff"
-	"github.com/roleout/roleout/render"
 )
 
 // Preview is what merging a pull-request head would do to an app:
 // <app>/previews/<name>.json on the status branch (the .md next to it,
 // Markdown, is for people).
 type Preview struct {
-	App    string          `json:"app"`
-	Ref    string          `json:"ref"`
-	Commit string          `json:"commit"`
-	Plan   *render.Summary `json:"plan,omitempty"`
-	Diff   *diff.Report    `json:"diff,omitempty"`
+	App    string         `json:"app"`
+	Ref    string         `json:"ref"`
+	Commit string         `json:"commit"`
+	Plan   *model.Summary `json:"plan,omitempty"`
+	Diff   *diff.Report   `json:"diff,omitempty"`
 	// Error says why there is no plan or diff (a broken render, say).
 	Error string `json:"error,omitempty"`
 	// Untrusted says why the head, the followed branch's newest commit,

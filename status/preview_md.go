@@ -2,13 +2,12 @@ package status
 
 import (
 	"fmt"
+	"github.com/roleout/roleout/model"
 	"strings"
 
-	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/internal/markdown"
 	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render"
 )
 
 // Markdown renders the preview for a reviewer: what a merge changes, in
@@ -69,7 +68,7 @@ func (p Preview) Markdown() string {
 		}
 		for _, s := range p.Diff.Steps {
 			for _, o := range s.Objects {
-				if o.Change == apply.NoChange {
+				if o.Change == model.NoChange {
 					continue
 				}
 				fmt.Fprintf(&b, "\n**%s** %s (%s)\n", markdown.Text(string(o.Change)), markdown.Code(o.Object.String()), markdown.Text(s.Role))
@@ -116,7 +115,7 @@ func diffTarget(d *diff.Report) string {
 // workloadMD is a workload's predicted identity inside a table cell,
 // marked unverified with the reason (escaped: it names the workload's
 // kind) when roleout cannot vouch for it.
-func workloadMD(wl render.WorkloadSummary) string {
+func workloadMD(wl model.WorkloadSummary) string {
 	switch {
 	case wl.Unverified == "":
 		return predictionMD(wl.Predicted)

@@ -2,14 +2,13 @@ package status
 
 import (
 	"fmt"
+	"github.com/roleout/roleout/model"
 	"strings"
 	"testing"
 
-	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/internal/markdown"
 	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/revision"
 	"github.com/roleout/roleout/render/schema"
 )
@@ -23,19 +22,19 @@ const hostile = "x`` ```\n```\n# Injected heading\n<script>alert(1)</script>\n| 
 // or table row of the attacker's outside a code block, and every code
 // block holds exactly what it was given.
 func TestPreviewMarkdownContainsHostileText(t *testing.T) {
-	wl := render.WorkloadSummary{Kind: "Deployment", Name: hostile, RestartsPods: true,
+	wl := model.WorkloadSummary{Kind: "Deployment", Name: hostile, RestartsPods: true,
 		Predicted: object.Identity{ReplicaSetName: hostile}}
-	unverified := render.WorkloadSummary{Kind: hostile, Name: hostile, Unverified: "no CRD for " + hostile}
-	plan := &render.Summary{
-		Waves: []render.WaveSummary{{UpgradeOrder: 1, Roles: []render.RoleSummary{{
-			Name: hostile, Changed: true, Action: "update", RevisionNumber: 2, RevisionName: hostile, Workloads: []render.WorkloadSummary{wl, unverified},
+	unverified := model.WorkloadSummary{Kind: hostile, Name: hostile, Unverified: "no CRD for " + hostile}
+	plan := &model.Summary{
+		Waves: []model.WaveSummary{{UpgradeOrder: 1, Roles: []model.RoleSummary{{
+			Name: hostile, Changed: true, Action: "update", RevisionNumber: 2, RevisionName: hostile, Workloads: []model.WorkloadSummary{wl, unverified},
 		}}}},
 		Prerequisites: []object.Ref{{APIVersion: "v1", Kind: "Namespace", Name: hostile}},
 		Prune:         []object.Ref{{APIVersion: "v1", Kind: "ConfigMap", Namespace: "app", Name: hostile}},
 		Unchecked:     []object.Ref{{APIVersion: "example.com/v1", Kind: "Widget", Namespace: "app", Name: hostile}},
 	}
 	rep := &diff.Report{App: "app", Steps: []diff.Step{{Role: hostile, Objects: []diff.Object{{
-		ObjectDiff:  apply.ObjectDiff{Object: object.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: "app", Name: hostile}, Change: apply.Update, Diff: hostile + "\n"},
+		ObjectDiff:  model.ObjectDiff{Object: object.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: "app", Name: hostile}, Change: model.Update, Diff: hostile + "\n"},
 		NotCompared: hostile,
 	}}}}}
 	cases := []struct {
@@ -78,9 +77,9 @@ func TestPreviewMarkdownContainsHostileText(t *testing.T) {
 // and a workload roleout cannot vouch for says unverified, with the
 // reason, instead of stating its identity as a fact.
 func TestPreviewMarkdownActionsAndUnverified(t *testing.T) {
-	plan := &render.Summary{Waves: []render.WaveSummary{{UpgradeOrder: 1, Roles: []render.RoleSummary{{
+	plan := &model.Summary{Waves: []model.WaveSummary{{UpgradeOrder: 1, Roles: []model.RoleSummary{{
 		Name: "serving", Changed: true, Action: string(revision.Install), RevisionNumber: 1, RevisionName: "llm-serving-5c9f7d8b4",
-		Workloads: []render.WorkloadSummary{
+		Workloads: []model.WorkloadSummary{
 			{Kind: "LeaderWorkerSet", Name: "decode", RestartsPods: true, Predicted: object.Identity{TemplateRevisionHash: "79c7df5f65"}, Schema: schema.SchemaBuiltin},
 			{Kind: "LeaderWorkerSet", Name: "next", RestartsPods: true, Predicted: object.Identity{TemplateRevisionHash: "6d9f8c7b5"},
 				Unverified: "no CRD for LeaderWorkerSet.leaderworkerset.x-k8s.io v2 in the render, the cluster or built in"},
@@ -110,10 +109,10 @@ func TestPreviewFilesAreBounded(t *testing.T) {
 	big := strings.Repeat(line, (100<<10)/len(line))
 	var objs []diff.Object
 	for i := range 200 {
-		objs = append(objs, diff.Object{ObjectDiff: apply.ObjectDiff{Object: object.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: "web", Name: fmt.Sprintf("c%d", i)},
-			Change: apply.Update, Diff: big}})
+		objs = append(objs, diff.Object{ObjectDiff: model.ObjectDiff{Object: object.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: "web", Name: fmt.Sprintf("c%d", i)},
+			Change: model.Update, Diff: big}})
 	}
-	p := Preview{App: "web", Ref: "refs/pull/1/head", Commit: "c", Plan: &render.Summary{}, Diff: &diff.Report{App: "web", Steps: []diff.Step{{Role: "default", Objects: objs}}}}
+	p := Preview{App: "web", Ref: "refs/pull/1/head", Commit: "c", Plan: &model.Summary{}, Diff: &diff.Report{App: "web", Steps: []diff.Step{{Role: "default", Objects: objs}}}}
 	files, err := p.Files("pull-1-head")
 	if err != nil {
 		t.Fatal(err)

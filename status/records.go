@@ -3,6 +3,7 @@ package status
 import (
 	"context"
 	"fmt"
+	"github.com/roleout/roleout/model"
 	"sort"
 	"strings"
 
@@ -10,7 +11,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/roleout/roleout/diff"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/revision"
 )
 
@@ -25,7 +25,7 @@ type Records struct {
 	// History holds each role's revisions, oldest first.
 	History map[string][]revision.RoleRevision
 	// Inventory is what the app applied.
-	Inventory []render.InventoryEntry
+	Inventory []model.InventoryEntry
 	// Files are the app's files as read, to tell which to delete.
 	Files map[string][]byte
 	// Refused is set when the status branch head was refused and the

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/roleout/roleout/model"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -22,7 +23,6 @@ import (
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/testcluster"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/status"
 )
 
@@ -63,9 +63,9 @@ func TestKubernetesAuthScope(t *testing.T) {
 		return object.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: ns, Name: "x"}
 	}
 	inventory := func(refs ...object.Ref) []byte {
-		var inv []render.InventoryEntry
+		var inv []model.InventoryEntry
 		for _, r := range refs {
-			inv = append(inv, render.InventoryEntry{Ref: r, Role: "r", UpgradeOrder: 1})
+			inv = append(inv, model.InventoryEntry{Ref: r, Role: "r", UpgradeOrder: 1})
 		}
 		return mustYAML(t, inv)
 	}

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"github.com/roleout/roleout/model"
 	"io"
 	"net/http/httptest"
 	"testing"
@@ -14,7 +15,6 @@ import (
 
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/revision"
 	"github.com/roleout/roleout/status"
 )
@@ -39,7 +39,7 @@ func benchStatus(app string, roles, objects int) *status.App {
 			Result: status.RoleApplied, Objects: objects / roles}
 		for w := range objects / roles / 4 {
 			id := object.Identity{PodTemplateHash: "6d9f8c7b5", ReplicaSetName: fmt.Sprintf("web-%d-%d-6d9f8c7b5", r, w)}
-			role.Workloads = append(role.Workloads, status.Workload{WorkloadSummary: render.WorkloadSummary{Kind: "Deployment", Namespace: app, Name: fmt.Sprintf("web-%d-%d", r, w), Predicted: id},
+			role.Workloads = append(role.Workloads, status.Workload{WorkloadSummary: model.WorkloadSummary{Kind: "Deployment", Namespace: app, Name: fmt.Sprintf("web-%d-%d", r, w), Predicted: id},
 				Observed: &id, Match: true})
 		}
 		st.Roles = append(st.Roles, role)

@@ -3,13 +3,13 @@ package ui
 import (
 	"context"
 	"errors"
+	"github.com/roleout/roleout/model"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/revision"
 	"github.com/roleout/roleout/status"
 )
@@ -37,10 +37,10 @@ func TestRecordedScope(t *testing.T) {
 	cm := func(ns string) object.Ref {
 		return object.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: ns, Name: "x"}
 	}
-	inv := func(refs ...object.Ref) []render.InventoryEntry {
-		var out []render.InventoryEntry
+	inv := func(refs ...object.Ref) []model.InventoryEntry {
+		var out []model.InventoryEntry
 		for _, r := range refs {
-			out = append(out, render.InventoryEntry{Ref: r})
+			out = append(out, model.InventoryEntry{Ref: r})
 		}
 		return out
 	}
@@ -90,7 +90,7 @@ func TestScopeChecks(t *testing.T) {
 // so the app is shown to no more readers meanwhile.
 func TestScopeOfSnapshots(t *testing.T) {
 	b := fixture(t)
-	b.files[status.InventoryPath("shop")] = mustYAML(t, []render.InventoryEntry{{Ref: object.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: "shop-db", Name: "x"}}})
+	b.files[status.InventoryPath("shop")] = mustYAML(t, []model.InventoryEntry{{Ref: object.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: "shop-db", Name: "x"}}})
 	store, _ := newTestServer(t, b, "shop")
 	if diff := cmp.Diff(Scope{Namespaces: []string{"ns-shop", "shop-db"}}, store.Snapshot().App("shop").Scope); diff != "" {
 		t.Errorf("read: (-want +got)\n%s", diff)
@@ -99,7 +99,7 @@ func TestScopeOfSnapshots(t *testing.T) {
 	if diff := cmp.Diff(Scope{Namespaces: []string{"shop-cache", "shop-db", "shop-web"}}, store.Snapshot().App("shop").Scope); diff != "" {
 		t.Errorf("reloaded, not read yet: (-want +got)\n%s", diff)
 	}
-	b.set("c2", map[string][]byte{status.InventoryPath("shop"): mustYAML(t, []render.InventoryEntry{})})
+	b.set("c2", map[string][]byte{status.InventoryPath("shop"): mustYAML(t, []model.InventoryEntry{})})
 	store.Refresh(context.Background())
 	if diff := cmp.Diff(Scope{Namespaces: []string{"shop-cache", "shop-web"}}, store.Snapshot().App("shop").Scope); diff != "" {
 		t.Errorf("read again: (-want +got)\n%s", diff)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/roleout/roleout/model"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,7 +20,6 @@ import (
 
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/status"
 )
 
@@ -87,7 +87,7 @@ func appStatus(app string) *status.App {
 		Message: "role b: " + evil,
 		Roles: []*status.Role{
 			{Name: "a", UpgradeOrder: 1, RevisionNumber: 2, RevisionName: app + "-a-5c9f7d8b4", Result: status.RoleApplied, Objects: 2,
-				Workloads: []status.Workload{{WorkloadSummary: render.WorkloadSummary{Kind: "Deployment", Name: "a", Predicted: object.Identity{PodTemplateHash: "6d9f8c7b5", ReplicaSetName: "a-6d9f8c7b5"}},
+				Workloads: []status.Workload{{WorkloadSummary: model.WorkloadSummary{Kind: "Deployment", Name: "a", Predicted: object.Identity{PodTemplateHash: "6d9f8c7b5", ReplicaSetName: "a-6d9f8c7b5"}},
 					Observed: &object.Identity{PodTemplateHash: "6d9f8c7b5", ReplicaSetName: "a-6d9f8c7b5"}, Match: true}}},
 			{Name: "b", UpgradeOrder: 2, Result: status.RoleFailed, Objects: 1, Message: "Deployment/ns/b: 0 of 2 replicas ready: readiness probe failed"},
 			{Name: "c", UpgradeOrder: 3, Result: status.RolePending, Objects: 1},

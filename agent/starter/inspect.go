@@ -3,6 +3,8 @@ package starter
 import (
 	"context"
 	"fmt"
+	"github.com/roleout/roleout/model"
+	"github.com/roleout/roleout/render/plan"
 	"runtime"
 	"slices"
 	"strings"
@@ -13,7 +15,6 @@ import (
 
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render"
 	rschema "github.com/roleout/roleout/render/schema"
 )
 
@@ -24,11 +25,11 @@ import (
 type Inspector interface {
 	// Render builds app's overlay from the checkout at root with the
 	// app's render settings and returns its objects, each with its
-	// source path (render.SourcePathAnnotation) and namespace set.
+	// source path (object.SourcePathAnnotation) and namespace set.
 	Render(ctx context.Context, root string, app config.App) ([]*unstructured.Unstructured, error)
 	// Plan plans app of cfg from the checkout at root, offline, as
 	// `roleout plan --config` plans it from git.
-	Plan(ctx context.Context, root string, cfg *config.Config, app string) (*render.Plan, error)
+	Plan(ctx context.Context, root string, cfg *config.Config, app string) (*model.Plan, error)
 }
 
 // rendered is what one app's render gave init.
@@ -70,7 +71,7 @@ func (r *Result) inspect(ctx context.Context, root string, in Inspector) error {
 		if argo {
 			r.Untranslated = append(r.Untranslated, argoHooks(a.Name, objs)...)
 		}
-		if !argo || !a.syncWaveRoles(objs, render.IsPrerequisite) {
+		if !argo || !a.syncWaveRoles(objs, plan.IsPrerequisite) {
 			a.proposeRoles(objs)
 		}
 		a.proposeKinds(objs)

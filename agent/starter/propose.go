@@ -3,6 +3,8 @@ package starter
 import (
 	"cmp"
 	"fmt"
+	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/render/plan"
 	"path"
 	"slices"
 	"strings"
@@ -11,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/roleout/roleout/config"
-	"github.com/roleout/roleout/render"
 	rschema "github.com/roleout/roleout/render/schema"
 )
 
@@ -34,7 +35,7 @@ func (a *App) config() config.App {
 // paths: the one whose path holds its source path most closely; "" when
 // none does (the role default).
 func (a *App) roleOf(o *unstructured.Unstructured) string {
-	src := o.GetAnnotations()[render.SourcePathAnnotation]
+	src := o.GetAnnotations()[object.SourcePathAnnotation]
 	best, bestLen := "", -1
 	for _, r := range a.Roles {
 		for _, p := range r.Paths {
@@ -57,7 +58,7 @@ func (a *App) proposeRoles(objs []*unstructured.Unstructured) {
 	}
 	members := map[string][]*unstructured.Unstructured{}
 	for _, o := range objs {
-		if !render.IsPrerequisite(o) {
+		if !plan.IsPrerequisite(o) {
 			role := a.roleOf(o)
 			members[role] = append(members[role], o)
 		}
@@ -89,7 +90,7 @@ func (a *App) proposeRoles(objs []*unstructured.Unstructured) {
 // the default (every namespaced kind, and Namespaces) would refuse one
 // of them: exactly those kinds, the cluster-scoped ones marked.
 func (a *App) proposeKinds(objs []*unstructured.Unstructured) {
-	scopes := render.KindScopes(objs, nil)
+	scopes := plan.KindScopes(objs, nil)
 	refused := false
 	seen := map[schema.GroupKind]bool{}
 	var kinds []schema.GroupKind

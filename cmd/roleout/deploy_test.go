@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/roleout/roleout/render/plan"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,8 +42,8 @@ func applyManifests(t *testing.T, c *testcluster.Cluster, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	render.DefaultNamespace(res.Objects, "roleout-system", render.KindScopes(res.Objects, nil))
-	plan, err := render.NewPlan(res.Objects, render.PlanOptions{App: "roleout"})
+	plan.DefaultNamespace(res.Objects, "roleout-system", plan.KindScopes(res.Objects, nil))
+	plan, err := plan.New(res.Objects, plan.Options{App: "roleout"}, plan.Facts{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,13 +2,13 @@ package main
 
 import (
 	"errors"
+	"github.com/roleout/roleout/model"
 	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/roleout/roleout/agent"
-	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/control"
 	"github.com/roleout/roleout/diff"
@@ -165,7 +165,7 @@ func printDiff(w io.Writer, rep *diff.Report) error {
 			p.f("%s: %s\n", stepLabel(s.Role), s.Note)
 		}
 		for _, o := range s.Objects {
-			if o.Change == apply.NoChange {
+			if o.Change == model.NoChange {
 				continue
 			}
 			p.f("%s %s (%s)\n", o.Change, o.Object, stepLabel(s.Role))

@@ -5,7 +5,7 @@
 //
 // It goes through agent for what touches git, a render or a cluster
 // (agent.New, PlanDir, PlanFromGit, Diff, DiffDir, Rollback, …) and reads
-// the formats it prints from config, status, diff, control, render and
-// apply; never sources, render/revision or the test harnesses outside
+// the formats it prints from config, status, diff, control and model;
+// never sources, render, apply or the test harnesses outside
 // tests (internal/layout, docs/design.md "Packages and import rules").
 package main

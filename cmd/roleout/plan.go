@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/roleout/roleout/model"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,7 +18,6 @@ import (
 
 	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/config"
-	"github.com/roleout/roleout/render"
 )
 
 // planFlags select what render and plan work on: a local directory, or an
@@ -90,37 +90,37 @@ from the agent's; against the status in git such a role shows as changed.`,
 // summary and a header line naming what was planned. With --config a
 // role is changed when the agent would apply it (against the status in
 // git); a local DIR has no status, so against no history.
-func (f *planFlags) plan(ctx context.Context, args []string) (*render.Plan, render.Summary, string, error) {
+func (f *planFlags) plan(ctx context.Context, args []string) (*model.Plan, model.Summary, string, error) {
 	if f.config != "" {
 		if len(args) > 0 {
-			return nil, render.Summary{}, "", errors.New("give a DIR or --config, not both")
+			return nil, model.Summary{}, "", errors.New("give a DIR or --config, not both")
 		}
 		if f.app == "" {
-			return nil, render.Summary{}, "", errors.New("--app is required with --config")
+			return nil, model.Summary{}, "", errors.New("--app is required with --config")
 		}
 		cfg, err := config.Load(f.config)
 		if err != nil {
-			return nil, render.Summary{}, "", err
+			return nil, model.Summary{}, "", err
 		}
 		p, err := agent.PlanFromGit(ctx, cfg, f.app, f.ref)
 		if err != nil {
-			return nil, render.Summary{}, "", err
+			return nil, model.Summary{}, "", err
 		}
 		return p.Plan, p.Summary, fmt.Sprintf("app %s at %s", f.app, p.Revision), nil
 	}
 	if len(args) != 1 {
-		return nil, render.Summary{}, "", errors.New("give a kustomize DIR, or --config F --app NAME")
+		return nil, model.Summary{}, "", errors.New("give a kustomize DIR, or --config F --app NAME")
 	}
 	plan, header, err := f.planDir(ctx, args[0])
 	if err != nil {
-		return nil, render.Summary{}, "", err
+		return nil, model.Summary{}, "", err
 	}
 	return plan, plan.Summarize(nil), header, nil
 }
 
 var nonName = regexp.MustCompile(`[^a-z0-9-]+`)
 
-func (f *planFlags) planDir(ctx context.Context, dir string) (*render.Plan, string, error) {
+func (f *planFlags) planDir(ctx context.Context, dir string) (*model.Plan, string, error) {
 	o, err := f.dirOptions(dir)
 	if err != nil {
 		return nil, "", err
@@ -179,7 +179,7 @@ func gitRoot(dir string) string {
 	}
 }
 
-func printPlan(w io.Writer, header string, s render.Summary) error {
+func printPlan(w io.Writer, header string, s model.Summary) error {
 	p := &printer{w: w}
 	p.f("plan for %s\n", header)
 	if len(s.Prerequisites) > 0 {
@@ -214,7 +214,7 @@ func printPlan(w io.Writer, header string, s render.Summary) error {
 	return p.err
 }
 
-func printRender(w io.Writer, plan *render.Plan, output string) error {
+func printRender(w io.Writer, plan *model.Plan, output string) error {
 	if output == "json" {
 		type role struct {
 			Name         string                       `json:"name"`

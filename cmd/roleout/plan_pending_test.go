@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
+	"github.com/roleout/roleout/model"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/roleout/roleout/internal/testcluster"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/status"
 )
 
@@ -60,8 +60,8 @@ func TestPlanAfterPausedRollout(t *testing.T) {
 	if got := strings.Join(planned, " "); got != "db:false:unchanged:1 api:false:unchanged:1 worker:true:unchanged:2" {
 		t.Errorf("plan after a paused reconcile = %s, want worker changed (not yet applied), at rev 2", got)
 	}
-	if code, out, errOut := cli("plan", "--config", config, "--app", app); code != exitOK || !strings.Contains(out, " "+render.Pending+" ") {
-		t.Errorf("text plan: exit %d, %s; want worker %s:\n%s", code, errOut, render.Pending, out)
+	if code, out, errOut := cli("plan", "--config", config, "--app", app); code != exitOK || !strings.Contains(out, " "+model.Pending+" ") {
+		t.Errorf("text plan: exit %d, %s; want worker %s:\n%s", code, errOut, model.Pending, out)
 	}
 
 	before := roleoutWrites(t, app)

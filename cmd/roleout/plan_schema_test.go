@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/roleout/roleout/model"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,8 +9,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/roleout/roleout/render"
 )
 
 // customWorkloads is a folder of LeaderWorkerSets and StormServices
@@ -18,10 +17,10 @@ const customWorkloads = "../../render/testdata/custom-workloads"
 
 // workloadsOf plans dir (reads confined to root) as JSON and returns its
 // workloads by kind/name.
-func workloadsOf(t *testing.T, dir, root string) map[string]render.WorkloadSummary {
+func workloadsOf(t *testing.T, dir, root string) map[string]model.WorkloadSummary {
 	t.Helper()
 	s := planJSON(t, "plan", dir, "--root", root, "--name", "llm")
-	got := map[string]render.WorkloadSummary{}
+	got := map[string]model.WorkloadSummary{}
 	for _, w := range s.Waves {
 		for _, r := range w.Roles {
 			if r.Action != "install" {

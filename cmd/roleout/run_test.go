@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/roleout/roleout/model"
 	"os"
 	"path/filepath"
 	"sort"
@@ -43,13 +44,13 @@ func cli(args ...string) (int, string, string) {
 
 // planJSON runs roleout plan with args and --output json, which must
 // succeed, and returns the plan it printed.
-func planJSON(t *testing.T, args ...string) render.Summary {
+func planJSON(t *testing.T, args ...string) model.Summary {
 	t.Helper()
 	code, out, errOut := cli(append(args, "--output", "json")...)
 	if code != exitOK {
 		t.Fatalf("roleout %s: exit %d: %s", strings.Join(args, " "), code, errOut)
 	}
-	var s render.Summary
+	var s model.Summary
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		t.Fatalf("roleout %s --output json: %v\n%s", strings.Join(args, " "), err, out)
 	}

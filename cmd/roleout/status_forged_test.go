@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/roleout/roleout/model"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +19,6 @@ import (
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/status"
 )
 
@@ -72,11 +72,11 @@ func forgeStatus(t *testing.T, repo *testgit.Repo, app, rev string, stranger *te
 	if err != nil {
 		t.Fatal(err)
 	}
-	var inv []render.InventoryEntry
+	var inv []model.InventoryEntry
 	if err := yaml.UnmarshalStrict([]byte(data), &inv); err != nil {
 		t.Fatal(err)
 	}
-	inv = append(inv, render.InventoryEntry{Ref: object.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: app, Name: "victim"}, Role: "a", UpgradeOrder: 1})
+	inv = append(inv, model.InventoryEntry{Ref: object.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: app, Name: "victim"}, Role: "a", UpgradeOrder: 1})
 	forged, _ := yaml.Marshal(inv)
 	if _, err := repo.Commit("roleout/status", "forged inventory", map[string]string{app + "/inventory.yaml": string(forged)}); err != nil {
 		t.Fatal(err)

@@ -38,6 +38,10 @@ var allowed = map[string][]string{
 	"render/validate": {"render/schema"},
 	"render/predict":  {"internal/object", "render/schema"},
 	"render/revision": {"internal/object", "internal/secrets"},
+	// The vocabulary: what a plan, its summary, its inventory and a diff
+	// are, shared by the engines and every reader. Light: it links none
+	// of kustomize, Helm, go-git or k8s.io/kubernetes (TestLightVocabulary).
+	"model": {"internal/object", "internal/secrets", "render/order", "render/revision", "render/schema"},
 	// Variables replaced after the build (Flux's postBuild syntax).
 	"render/substitute": {"internal/object"},
 	// SOPS-encrypted Secrets decrypted after the build, in the agent.
@@ -46,20 +50,23 @@ var allowed = map[string][]string{
 	"apply/healthcheck": nil,
 	// What an app's objects need of each other, for init's order and plan warnings.
 	"render/order": {"internal/object"},
-	"render":       {"internal/object", "internal/secrets", "render/order", "render/predict", "render/revision", "render/schema", "render/validate"},
-	"sources":      {"internal/fence", "internal/secrets"},
-	"apply":        {"apply/healthcheck", "internal/object", "internal/secrets"},
+	// The build: kustomize in a sandbox process, Helm, the fetch gate.
+	"render": {"internal/object", "internal/secrets"},
+	// The pure plan: rendered objects and the gathered facts in, a plan out.
+	"render/plan": {"internal/object", "internal/secrets", "model", "render/order", "render/predict", "render/revision", "render/schema", "render/validate"},
+	"sources":     {"internal/fence", "internal/secrets"},
+	"apply":       {"apply/healthcheck", "internal/object", "internal/secrets", "model"},
 	// The user contract: what roleout.yaml says, parsed and explained.
-	"config": {"apply/healthcheck", "internal/object", "internal/secrets", "render"},
+	"config": {"apply/healthcheck", "internal/object", "internal/secrets", "model"},
 	// What a change would do, live or offline; pure of git and of the loop.
-	"diff": {"apply", "internal/object", "render", "render/predict", "render/revision"},
+	"diff": {"apply", "internal/object", "model", "render/revision"},
 	// The status branch's files; read by the agent, the CLI and the web view.
-	"status": {"apply", "diff", "internal/markdown", "internal/object", "render", "render/revision"},
+	"status": {"diff", "internal/markdown", "internal/object", "model", "render/revision"},
 	// The status branch's store: one local copy per agent, read and
 	// written incrementally, verified, fenced.
 	"statusstore": {"internal/fence", "sources", "status"},
 	// Drift while the agent runs: the watches' baseline and state.
-	"drift": {"apply", "internal/object", "render", "status"},
+	"drift": {"apply", "internal/object", "model", "status"},
 	// Apps spread over live replicas by Leases (sharding.mode: dynamic).
 	"sharding": {"internal/fence"},
 	// The agent's own objects in its namespace: the control ConfigMap
@@ -70,7 +77,7 @@ var allowed = map[string][]string{
 	// Markdown that keeps a pull request's text in its place.
 	"internal/markdown": nil,
 	// Pull requests where reviewers look: comments and statuses on forges.
-	"forge": {"apply", "config", "diff", "internal/markdown", "internal/object", "internal/outbox", "render", "status"},
+	"forge": {"config", "diff", "internal/markdown", "internal/outbox", "model", "status"},
 	// Posts made on their own time, with retries.
 	"internal/backoff": nil,
 	"internal/outbox":  {"internal/backoff"},
@@ -82,14 +89,14 @@ var allowed = map[string][]string{
 	// Rollout events to chats and webhooks.
 	"notify": {"config", "internal/outbox", "status", "webhook"},
 	// The agent's loop: the only package that joins sources, render and apply.
-	"agent":         {"apply", "apply/healthcheck", "config", "control", "diff", "drift", "forge", "notify", "internal/backoff", "internal/fence", "internal/liveness", "internal/object", "internal/secrets", "render", "render/predict", "render/decrypt", "render/revision", "render/substitute", "sharding", "sources", "status", "statusstore", "webhook"},
-	"agent/starter": {"apply/healthcheck", "config", "internal/object", "render", "render/order", "render/schema", "sources"},
+	"agent":         {"apply", "apply/healthcheck", "config", "control", "diff", "drift", "forge", "notify", "internal/backoff", "internal/fence", "internal/liveness", "internal/object", "internal/secrets", "model", "render", "render/decrypt", "render/plan", "render/predict", "render/revision", "render/substitute", "sharding", "sources", "status", "statusstore", "webhook"},
+	"agent/starter": {"apply/healthcheck", "config", "internal/object", "model", "render", "render/order", "render/plan", "render/schema", "sources"},
 	// The read-only web view: the status branch's records as pages, for
 	// roleout ui and roleout run.
 	"ui": {"config", "internal/object", "internal/secrets", "render/revision", "status"},
 	// The CLI goes through agent; it imports the rest only for the types it
 	// prints or reads.
-	"cmd/roleout": {"agent", "agent/starter", "apply", "config", "control", "diff", "internal/httpserve", "render", "sharding", "status", "ui"},
+	"cmd/roleout": {"agent", "agent/starter", "config", "control", "diff", "internal/httpserve", "model", "sharding", "status", "ui"},
 }
 
 // loggers are the packages that log (docs/design.md, "Who logs"):

@@ -38,3 +38,18 @@ const (
 	// decrypts, records the Secret as its rollout does.
 	SopsAnnotation = "roleout.dev/sops-ciphertext"
 )
+
+// Internal annotations: set by roleout on rendered or restored objects,
+// read and removed by the planner (render/plan) before anything is
+// hashed, recorded or applied. Every annotation under the prefix is
+// removed there, so the prefix is reserved.
+const (
+	// InternalAnnotationPrefix is the reserved prefix.
+	InternalAnnotationPrefix = "internal.roleout.dev/"
+	// SourcePathAnnotation is an object's source path: slash-separated,
+	// relative to the repository root.
+	SourcePathAnnotation = InternalAnnotationPrefix + "source-path"
+	// RestoredRoleAnnotation puts an object a rollback restored into the
+	// role it was restored for, whatever the role's criteria say.
+	RestoredRoleAnnotation = InternalAnnotationPrefix + "restored-role"
+)

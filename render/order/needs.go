@@ -40,7 +40,7 @@ const (
 
 // Needs returns every need among objs (see the package's rules), in a
 // stable order: by the needing object's place in objs, then by the
-// needed one's. objs must carry their namespaces (render.DefaultNamespace
+// needed one's. objs must carry their namespaces (plan.DefaultNamespace
 // has run).
 func Needs(objs []*unstructured.Unstructured) []Need {
 	ix := newIndex(objs)

@@ -54,7 +54,7 @@ type Outcome struct {
 	Unverified string
 	// Skew, when not zero, is the version skew that makes the prediction
 	// unverified (Options.Cluster).
-	Skew Skew
+	Skew object.Skew
 }
 
 // IsWorkload reports whether Predict knows o's kind and can predict o

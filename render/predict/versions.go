@@ -33,35 +33,13 @@ func Controllers() []Controller {
 	}
 }
 
-// Skew is a version a cluster runs that differs from the one roleout
-// models; the zero Skew is none.
-type Skew struct {
-	// Component is "Kubernetes" or a Controller.Name.
-	Component string
-	// Cluster is the version the cluster runs, Modelled the one roleout
-	// models.
-	Cluster, Modelled string
-}
-
-// IsZero reports whether s is no skew.
-func (s Skew) IsZero() bool { return s == Skew{} }
-
-// String is the reason a prediction under s is unverified: "the cluster
-// runs lws v0.8.1; roleout models v0.9.0".
-func (s Skew) String() string {
-	if s.IsZero() {
-		return ""
-	}
-	return fmt.Sprintf("the cluster runs %s %s; roleout models %s", s.Component, s.Cluster, s.Modelled)
-}
-
 // SkewFor returns the skew between v, the versions a cluster runs, and
 // what roleout models that
 // affects the predictions of group/kind gk ("Deployment.apps"): a
 // Kubernetes minor version other than schema.KubernetesVersion's for the apps
 // kinds, a controller version other than the one linked for the custom
 // kinds. Unknown or unparsable versions are no skew.
-func SkewFor(v object.ClusterVersions, gk string) Skew {
+func SkewFor(v object.ClusterVersions, gk string) object.Skew {
 	if strings.HasSuffix(gk, ".apps") {
 		return kubernetesSkew(v.Kubernetes)
 	}
@@ -72,34 +50,34 @@ func SkewFor(v object.ClusterVersions, gk string) Skew {
 			}
 		}
 	}
-	return Skew{}
+	return object.Skew{}
 }
 
 // kubernetesSkew compares the minor version of a server's gitVersion
 // with schema.KubernetesVersion's.
-func kubernetesSkew(server string) Skew {
+func kubernetesSkew(server string) object.Skew {
 	got, err := utilversion.ParseGeneric(server)
 	if err != nil {
-		return Skew{}
+		return object.Skew{}
 	}
 	want := utilversion.MustParseGeneric(schema.KubernetesVersion)
 	if got.Major() == want.Major() && got.Minor() == want.Minor() {
-		return Skew{}
+		return object.Skew{}
 	}
-	return Skew{Component: "Kubernetes", Cluster: server, Modelled: fmt.Sprintf("v%d.%d", want.Major(), want.Minor())}
+	return object.Skew{Component: "Kubernetes", Cluster: server, Modelled: fmt.Sprintf("v%d.%d", want.Major(), want.Minor())}
 }
 
 // controllerSkew compares a controller's version (an image tag: v0.8.1
 // or 0.8.1) with the one roleout links; a tag that is not a semantic
 // version (latest, main, release-0.9) says nothing.
-func controllerSkew(c Controller, tag string) Skew {
+func controllerSkew(c Controller, tag string) object.Skew {
 	got, err := utilversion.ParseSemantic(strings.TrimPrefix(tag, "v"))
 	if err != nil {
-		return Skew{}
+		return object.Skew{}
 	}
 	want := utilversion.MustParseSemantic(c.Version)
 	if got.EqualTo(want) {
-		return Skew{}
+		return object.Skew{}
 	}
-	return Skew{Component: c.Name, Cluster: "v" + strings.TrimPrefix(tag, "v"), Modelled: c.Version}
+	return object.Skew{Component: c.Name, Cluster: "v" + strings.TrimPrefix(tag, "v"), Modelled: c.Version}
 }

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"sort"
+	"strconv"
 
-	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/kubernetes/pkg/controller/history"
+	"k8s.io/apimachinery/pkg/util/rand"
 
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/secrets"
@@ -38,19 +38,28 @@ func sortObjects(objs []map[string]any) {
 }
 
 // hashNormalized hashes sorted normalised objects with a collision
-// count, as the StatefulSet controller hashes a revision: it calls
-// history.HashControllerRevision, which writes the count as decimal text
-// after the data (the Deployment and DaemonSet controllers'
+// count, as the StatefulSet controller hashes a revision
+// (history.HashControllerRevision): 32-bit FNV-1 of the data, then of
+// the count as decimal text, the sum written in decimal and encoded with
+// rand.SafeEncodeString. The Deployment and DaemonSet controllers'
 // controller.ComputeHash differs: FNV-32a, and the count as
-// little-endian bytes). A count above 0 gives a new name to a template
+// little-endian bytes. A count above 0 gives a new name to a template
 // whose name another template holds.
+//
+// It is roleout's own naming of its role revisions, so it is written
+// here rather than called from k8s.io/kubernetes: a change there (a
+// padded hash, say) must not rename every recorded revision, and the
+// status format's readers need not link the controllers.
+// TestHashMatchesControllerRevision holds it to the controller's.
 func hashNormalized(norm []map[string]any, collisions int32) (string, error) {
 	data, err := canonicalData(norm)
 	if err != nil {
 		return "", err
 	}
-	cr := &appsv1.ControllerRevision{Data: runtime.RawExtension{Raw: data}}
-	return history.HashControllerRevision(cr, &collisions), nil
+	h := fnv.New32()
+	h.Write(data)
+	h.Write([]byte(strconv.FormatInt(int64(collisions), 10)))
+	return rand.SafeEncodeString(strconv.FormatUint(uint64(h.Sum32()), 10)), nil
 }
 
 // canonicalData returns the data a template hash covers: the canonical

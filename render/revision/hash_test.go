@@ -1,8 +1,13 @@
 package revision
 
 import (
+	"fmt"
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/kubernetes/pkg/controller/history"
 	"math/rand/v2"
 	"regexp"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -134,4 +139,37 @@ func replace(s, old, new string) string {
 		panic("replace: " + old + " not found")
 	}
 	return out
+}
+
+// TestHashMatchesControllerRevision holds roleout's revision hash to the
+// StatefulSet controller's history.HashControllerRevision, which it
+// mirrors, over random data and collision counts; and to a recorded
+// value, since a recorded revision's name must never change.
+func TestHashMatchesControllerRevision(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 500 {
+		obj := map[string]any{"kind": "ConfigMap", "metadata": map[string]any{"name": fmt.Sprint("c", r.Uint64())}, "data": map[string]any{"k": strings.Repeat("x", r.IntN(300))}}
+		norm := []map[string]any{obj}
+		collisions := int32(r.IntN(4))
+		got, err := hashNormalized(norm, collisions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := canonicalData(norm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := history.HashControllerRevision(&appsv1.ControllerRevision{Data: runtime.RawExtension{Raw: data}}, &collisions)
+		if got != want {
+			t.Fatalf("case %d (collisions %d): hash %s, the controller's %s", i, collisions, got, want)
+		}
+	}
+	got, err := hashNormalized([]map[string]any{{"kind": "ConfigMap", "metadata": map[string]any{"name": "a"}}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const recorded = "54b44f8f6b"
+	if got != recorded {
+		t.Errorf("hash of a fixed object %s, recorded as %s: a recorded revision's name would change", got, recorded)
+	}
 }

@@ -3,7 +3,7 @@
 // code: a Kubernetes kind against the OpenAPI schema of v1.37.2 and, for
 // the kinds of createStrategies, the API server's own defaulting and
 // create validation; a custom resource against its CRD, chosen by
-// render/schema as predictions choose it. render.NewPlan refuses a plan
+// render/schema as predictions choose it. plan.New refuses a plan
 // with an object it finds invalid (Validation.Errors).
 //
 // It is pure: no I/O, no logging. It must not import agent, sources,

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/roleout/roleout/model"
+	"github.com/roleout/roleout/render/plan"
 	"net/http"
 	"sync"
 	"time"
@@ -15,7 +17,6 @@ import (
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
 )
@@ -143,9 +144,9 @@ type timedPlanner struct {
 }
 
 // Plan times the wrapped Plan.
-func (p timedPlanner) Plan(objs []*unstructured.Unstructured, opts render.PlanOptions) (*render.Plan, error) {
+func (p timedPlanner) Plan(objs []*unstructured.Unstructured, opts plan.Options, facts plan.Facts) (*model.Plan, error) {
 	defer p.clk.since("plan", time.Now())
-	return p.Planner.Plan(objs, opts)
+	return p.Planner.Plan(objs, opts, facts)
 }
 
 // timedApplier times the applier's calls by phase: "apply", "health",
@@ -187,7 +188,7 @@ func (a timedApplier) CRDFor(ctx context.Context, o *unstructured.Unstructured) 
 }
 
 // Diff times the wrapped Diff.
-func (a timedApplier) Diff(ctx context.Context, objs []*unstructured.Unstructured, opts apply.DiffOptions) ([]apply.ObjectDiff, error) {
+func (a timedApplier) Diff(ctx context.Context, objs []*unstructured.Unstructured, opts apply.DiffOptions) ([]model.ObjectDiff, error) {
 	defer a.clk.since("diff", time.Now())
 	return a.Cluster.Diff(ctx, objs, opts)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/roleout/roleout/model"
 	"path/filepath"
 	"time"
 
@@ -13,7 +14,6 @@ import (
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render"
 )
 
 // speed says how roleout's time compares with a peer's.
@@ -225,7 +225,7 @@ func (e *env) roleoutNoop(ctx context.Context, m *mainApp, dir string, app confi
 
 // roleObjects returns copies of the roles' objects with the role label
 // the agent sets on each.
-func roleObjects(rs []*render.Role) []*unstructured.Unstructured {
+func roleObjects(rs []*model.Role) []*unstructured.Unstructured {
 	var out []*unstructured.Unstructured
 	for _, role := range rs {
 		for _, o := range role.Objects {

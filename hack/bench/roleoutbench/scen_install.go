@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/roleout/roleout/render/plan"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -89,11 +90,11 @@ func roleoutApplyPath(ctx context.Context, applier *apply.Applier, counter *requ
 	if err != nil {
 		return toolRun{}, err
 	}
-	scopes, err := applier.Scopes(ctx, render.Kinds(res.Objects))
+	scopes, err := applier.Scopes(ctx, plan.Kinds(res.Objects))
 	if err != nil {
 		return toolRun{}, err
 	}
-	render.DefaultNamespace(res.Objects, app, render.KindScopes(res.Objects, scopes))
+	plan.DefaultNamespace(res.Objects, app, plan.KindScopes(res.Objects, scopes))
 	var workloads []*unstructured.Unstructured
 	for _, o := range res.Objects {
 		if predict.IsWorkload(o) {
@@ -104,7 +105,7 @@ func roleoutApplyPath(ctx context.Context, applier *apply.Applier, counter *requ
 	for ref, cc := range applier.CollisionCounts(ctx, workloads) {
 		collisions[object.Ref(ref)] = cc
 	}
-	plan, err := render.NewPlan(res.Objects, render.PlanOptions{App: app, CollisionCounts: collisions})
+	plan, err := plan.New(res.Objects, plan.Options{App: app}, plan.Facts{CollisionCounts: collisions})
 	if err != nil {
 		return toolRun{}, err
 	}

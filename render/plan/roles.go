@@ -1,8 +1,9 @@
-package render
+package plan
 
 import (
 	"errors"
 	"fmt"
+	"github.com/roleout/roleout/model"
 	"path"
 	"slices"
 	"strings"
@@ -13,50 +14,16 @@ import (
 	"github.com/roleout/roleout/internal/object"
 )
 
-// RoleSpec declares a role in the app config. Its criteria (Selector,
-// Kinds, Names, Paths) claim the objects that match every criterion it
-// sets; a spec that sets none claims nothing and only orders the objects
-// annotated into its role.
-type RoleSpec struct {
-	Name string
-	// UpgradeOrder, when set, overrides nothing: objects' annotations must
-	// agree with it.
-	UpgradeOrder *int
-	// Selector, when set, claims objects whose labels match.
-	Selector labels.Selector
-	// Kinds, when set, claims objects of these kinds only.
-	Kinds []string
-	// Names, when set, claims objects whose name matches one of these
-	// shell patterns (path.Match: *, ?, [a-z], \). A pattern with a "/"
-	// matches namespace/name of a namespaced object, so "db/*" claims
-	// every object of namespace db; it never matches a cluster-scoped
-	// object.
-	Names []string
-	// Paths, when set, claims objects rendered from a file at or under
-	// one of these repository paths (slash-separated, relative to the
-	// repository root, clean: "bases/database"). An object's path is the
-	// file kustomize read it from, or for a generated object the
-	// kustomization that generated it, as the kustomizations name them
-	// (SourcePathAnnotation); objects of remote bases have none. Paths
-	// need a render with Options.Origins.
-	Paths []string
-	// Annotations, when set, claims objects whose annotation of each key
-	// has one of the values listed; "" among them matches an object
-	// without the annotation (Argo CD's sync waves: wave 0 is an object
-	// with no argocd.argoproj.io/sync-wave).
-	Annotations map[string][]string
-}
-
-// claims reports whether any criterion is set.
-func (s RoleSpec) claims() bool {
+// hasCriteria reports whether any criterion is set.
+func hasCriteria(s model.RoleSpec) bool {
 	return s.Selector != nil || len(s.Kinds) > 0 || len(s.Names) > 0 || len(s.Paths) > 0 || len(s.Annotations) > 0
 }
 
 // matches reports whether the spec claims o, whose source path (from
 // the render, "" when unknown) is src: o matches every criterion the
 // spec sets. A spec with none claims nothing.
-func (s RoleSpec) matches(o *unstructured.Unstructured, src string) bool {
-	if !s.claims() {
+func matches(s model.RoleSpec, o *unstructured.Unstructured, src string) bool {
+	if !hasCriteria(s) {
 		return false
 	}
 	if len(s.Kinds) > 0 && !slices.Contains(s.Kinds, o.GetKind()) {
@@ -102,45 +69,23 @@ func pathUnder(src, dir string) bool {
 
 // check refuses criteria that can never be matched as written: a
 // malformed name pattern, a path that is not clean and relative.
-func (s RoleSpec) check() error {
+func check(s model.RoleSpec) error {
 	for _, p := range s.Names {
 		if _, err := path.Match(p, ""); err != nil || p == "" || strings.Count(p, "/") > 1 {
 			return fmt.Errorf("role %s: names pattern %q is not a shell pattern of a name or namespace/name", s.Name, p)
 		}
 	}
 	for _, p := range s.Paths {
-		if msg := CheckRepoPath(p); msg != "" {
+		if msg := model.CheckRepoPath(p); msg != "" {
 			return fmt.Errorf("role %s: paths entry %q: %s", s.Name, p, msg)
 		}
 	}
 	return nil
 }
 
-// CheckRepoPath checks a roles[].paths entry: a clean slash-separated
-// path relative to the repository root, inside it. It returns what is
-// wrong and how to write it, or "" when p is good.
-func CheckRepoPath(p string) string {
-	clean := path.Clean(strings.ReplaceAll(p, "\\", "/"))
-	switch {
-	case p == "":
-		return "must name a directory or file of the repository, such as bases/database"
-	case strings.HasPrefix(p, "/"):
-		return fmt.Sprintf("must be relative to the repository root, not absolute: write %q", strings.TrimLeft(clean, "/"))
-	case clean == ".." || strings.HasPrefix(clean, "../") || slices.Contains(strings.Split(p, "/"), ".."):
-		return "must not contain \"..\": name a directory inside the repository, relative to its root"
-	case clean == ".":
-		return "names the whole repository: name a directory such as bases/database, or claim by kinds or selector instead"
-	case strings.Contains(p, "\\"):
-		return fmt.Sprintf("must use \"/\" as separator: write %q", clean)
-	case clean != strings.TrimSuffix(p, "/"):
-		return fmt.Sprintf("must be a clean path: write %q", clean)
-	}
-	return ""
-}
-
 // describeMatch says what the spec claims, for errors: every criterion
 // it sets.
-func (s RoleSpec) describeMatch() string {
+func describeMatch(s model.RoleSpec) string {
 	var parts []string
 	if s.Selector != nil {
 		parts = append(parts, fmt.Sprintf("selector %q", s.Selector.String()))
@@ -171,24 +116,24 @@ func (s RoleSpec) describeMatch() string {
 // role. Roles come in declaration order: config roles first, then roles
 // met in objs. Every role name, configured or annotated, must pass
 // CheckRoleName. marks are the objects' internal annotations (takeMarks).
-func groupRoles(objs []*unstructured.Unstructured, app string, specs []RoleSpec, marks map[*unstructured.Unstructured]mark) ([]*Role, error) {
-	var roles []*Role
-	byName := map[string]*Role{}
-	get := func(name string) *Role {
+func groupRoles(objs []*unstructured.Unstructured, app string, specs []model.RoleSpec, marks map[*unstructured.Unstructured]mark) ([]*model.Role, error) {
+	var roles []*model.Role
+	byName := map[string]*model.Role{}
+	get := func(name string) *model.Role {
 		if r := byName[name]; r != nil {
 			return r
 		}
-		r := &Role{Name: name}
+		r := &model.Role{Name: name}
 		byName[name] = r
 		roles = append(roles, r)
 		return r
 	}
 	var errs []error
 	for _, s := range specs {
-		if err := CheckRoleName(app, s.Name); err != nil {
+		if err := model.CheckRoleName(app, s.Name); err != nil {
 			return nil, fmt.Errorf("app config role: %w", err)
 		}
-		if err := s.check(); err != nil {
+		if err := check(s); err != nil {
 			return nil, fmt.Errorf("app config %w", err)
 		}
 		get(s.Name)
@@ -200,12 +145,12 @@ func groupRoles(objs []*unstructured.Unstructured, app string, specs []RoleSpec,
 		sourced = sourced || m.source != ""
 		var matched []string
 		for _, s := range specs {
-			if s.matches(o, m.source) {
+			if matches(s, o, m.source) {
 				matched = append(matched, s.Name)
 				claims[s.Name] = true
 			}
 		}
-		name, from := m.restored, RestoredRoleAnnotation
+		name, from := m.restored, object.RestoredRoleAnnotation
 		if name == "" {
 			name, from = o.GetAnnotations()[object.RoleAnnotation], object.RoleAnnotation
 		}
@@ -214,12 +159,12 @@ func groupRoles(objs []*unstructured.Unstructured, app string, specs []RoleSpec,
 		}
 		switch {
 		case name != "":
-			if err := CheckRoleName(app, name); err != nil {
+			if err := model.CheckRoleName(app, name); err != nil {
 				errs = append(errs, fmt.Errorf("%s: annotation %s: %w", Describe(o), from, err))
 				continue
 			}
 		case len(matched) == 0:
-			name = DefaultRole
+			name = model.DefaultRole
 		case len(matched) == 1:
 			name = matched[0]
 		default:
@@ -231,16 +176,16 @@ func groupRoles(objs []*unstructured.Unstructured, app string, specs []RoleSpec,
 		r.Objects = append(r.Objects, o)
 	}
 	for _, s := range specs {
-		if s.claims() && !claims[s.Name] {
+		if hasCriteria(s) && !claims[s.Name] {
 			hint := ""
 			if len(s.Paths) > 0 && !sourced {
 				hint = " (no object of the render has a source path: it was rendered without origins, or only from remote bases)"
 			}
 			errs = append(errs, fmt.Errorf("role %s matches no object: %s matched nothing in the render%s; fix roles[].selector, kinds, names or paths of the app, or remove the role",
-				s.Name, s.describeMatch(), hint))
+				s.Name, describeMatch(s), hint))
 		}
 	}
-	var out []*Role
+	var out []*model.Role
 	for _, r := range roles {
 		if len(r.Objects) > 0 {
 			out = append(out, r)

@@ -1,9 +1,10 @@
-package render
+package plan
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/roleout/roleout/render"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,7 +57,7 @@ spec:
 // with the object fixed plans.
 func TestNewPlanRefusesInvalidObjects(t *testing.T) {
 	t.Parallel()
-	if _, err := NewPlan(invalidPlanObjects(t, ""), PlanOptions{App: "llm"}); err != nil {
+	if _, err := New(invalidPlanObjects(t, ""), Options{App: "llm"}, Facts{}); err != nil {
 		t.Fatalf("the valid app: %v", err)
 	}
 	ref := func(apiVersion, kind, name string) object.Ref {
@@ -95,7 +96,7 @@ spec:
 			"StormService/app/pd: spec.selector: Required value (CRD stormservices.orchestration.aibrix.ai, built into roleout)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := NewPlan(invalidPlanObjects(t, c.bad), PlanOptions{App: "llm"})
+			p, err := New(invalidPlanObjects(t, c.bad), Options{App: "llm"}, Facts{})
 			var invalid *InvalidObjectsError
 			if !errors.As(err, &invalid) || p != nil {
 				t.Fatalf("plan %v, error %v; want no plan and an *InvalidObjectsError", p, err)
@@ -119,7 +120,7 @@ func TestInvalidObjectsErrorIsBounded(t *testing.T) {
 	for i := range 15 {
 		objs = append(objs, obj(t, fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c%d, namespace: app}\ndata: {a b: x, c d: z}\n", i)))
 	}
-	_, err := NewPlan(objs, PlanOptions{App: "llm"})
+	_, err := New(objs, Options{App: "llm"}, Facts{})
 	var invalid *InvalidObjectsError
 	if !errors.As(err, &invalid) || len(invalid.Objects) != 15 {
 		t.Fatalf("error %v; want an *InvalidObjectsError of 15 objects", err)
@@ -142,7 +143,7 @@ metadata: {name: decode, namespace: app, annotations: {roleout.dev/role: decode}
 spec: {replicas: 2, leaderWorkerTemplate: {workerTemplate: {spec: {containers: [{name: w, image: "engine:1"}]}}}, tier: gold}
 `)
 	objs = append(objs, obj(t, "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: app}\nspec: {anything: 1}\n"))
-	_, err := NewPlan(objs, PlanOptions{App: "llm"})
+	_, err := New(objs, Options{App: "llm"}, Facts{})
 	if err == nil || !strings.Contains(err.Error(), "LeaderWorkerSet/app/decode: spec.tier: unknown field") {
 		t.Fatalf("error %v; want spec.tier refused by the built-in CRD", err)
 	}
@@ -162,7 +163,7 @@ spec: {replicas: 2, leaderWorkerTemplate: {workerTemplate: {spec: {containers: [
 	if err := unstructured.SetNestedSlice(crd.Object, versions, "spec", "versions"); err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPlan(append(objs, crd), PlanOptions{App: "llm"})
+	p, err := New(append(objs, crd), Options{App: "llm"}, Facts{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +184,7 @@ func TestFixturesAreValid(t *testing.T) {
 	t.Parallel()
 	type overlay struct{ root, dir string }
 	var overlays []overlay
-	for _, root := range []string{"testdata", "../cmd/roleout/testdata", "../examples"} {
+	for _, root := range []string{"../testdata", "../../cmd/roleout/testdata", "../../examples"} {
 		err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -207,12 +208,12 @@ func TestFixturesAreValid(t *testing.T) {
 	}
 	for _, o := range overlays {
 		t.Run(filepath.Join(o.root, o.dir), func(t *testing.T) {
-			res, err := (&Renderer{}).Build(context.Background(), Source{Root: o.root}, o.dir, DefaultOptions())
+			res, err := (&render.Renderer{}).Build(context.Background(), render.Source{Root: o.root}, o.dir, render.DefaultOptions())
 			if err != nil {
 				t.Fatal(err)
 			}
 			DefaultNamespace(res.Objects, "default", KindScopes(res.Objects, nil))
-			p, err := NewPlan(res.Objects, PlanOptions{App: "fixture"})
+			p, err := New(res.Objects, Options{App: "fixture"}, Facts{})
 			if err != nil {
 				t.Fatal(err)
 			}

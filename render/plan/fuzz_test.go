@@ -1,6 +1,7 @@
-package render
+package plan
 
 import (
+	"github.com/roleout/roleout/model"
 	"strings"
 	"testing"
 
@@ -35,7 +36,7 @@ func FuzzNewPlan(f *testing.F) {
 			o.SetAnnotations(a)
 			objs = append(objs, o)
 		}
-		p, err := NewPlan(objs, PlanOptions{App: "fuzz"})
+		p, err := New(objs, Options{App: "fuzz"}, Facts{})
 		if err != nil {
 			return
 		}
@@ -84,15 +85,15 @@ func FuzzRoleAnnotations(f *testing.F) {
 			o.SetAnnotations(a)
 			objs = append(objs, o)
 		}
-		opts := PlanOptions{App: "fuzz", UnorderedRoles: UnorderedFirst}
+		opts := Options{App: "fuzz", UnorderedRoles: model.UnorderedFirst}
 		if last {
-			opts.UnorderedRoles = UnorderedLast
+			opts.UnorderedRoles = model.UnorderedLast
 		}
 		if specRole != "" {
 			order := specOrder
-			opts.Roles = []RoleSpec{{Name: specRole, UpgradeOrder: &order}}
+			opts.Roles = []model.RoleSpec{{Name: specRole, UpgradeOrder: &order}}
 		}
-		p, err := NewPlan(objs, opts)
+		p, err := New(objs, opts, Facts{})
 		if err != nil {
 			if msg := err.Error(); !strings.Contains(msg, "role") && !strings.Contains(msg, "Deployment/") {
 				t.Errorf("error names neither a role nor an object: %v", err)

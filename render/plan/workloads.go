@@ -1,43 +1,20 @@
-package render
+package plan
 
 import (
 	"encoding/json"
+	"github.com/roleout/roleout/model"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render/predict"
 	"github.com/roleout/roleout/render/revision"
-	"github.com/roleout/roleout/render/schema"
 )
-
-// Workload is a workload of a role with the identity its controller will
-// compute for the rendered template.
-type Workload struct {
-	Ref       object.Ref
-	Predicted object.Identity
-	// Schema says where the schema of the prediction came from
-	// (schema.SchemaRender, SchemaCluster or SchemaBuiltin; "" for
-	// none).
-	Schema schema.Schema
-	// Unverified, when set, says why Predicted may not be the identity
-	// the controller computes (Predicted is zero when roleout cannot
-	// predict the workload at all).
-	Unverified string
-	// Skew, when not zero, is the version skew between the cluster and
-	// roleout that makes the prediction unverified (PlanOptions.Versions).
-	Skew predict.Skew
-	// RestartsPods says the identity differs from the one of the role's
-	// previous revision, or the workload is new: its pods are replaced
-	// (or created). For a workload without a prediction it says the
-	// workload's object changed, which may or may not touch its template.
-	RestartsPods bool
-}
 
 // predictWorkloads predicts every workload of r, with the collision
 // counts and the CRDs of schemas, and compares each with the same
 // workload in the role's previous revision.
-func predictWorkloads(r *Role, collisions map[object.Ref]*int32, schemas predict.Options) ([]Workload, error) {
+func predictWorkloads(r *model.Role, collisions map[object.Ref]*int32, schemas predict.Options) ([]model.Workload, error) {
 	previous := map[string]*unstructured.Unstructured{}
 	if r.Decision.Action != revision.Unchanged {
 		for _, h := range r.History {
@@ -48,7 +25,7 @@ func predictWorkloads(r *Role, collisions map[object.Ref]*int32, schemas predict
 			}
 		}
 	}
-	var out []Workload
+	var out []model.Workload
 	for _, o := range r.Objects {
 		if !predict.IsWorkloadKind(o) {
 			if w, ok := unpredicted(r, o, previous); ok {
@@ -63,7 +40,7 @@ func predictWorkloads(r *Role, collisions map[object.Ref]*int32, schemas predict
 		if err != nil {
 			return nil, err
 		}
-		w := Workload{Ref: ref, Predicted: res.Prediction, Schema: res.Schema, Unverified: res.Unverified, Skew: res.Skew}
+		w := model.Workload{Ref: ref, Predicted: res.Prediction, Schema: res.Schema, Unverified: res.Unverified, Skew: res.Skew}
 		if r.Decision.Action != revision.Unchanged {
 			w.RestartsPods = true
 			if old, ok := previous[ref.Key()]; ok {
@@ -88,7 +65,7 @@ var podTemplatePaths = [][]string{
 // a pod template roleout does not model (podTemplatePaths): it is listed,
 // unverified, so a plan never hides a change to pods. Whether its pods
 // restart follows whether the object changed.
-func unpredicted(r *Role, o *unstructured.Unstructured, previous map[string]*unstructured.Unstructured) (Workload, bool) {
+func unpredicted(r *model.Role, o *unstructured.Unstructured, previous map[string]*unstructured.Unstructured) (model.Workload, bool) {
 	found := false
 	for _, p := range podTemplatePaths {
 		if _, ok, _ := unstructured.NestedSlice(o.Object, p...); ok {
@@ -96,10 +73,10 @@ func unpredicted(r *Role, o *unstructured.Unstructured, previous map[string]*uns
 		}
 	}
 	if !found {
-		return Workload{}, false
+		return model.Workload{}, false
 	}
 	ref := object.RefOf(o)
-	w := Workload{Ref: ref, Unverified: "roleout has no prediction for kind " + o.GroupVersionKind().GroupKind().String() +
+	w := model.Workload{Ref: ref, Unverified: "roleout has no prediction for kind " + o.GroupVersionKind().GroupKind().String() +
 		": whether its pods restart follows whether the object changed"}
 	if r.Decision.Action != revision.Unchanged {
 		w.RestartsPods = true

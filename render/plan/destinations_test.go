@@ -1,6 +1,7 @@
-package render
+package plan
 
 import (
+	"github.com/roleout/roleout/model"
 	"strings"
 	"testing"
 
@@ -32,7 +33,7 @@ func TestCheckDestinations(t *testing.T) {
 		"cm agent":        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: roleout-system}\n",
 		"cm control":      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: roleout-control, namespace: roleout-system}\n",
 	}
-	app := func(d Destinations) Destinations {
+	app := func(d model.Destinations) model.Destinations {
 		d.App, d.NamespacesField, d.NamespacesFix = "web", "apps[1].allowedNamespaces", "apps[1].allowedNamespaces"
 		d.KindsField, d.KindsFix = "apps[1].allowedKinds", "apps[1].allowedKinds"
 		return d
@@ -40,47 +41,47 @@ func TestCheckDestinations(t *testing.T) {
 	cases := []struct {
 		name string
 		objs []string
-		d    Destinations
+		d    model.Destinations
 		want []string // one error line per refused object
 	}{
 		{"defaults: own namespace and declared ones", []string{"ns data", "deploy data", "cm web"},
-			app(Destinations{Namespace: "web"}), nil},
-		{"defaults: an undeclared namespace", []string{"cm web", "cm kube-system"}, app(Destinations{Namespace: "web"}), []string{
+			app(model.Destinations{Namespace: "web"}), nil},
+		{"defaults: an undeclared namespace", []string{"cm web", "cm kube-system"}, app(model.Destinations{Namespace: "web"}), []string{
 			"ConfigMap/kube-system/x: namespace kube-system is not allowed for app web (apps[1].allowedNamespaces unset: the app's namespace and the Namespaces it declares, [web]); " +
 				"declare the Namespace in the app, or list it with the app's other namespaces in apps[1].allowedNamespaces, to allow it"}},
-		{"a kind of unknown scope is refused", []string{"unknown web"}, app(Destinations{Namespace: "web", Namespaces: []string{"*"}}), []string{
+		{"a kind of unknown scope is refused", []string{"unknown web"}, app(model.Destinations{Namespace: "web", Namespaces: []string{"*"}}), []string{
 			"Thing/web/t: kind Thing.other.example.com is of unknown scope for app web: neither the cluster, nor Kubernetes v1.37.2, nor a " +
 				"CustomResourceDefinition in the render defines it, so roleout cannot tell where the object would go; install its " +
 				"CustomResourceDefinition (or add it to the app), or check the apiVersion and kind"}},
-		{"a kind the cluster knows is cluster-scoped", []string{"cluster thing"}, app(Destinations{Namespace: "web"}), []string{
+		{"a kind the cluster knows is cluster-scoped", []string{"cluster thing"}, app(model.Destinations{Namespace: "web"}), []string{
 			`Thing/t: cluster-scoped kind Thing.other.example.com is not allowed for app web (apps[1].allowedKinds unset: every namespaced kind, and Namespace); ` +
 				`to allow it, set apps[1].allowedKinds to the kinds the app uses, {group: other.example.com, kind: Thing} among them (a list allows only what it names)`}},
-		{"a Kubernetes kind kustomize does not know", []string{"mutating policy"}, app(Destinations{Namespace: "web"}), []string{
+		{"a Kubernetes kind kustomize does not know", []string{"mutating policy"}, app(model.Destinations{Namespace: "web"}), []string{
 			`MutatingAdmissionPolicy/p: cluster-scoped kind MutatingAdmissionPolicy.admissionregistration.k8s.io is not allowed for app web (apps[1].allowedKinds unset: every namespaced kind, and Namespace); ` +
 				`to allow it, set apps[1].allowedKinds to the kinds the app uses, {group: admissionregistration.k8s.io, kind: MutatingAdmissionPolicy} among them (a list allows only what it names)`}},
-		{"the agent's namespace, declared or matched by a pattern", []string{"ns agent", "cm agent"}, app(Destinations{Namespace: "web", Namespaces: []string{"roleout-*"},
-			Agent: AgentObjects{Namespace: "roleout-system"}}), []string{
+		{"the agent's namespace, declared or matched by a pattern", []string{"ns agent", "cm agent"}, app(model.Destinations{Namespace: "web", Namespaces: []string{"roleout-*"},
+			Agent: model.AgentObjects{Namespace: "roleout-system"}}), []string{
 			"Namespace/roleout-system: namespace roleout-system is the agent's own and not allowed for app web unless the config names it: set it as the app's namespace or list it, by name, in apps[1].allowedNamespaces",
 			"ConfigMap/roleout-system/x: namespace roleout-system is the agent's own and not allowed for app web unless the config names it: set it as the app's namespace or list it, by name, in apps[1].allowedNamespaces"}},
-		{"the agent's objects, even where the app may write", []string{"cm agent", "cm control"}, app(Destinations{Namespace: "roleout-system",
-			Agent: AgentObjects{Namespace: "roleout-system", Objects: []ReservedObject{{Kind: "ConfigMap", Name: "roleout-control"}}}}), []string{
+		{"the agent's objects, even where the app may write", []string{"cm agent", "cm control"}, app(model.Destinations{Namespace: "roleout-system",
+			Agent: model.AgentObjects{Namespace: "roleout-system", Objects: []model.ReservedObject{{Kind: "ConfigMap", Name: "roleout-control"}}}}), []string{
 			"ConfigMap/roleout-system/roleout-control: is one of the agent's own objects in its namespace roleout-system, which no app may write"}},
-		{"a declared Namespace that exists and is not the app's", []string{"ns data", "deploy data", "ns web"}, app(Destinations{Namespace: "web",
+		{"a declared Namespace that exists and is not the app's", []string{"ns data", "deploy data", "ns web"}, app(model.Destinations{Namespace: "web",
 			NamespaceOwners: map[string]string{"data": "", "web": "other"}}), []string{
 			"Namespace/data: namespace data exists without roleout's ownership: declaring it does not make it a destination of app web; list it in apps[1].allowedNamespaces to allow it",
 			"Deployment/data/d: namespace data exists without roleout's ownership: declaring it does not make it a destination of app web; list it in apps[1].allowedNamespaces to allow it"}},
-		{"a declared Namespace the app owns", []string{"ns data", "deploy data"}, app(Destinations{Namespace: "web", NamespaceOwners: map[string]string{"data": "web"}}), nil},
+		{"a declared Namespace the app owns", []string{"ns data", "deploy data"}, app(model.Destinations{Namespace: "web", NamespaceOwners: map[string]string{"data": "web"}}), nil},
 		{"explicit namespaces", []string{"cm web", "cm kube-system", "ns data", "deploy data"},
-			app(Destinations{Namespace: "web", Namespaces: []string{"web"}}), []string{
+			app(model.Destinations{Namespace: "web", Namespaces: []string{"web"}}), []string{
 				"ConfigMap/kube-system/x: namespace kube-system is not allowed for app web (apps[1].allowedNamespaces: [web]); add it to apps[1].allowedNamespaces to allow it",
 				"Namespace/data: namespace data is not allowed for app web (apps[1].allowedNamespaces: [web]); add it to apps[1].allowedNamespaces to allow it",
 				"Deployment/data/d: namespace data is not allowed for app web (apps[1].allowedNamespaces: [web]); add it to apps[1].allowedNamespaces to allow it"}},
-		{"the app's namespace is always allowed", []string{"cm web", "ns web"}, app(Destinations{Namespace: "web", Namespaces: []string{"other"}}), nil},
-		{"a trailing glob", []string{"cm team-a", "cm kube-system"}, app(Destinations{Namespaces: []string{"team-*"}}), []string{
+		{"the app's namespace is always allowed", []string{"cm web", "ns web"}, app(model.Destinations{Namespace: "web", Namespaces: []string{"other"}}), nil},
+		{"a trailing glob", []string{"cm team-a", "cm kube-system"}, app(model.Destinations{Namespaces: []string{"team-*"}}), []string{
 			"ConfigMap/kube-system/x: namespace kube-system is not allowed for app web (apps[1].allowedNamespaces: [team-*]); add it to apps[1].allowedNamespaces to allow it"}},
-		{"every namespace", []string{"cm team-a", "cm kube-system"}, app(Destinations{Namespaces: []string{"*"}}), nil},
+		{"every namespace", []string{"cm team-a", "cm kube-system"}, app(model.Destinations{Namespaces: []string{"*"}}), nil},
 		{"defaults: cluster-scoped kinds other than Namespace", []string{"ns web", "clusterrole", "priorityclass", "crd cluster", "gadget"},
-			app(Destinations{Namespace: "web"}), []string{
+			app(model.Destinations{Namespace: "web"}), []string{
 				`ClusterRole/god: cluster-scoped kind ClusterRole.rbac.authorization.k8s.io is not allowed for app web (apps[1].allowedKinds unset: every namespaced kind, and Namespace); ` +
 					`to allow it, set apps[1].allowedKinds to the kinds the app uses, {group: rbac.authorization.k8s.io, kind: ClusterRole} among them (a list allows only what it names)`,
 				`PriorityClass/high: cluster-scoped kind PriorityClass.scheduling.k8s.io is not allowed for app web (apps[1].allowedKinds unset: every namespaced kind, and Namespace); ` +
@@ -90,13 +91,13 @@ func TestCheckDestinations(t *testing.T) {
 				`Gadget/g: cluster-scoped kind Gadget.example.com is not allowed for app web (apps[1].allowedKinds unset: every namespaced kind, and Namespace); ` +
 					`to allow it, set apps[1].allowedKinds to the kinds the app uses, {group: example.com, kind: Gadget} among them (a list allows only what it names)`}},
 		{"explicit kinds: listed, group wildcard, cluster-scoped listed", []string{"deploy web", "cm web", "clusterrole", "crd cluster", "gadget"},
-			app(Destinations{Namespace: "web", Kinds: []KindRule{{"apps", "*"}, {"", "ConfigMap"}, {"rbac.authorization.k8s.io", "ClusterRole"},
-				{"apiextensions.k8s.io", "CustomResourceDefinition"}, {"example.com", "*"}}}), nil},
+			app(model.Destinations{Namespace: "web", Kinds: []model.KindRule{{Group: "apps", Kind: "*"}, {Group: "", Kind: "ConfigMap"}, {Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"},
+				{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}, {Group: "example.com", Kind: "*"}}}), nil},
 		{"explicit kinds: what is not listed", []string{"deploy web", "cm web", "ns web"},
-			app(Destinations{Namespace: "web", Kinds: []KindRule{{"apps", "*"}}}), []string{
+			app(model.Destinations{Namespace: "web", Kinds: []model.KindRule{{Group: "apps", Kind: "*"}}}), []string{
 				`ConfigMap/web/x: kind ConfigMap is not allowed for app web (apps[1].allowedKinds: [{group: apps, kind: "*"}]); add {group: "", kind: ConfigMap} to apps[1].allowedKinds to allow it`,
 				`Namespace/web: cluster-scoped kind Namespace is not allowed for app web (apps[1].allowedKinds: [{group: apps, kind: "*"}]); add {group: "", kind: Namespace} to apps[1].allowedKinds to allow it`}},
-		{"from the agent's defaults", []string{"cm kube-system"}, Destinations{App: "web", Namespace: "web", Namespaces: []string{"shared"},
+		{"from the agent's defaults", []string{"cm kube-system"}, model.Destinations{App: "web", Namespace: "web", Namespaces: []string{"shared"},
 			NamespacesField: "defaults.allowedNamespaces", NamespacesFix: "apps[0].allowedNamespaces"}, []string{
 			"ConfigMap/kube-system/x: namespace kube-system is not allowed for app web (defaults.allowedNamespaces: [shared], and the app's namespace web); add it to apps[0].allowedNamespaces to allow it"}},
 	}

@@ -1,6 +1,7 @@
-package render
+package plan
 
 import (
+	"github.com/roleout/roleout/model"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -21,9 +22,9 @@ func TestSummaryActions(t *testing.T) {
 		return []*unstructured.Unstructured{d}
 	}
 	var history map[string][]revision.RoleRevision
-	step := func(image string) (RoleSummary, *Role) {
+	step := func(image string) (model.RoleSummary, *model.Role) {
 		t.Helper()
-		p, err := NewPlan(web(image), PlanOptions{App: "app", History: history})
+		p, err := New(web(image), Options{App: "app", History: history}, Facts{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,9 +1,11 @@
-package render
+package plan
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/roleout/roleout/model"
+	"github.com/roleout/roleout/render"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,7 +51,7 @@ func projectCRDs(t *testing.T) []*unstructured.Unstructured {
 // StormServices, no CRDs.
 func customWorkloads(t *testing.T) []*unstructured.Unstructured {
 	t.Helper()
-	res, err := (&Renderer{}).Build(context.Background(), Source{Root: "testdata"}, "custom-workloads", DefaultOptions())
+	res, err := (&render.Renderer{}).Build(context.Background(), render.Source{Root: "../testdata"}, "custom-workloads", render.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,10 +60,9 @@ func customWorkloads(t *testing.T) []*unstructured.Unstructured {
 
 // predictions returns the plan's workloads as "kind/name" → predicted
 // identity (JSON), schema and unverified reason.
-func predictions(t *testing.T, objs []*unstructured.Unstructured, opts PlanOptions) map[string]string {
+func predictions(t *testing.T, objs []*unstructured.Unstructured, facts Facts) map[string]string {
 	t.Helper()
-	opts.App = "llm"
-	p, err := NewPlan(objs, opts)
+	p, err := New(objs, Options{App: "llm"}, facts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,9 +96,9 @@ func TestPlanWithoutCRDsIsThePlanWithThem(t *testing.T) {
 		}
 		return out
 	}
-	builtin := predictions(t, objs, PlanOptions{})
-	cluster := predictions(t, objs, PlanOptions{CRDs: crds})
-	inRender := predictions(t, append(append([]*unstructured.Unstructured(nil), objs...), crds...), PlanOptions{})
+	builtin := predictions(t, objs, Facts{})
+	cluster := predictions(t, objs, Facts{CRDs: crds})
+	inRender := predictions(t, append(append([]*unstructured.Unstructured(nil), objs...), crds...), Facts{})
 	if len(builtin) != 4 {
 		t.Fatalf("workloads %v, want 2 LeaderWorkerSets and 2 StormServices", builtin)
 	}
@@ -144,12 +145,12 @@ func TestPlanRenderCRDWins(t *testing.T) {
 		sized = append(sized, o)
 	}
 	const decode = "LeaderWorkerSet/decode"
-	want := predictions(t, sized, PlanOptions{})[decode]
-	got := predictions(t, append(append([]*unstructured.Unstructured(nil), objs...), lws), PlanOptions{CRDs: crds})[decode]
+	want := predictions(t, sized, Facts{})[decode]
+	got := predictions(t, append(append([]*unstructured.Unstructured(nil), objs...), lws), Facts{CRDs: crds})[decode]
 	if got != strings.Replace(want, `"schema":"builtin"`, `"schema":"render"`, 1) {
 		t.Errorf("decode with the render's CRD: %s\nwant the prediction of size 4: %s", got, want)
 	}
-	if def := predictions(t, objs, PlanOptions{})[decode]; def == want {
+	if def := predictions(t, objs, Facts{})[decode]; def == want {
 		t.Errorf("decode with the project's default predicts as size 4: %s", def)
 	}
 }
@@ -174,7 +175,7 @@ spec:
 `)
 	}
 	cm := obj(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: llm, annotations: {roleout.dev/role: serving}}\ndata: {a: b}\n")
-	p1, err := NewPlan([]*unstructured.Unstructured{storm("app:1"), cm}, PlanOptions{App: "llm"})
+	p1, err := New([]*unstructured.Unstructured{storm("app:1"), cm}, Options{App: "llm"}, Facts{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +194,7 @@ spec:
 		"only the ConfigMap changed": {[]*unstructured.Unstructured{storm("app:1"), cm2}, false},
 		"the StormService changed":   {[]*unstructured.Unstructured{storm("app:2"), cm}, true},
 	} {
-		p2, err := NewPlan(c.objs, PlanOptions{App: "llm", History: history})
+		p2, err := New(c.objs, Options{App: "llm", History: history}, Facts{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -235,11 +236,11 @@ spec:
           containers: [{name: backup, image: backup:1}]
 `)
 	cm := obj(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: shop, annotations: {roleout.dev/role: db}}\ndata: {a: b}\n")
-	p1, err := NewPlan([]*unstructured.Unstructured{job("migrate:1"), cron, cm}, PlanOptions{App: "shop"})
+	p1, err := New([]*unstructured.Unstructured{job("migrate:1"), cron, cm}, Options{App: "shop"}, Facts{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]WorkloadSummary{}
+	got := map[string]model.WorkloadSummary{}
 	for _, w := range p1.Summarize(nil).Waves[0].Roles[0].Workloads {
 		got[w.Kind] = w
 	}
@@ -262,7 +263,7 @@ spec:
 		"only the ConfigMap changed": {[]*unstructured.Unstructured{job("migrate:1"), cron, cm2}, false},
 		"the Job changed":            {[]*unstructured.Unstructured{job("migrate:2"), cron, cm}, true},
 	} {
-		p2, err := NewPlan(c.objs, PlanOptions{App: "shop", History: history})
+		p2, err := New(c.objs, Options{App: "shop", History: history}, Facts{})
 		if err != nil {
 			t.Fatal(err)
 		}

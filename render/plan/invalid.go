@@ -1,4 +1,4 @@
-package render
+package plan
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 	"github.com/roleout/roleout/render/validate"
 )
 
-// InvalidObjectsError is NewPlan's error when the API server would refuse
+// InvalidObjectsError is New's error when the API server would refuse
 // objects of the render (rule 2 of the package documentation). The app
 // is not planned, so nothing of it is predicted or applied.
 type InvalidObjectsError struct {

@@ -1,6 +1,8 @@
-package render
+package plan
 
 import (
+	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
 	"strings"
 	"testing"
 
@@ -11,7 +13,12 @@ import (
 
 // from gives o the source path a render with origins records.
 func from(o *unstructured.Unstructured, src string) *unstructured.Unstructured {
-	setSourcePath(o, src)
+	ann := o.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	ann[object.SourcePathAnnotation] = src
+	o.SetAnnotations(ann)
 	return o
 }
 
@@ -40,52 +47,52 @@ func TestRoleCriteria(t *testing.T) {
 	cases := []struct {
 		name    string
 		objs    func(t *testing.T) objs
-		roles   []RoleSpec
+		roles   []model.RoleSpec
 		want    []string
 		wantErr []string
 	}{
 		{name: "paths claim a directory and what lies under it", objs: layout,
-			roles: []RoleSpec{{Name: "data", UpgradeOrder: intp(1), Paths: []string{"bases/database"}},
+			roles: []model.RoleSpec{{Name: "data", UpgradeOrder: intp(1), Paths: []string{"bases/database"}},
 				{Name: "cache", UpgradeOrder: intp(2), Paths: []string{"bases/cache/"}}},
 			want: []string{"0: default=update", "1: data=update", "2: cache=update"}},
 		{name: "a path names a file too, and never a sibling with the same prefix", objs: func(t *testing.T) objs {
 			return objs{from(deploy(t, "a", "", ""), "bases/db/a.yaml"), from(deploy(t, "b", "", ""), "bases/db-old/b.yaml")}
-		}, roles: []RoleSpec{{Name: "db", UpgradeOrder: intp(1), Paths: []string{"bases/db"}}, {Name: "file", UpgradeOrder: intp(2), Paths: []string{"bases/db-old/b.yaml"}}},
+		}, roles: []model.RoleSpec{{Name: "db", UpgradeOrder: intp(1), Paths: []string{"bases/db"}}, {Name: "file", UpgradeOrder: intp(2), Paths: []string{"bases/db-old/b.yaml"}}},
 			want: []string{"1: db=update", "2: file=update"}},
 		{name: "names: shell patterns on the name", objs: layout,
-			roles: []RoleSpec{{Name: "data", UpgradeOrder: intp(1), Names: []string{"postgres-*"}}, {Name: "cache", UpgradeOrder: intp(2), Names: []string{"redi?", "memcached"}}},
+			roles: []model.RoleSpec{{Name: "data", UpgradeOrder: intp(1), Names: []string{"postgres-*"}}, {Name: "cache", UpgradeOrder: intp(2), Names: []string{"redi?", "memcached"}}},
 			want:  []string{"0: default=update", "1: data=update", "2: cache=update"}},
 		{name: "names: namespace/name form, never a cluster-scoped object", objs: func(t *testing.T) objs {
 			return append(layout(t), obj(t, "apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: api-config}\n"))
-		}, roles: []RoleSpec{{Name: "other", UpgradeOrder: intp(1), Names: []string{"other/*"}}, {Name: "pv", Names: []string{"*/api-config"}, Kinds: []string{"PersistentVolume"}}},
+		}, roles: []model.RoleSpec{{Name: "other", UpgradeOrder: intp(1), Names: []string{"other/*"}}, {Name: "pv", Names: []string{"*/api-config"}, Kinds: []string{"PersistentVolume"}}},
 			wantErr: []string{"role pv matches no object: kinds [PersistentVolume], names [*/api-config] matched nothing"}},
 		{name: "every criterion must match", objs: layout,
-			roles: []RoleSpec{{Name: "data", UpgradeOrder: intp(1), Paths: []string{"bases/database"}, Kinds: []string{"Deployment"}},
+			roles: []model.RoleSpec{{Name: "data", UpgradeOrder: intp(1), Paths: []string{"bases/database"}, Kinds: []string{"Deployment"}},
 				{Name: "config", UpgradeOrder: intp(2), Kinds: []string{"ConfigMap"}, Names: []string{"*-config"}, Paths: []string{"bases/backend"}},
 				{Name: "web", UpgradeOrder: intp(3), Selector: sel("app", "web"), Names: []string{"web"}}},
 			want: []string{"0: default=update", "1: data=update", "2: config=update", "3: web=update"}},
 		{name: "criteria that together match nothing are an error naming them all", objs: layout,
-			roles:   []RoleSpec{{Name: "data", UpgradeOrder: intp(1), Selector: sel("app", "pg"), Kinds: []string{"StatefulSet"}, Names: []string{"postgres-*"}, Paths: []string{"bases/database"}}},
+			roles:   []model.RoleSpec{{Name: "data", UpgradeOrder: intp(1), Selector: sel("app", "pg"), Kinds: []string{"StatefulSet"}, Names: []string{"postgres-*"}, Paths: []string{"bases/database"}}},
 			wantErr: []string{`role data matches no object: selector "app=pg", kinds [StatefulSet], names [postgres-*], paths [bases/database] matched nothing in the render`}},
 		{name: "paths without any source path in the render say so", objs: func(t *testing.T) objs { return objs{deploy(t, "a", "", "")} },
-			roles:   []RoleSpec{{Name: "data", Paths: []string{"bases/database"}}},
+			roles:   []model.RoleSpec{{Name: "data", Paths: []string{"bases/database"}}},
 			wantErr: []string{"no object of the render has a source path"}},
 		{name: "an object's role annotation beats a config role's paths", objs: func(t *testing.T) objs {
 			return objs{from(deploy(t, "pg", "db", ""), "bases/database/a.yaml"), from(deploy(t, "pg2", "", ""), "bases/database/b.yaml")}
-		}, roles: []RoleSpec{{Name: "data", UpgradeOrder: intp(1), Paths: []string{"bases/database"}}},
+		}, roles: []model.RoleSpec{{Name: "data", UpgradeOrder: intp(1), Paths: []string{"bases/database"}}},
 			want: []string{"0: db=update", "1: data=update"}},
 		{name: "a config role whose only matches are annotated elsewhere is no error", objs: func(t *testing.T) objs {
 			return objs{from(deploy(t, "pg", "db", ""), "bases/database/a.yaml")}
-		}, roles: []RoleSpec{{Name: "data", UpgradeOrder: intp(1), Paths: []string{"bases/database"}}},
+		}, roles: []model.RoleSpec{{Name: "data", UpgradeOrder: intp(1), Paths: []string{"bases/database"}}},
 			want: []string{"0: db=update"}},
 		{name: "two config roles matching one object are an error", objs: layout,
-			roles:   []RoleSpec{{Name: "data", Paths: []string{"bases/database"}}, {Name: "pg", Names: []string{"postgres-*"}}},
+			roles:   []model.RoleSpec{{Name: "data", Paths: []string{"bases/database"}}, {Name: "pg", Names: []string{"postgres-*"}}},
 			wantErr: []string{"Deployment/app/postgres-primary matches roles data and pg of the app config", "ConfigMap/app/postgres-config matches roles data and pg"}},
 		{name: "a restored object stays in its role, and stands for the role's criteria", objs: func(t *testing.T) objs {
 			restored := objs{deploy(t, "postgres-primary", "", "", "app", "pg")}
 			MarkRestored(restored, "data")
 			return append(restored, from(deploy(t, "redis", "", ""), "bases/cache/d.yaml"))
-		}, roles: []RoleSpec{{Name: "data", UpgradeOrder: intp(1), Paths: []string{"bases/database"}}, {Name: "cache", UpgradeOrder: intp(2), Names: []string{"redis"}}},
+		}, roles: []model.RoleSpec{{Name: "data", UpgradeOrder: intp(1), Paths: []string{"bases/database"}}, {Name: "cache", UpgradeOrder: intp(2), Names: []string{"redis"}}},
 			want: []string{"1: data=update", "2: cache=update"}},
 		{name: "annotations: the values listed, \"\" for an object without the annotation (Argo CD's sync waves)", objs: func(t *testing.T) objs {
 			wave := func(o *unstructured.Unstructured, w string) *unstructured.Unstructured {
@@ -93,18 +100,18 @@ func TestRoleCriteria(t *testing.T) {
 				return o
 			}
 			return objs{deploy(t, "db", "", ""), wave(deploy(t, "db2", "", ""), "0"), wave(deploy(t, "api", "", ""), "1"), wave(deploy(t, "web", "", ""), "2")}
-		}, roles: []RoleSpec{{Name: "wave-0", UpgradeOrder: intp(1), Annotations: map[string][]string{"argocd.argoproj.io/sync-wave": {"", "0"}}},
+		}, roles: []model.RoleSpec{{Name: "wave-0", UpgradeOrder: intp(1), Annotations: map[string][]string{"argocd.argoproj.io/sync-wave": {"", "0"}}},
 			{Name: "wave-1", UpgradeOrder: intp(2), Annotations: map[string][]string{"argocd.argoproj.io/sync-wave": {"1"}}},
 			{Name: "wave-2", UpgradeOrder: intp(3), Annotations: map[string][]string{"argocd.argoproj.io/sync-wave": {"2"}}}},
 			want: []string{"1: wave-0=update", "2: wave-1=update", "3: wave-2=update"}},
-		{name: "a malformed names pattern", objs: layout, roles: []RoleSpec{{Name: "data", Names: []string{"postgres-["}}},
+		{name: "a malformed names pattern", objs: layout, roles: []model.RoleSpec{{Name: "data", Names: []string{"postgres-["}}},
 			wantErr: []string{`app config role data: names pattern "postgres-["`}},
-		{name: "a path outside the repository", objs: layout, roles: []RoleSpec{{Name: "data", Paths: []string{"../bases"}}},
+		{name: "a path outside the repository", objs: layout, roles: []model.RoleSpec{{Name: "data", Paths: []string{"../bases"}}},
 			wantErr: []string{`app config role data: paths entry "../bases": must not contain ".."`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := NewPlan(tc.objs(t), PlanOptions{App: "web", Roles: tc.roles})
+			p, err := New(tc.objs(t), Options{App: "web", Roles: tc.roles}, Facts{})
 			if tc.wantErr != nil {
 				if err == nil {
 					t.Fatalf("no error; plan %+v", shapeOf(p))
@@ -125,7 +132,7 @@ func TestRoleCriteria(t *testing.T) {
 			for _, r := range p.Roles() {
 				for _, o := range r.Objects {
 					for k := range o.GetAnnotations() {
-						if strings.HasPrefix(k, internalPrefix) {
+						if strings.HasPrefix(k, object.InternalAnnotationPrefix) {
 							t.Errorf("%s in role %s still carries %s", Describe(o), r.Name, k)
 						}
 					}
@@ -135,7 +142,7 @@ func TestRoleCriteria(t *testing.T) {
 	}
 }
 
-// TestTakeMarks: NewPlan plans copies without the internal annotations,
+// TestTakeMarks: New plans copies without the internal annotations,
 // leaving what it was given as it was, and an object whose only
 // annotation was internal has no annotations at all, as kustomize renders
 // it.
@@ -143,11 +150,11 @@ func TestTakeMarks(t *testing.T) {
 	t.Parallel()
 	bare := from(deploy(t, "a", "", ""), "bases/a/d.yaml")
 	annotated := from(deploy(t, "b", "", ""), "bases/b/d.yaml")
-	annotated.SetAnnotations(map[string]string{"team": "x", SourcePathAnnotation: "bases/b/d.yaml"})
+	annotated.SetAnnotations(map[string]string{"team": "x", object.SourcePathAnnotation: "bases/b/d.yaml"})
 	plain := deploy(t, "c", "", "")
 	in := []*unstructured.Unstructured{bare, annotated, plain}
 	out, marks := takeMarks(in)
-	if bare.GetAnnotations()[SourcePathAnnotation] != "bases/a/d.yaml" {
+	if bare.GetAnnotations()[object.SourcePathAnnotation] != "bases/a/d.yaml" {
 		t.Error("takeMarks changed its input")
 	}
 	if _, ok := out[0].Object["metadata"].(map[string]any)["annotations"]; ok {
@@ -179,9 +186,60 @@ func TestCheckRepoPath(t *testing.T) {
 		"bases//database":  `write "bases/database"`,
 		`bases\database`:   `write "bases/database"`,
 	} {
-		got := CheckRepoPath(p)
+		got := model.CheckRepoPath(p)
 		if (want == "") != (got == "") || !strings.Contains(got, want) {
 			t.Errorf("CheckRepoPath(%q) = %q, want %q", p, got, want)
 		}
+	}
+}
+
+// TestNewPlanRefusesBadRoleNames: a role name from a rendered object's
+// annotation or from the config that is not a DNS label fails the plan,
+// naming the object and the value.
+func TestNewPlanRefusesBadRoleNames(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		objs    func(t *testing.T) []*unstructured.Unstructured
+		roles   []model.RoleSpec
+		wantErr []string
+	}{
+		{name: "annotation leaves the role directory",
+			objs: func(t *testing.T) []*unstructured.Unstructured {
+				return []*unstructured.Unstructured{deploy(t, "api", "../other-app/x", "")}
+			},
+			wantErr: []string{"Deployment/app/api", "annotation roleout.dev/role", `"../other-app/x" is not a valid role name`}},
+		{name: "annotation with upper case, next to a good one",
+			objs: func(t *testing.T) []*unstructured.Unstructured {
+				return []*unstructured.Unstructured{deploy(t, "db", "db", ""), deploy(t, "api", "Front", "")}
+			},
+			wantErr: []string{"Deployment/app/api", `"Front"`}},
+		{name: "config role",
+			objs: func(t *testing.T) []*unstructured.Unstructured {
+				return []*unstructured.Unstructured{deploy(t, "api", "", "")}
+			},
+			roles:   []model.RoleSpec{{Name: "a/b"}},
+			wantErr: []string{"app config role", `"a/b" is not a valid role name`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := New(tc.objs(t), Options{App: "web", Roles: tc.roles}, Facts{})
+			if err == nil {
+				t.Fatalf("planned roles %v; want an error", shapeOf(p).Waves)
+			}
+			for _, w := range tc.wantErr {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+	// An empty annotation is no annotation: the object joins the default
+	// role, as before.
+	empty := deploy(t, "api", "", "")
+	empty.SetAnnotations(map[string]string{object.RoleAnnotation: ""})
+	p, err := New([]*unstructured.Unstructured{empty}, Options{App: "web"}, Facts{})
+	if err != nil || len(p.Roles()) != 1 || p.Roles()[0].Name != model.DefaultRole {
+		t.Errorf("unannotated object: plan %v, error %v", p, err)
 	}
 }

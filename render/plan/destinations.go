@@ -1,8 +1,9 @@
-package render
+package plan
 
 import (
 	"errors"
 	"fmt"
+	"github.com/roleout/roleout/model"
 	"slices"
 	"sort"
 	"strings"
@@ -12,80 +13,13 @@ import (
 	rschema "github.com/roleout/roleout/render/schema"
 )
 
-// KindRule allows the objects of one kind of an API group, or of every
-// kind of it when Kind is "*". Group "" is the core group.
-type KindRule struct {
-	Group string
-	Kind  string
-}
-
-// String is the rule as it is written in the config.
-func (r KindRule) String() string {
-	return fmt.Sprintf("{group: %s, kind: %s}", yamlScalar(r.Group), yamlScalar(r.Kind))
-}
-
 // allows reports whether the rule admits objects of group and kind.
-func (r KindRule) allows(group, kind string) bool {
+func allows(r model.KindRule, group, kind string) bool {
 	return r.Group == group && (r.Kind == "*" || r.Kind == kind)
 }
 
-// Destinations are where one app's objects may go (docs/design.md,
-// "Safety and trust", Destinations): the namespaces its objects may be in
-// and the kinds they may be.
-type Destinations struct {
-	// App names the app in errors.
-	App string
-	// Namespace is the app's own namespace, always allowed when set.
-	Namespace string
-	// Namespaces are the allowed namespaces: exact names, or a prefix
-	// followed by "*" ("team-*"; "*" alone is every namespace). Nil: the
-	// app's Namespace and every Namespace object among the rendered
-	// objects that does not exist or is the app's (NamespaceOwners).
-	Namespaces []string
-	// NamespacesField is the config field Namespaces came from
-	// (apps[1].allowedNamespaces, defaults.allowedNamespaces), or the one
-	// that would set them when Namespaces is nil.
-	NamespacesField string
-	// Kinds are the allowed kinds, namespaced and cluster-scoped alike.
-	// Nil: every namespaced kind and, of the cluster-scoped kinds,
-	// Namespace only.
-	Kinds []KindRule
-	// KindsField is the config field Kinds came from, or the one that
-	// would set them when Kinds is nil.
-	KindsField string
-	// Fix is the config field a user changes to allow more: the app's
-	// own field, named in every error.
-	NamespacesFix, KindsFix string
-	// Agent is where the agent keeps its own objects; none of them is
-	// ever a destination, and its namespace only when the config names
-	// it as the app's namespace or in Namespaces, exactly.
-	Agent AgentObjects
-	// Offline says no cluster was asked for scopes: errors then say so.
-	Offline bool
-	// NamespaceOwners holds, for each Namespace the render declares that
-	// exists in the cluster, the value of its ownership label ("" for
-	// none). With Namespaces nil, a declared Namespace that exists and is
-	// not the app's (owner other than App) is not a destination: a
-	// render cannot declare its way into another's namespace.
-	NamespaceOwners map[string]string
-}
-
-// AgentObjects are the agent's own objects: its namespace, and the kinds
-// and names in it an app may never write (the control ConfigMap, the
-// mask key Secret, the leader Lease, the role revisions).
-type AgentObjects struct {
-	Namespace string
-	// Objects are the reserved objects of Namespace; an empty Name
-	// reserves every object of the kind there.
-	Objects []ReservedObject
-}
-
-// ReservedObject is one agent object, or every object of a kind when
-// Name is empty.
-type ReservedObject struct{ Group, Kind, Name string }
-
 // reserved reports whether o is one of the agent's objects.
-func (a AgentObjects) reserved(o *unstructured.Unstructured) bool {
+func reserved(a model.AgentObjects, o *unstructured.Unstructured) bool {
 	if a.Namespace == "" || o.GetNamespace() != a.Namespace {
 		return false
 	}
@@ -109,25 +43,25 @@ func (a AgentObjects) reserved(o *unstructured.Unstructured) bool {
 // object must be in an allowed namespace; a Namespace object must name
 // one; any other cluster-scoped object has no namespace to check, and its
 // kind must be listed. The agent's own objects are never allowed.
-func CheckDestinations(objs []*unstructured.Unstructured, d Destinations, scopes Scopes) error {
+func CheckDestinations(objs []*unstructured.Unstructured, d model.Destinations, scopes Scopes) error {
 	namespaces := d.Namespaces
 	declared := d.Namespaces == nil
 	if declared {
-		namespaces = d.declaredNamespaces(objs)
+		namespaces = declaredNamespaces(d, objs)
 	}
 	var errs []error
 	for _, o := range objs {
 		gvk := o.GroupVersionKind()
 		namespaced, known := scopes[gvk.GroupKind()]
 		if !known {
-			errs = append(errs, d.unknownScope(o))
+			errs = append(errs, unknownScope(d, o))
 			continue
 		}
-		if err := d.checkKind(gvk.Group, gvk.Kind, !namespaced); err != nil {
+		if err := checkKind(d, gvk.Group, gvk.Kind, !namespaced); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", Describe(o), err))
 			continue
 		}
-		if d.Agent.reserved(o) {
+		if reserved(d.Agent, o) {
 			errs = append(errs, fmt.Errorf("%s: is one of the agent's own objects in its namespace %s, which no app may write", Describe(o), d.Agent.Namespace))
 			continue
 		}
@@ -138,7 +72,7 @@ func CheckDestinations(objs []*unstructured.Unstructured, d Destinations, scopes
 		case !namespaced:
 			continue
 		}
-		if err := d.namespaceAllowed(ns, namespaces, declared); err != nil {
+		if err := namespaceAllowed(d, ns, namespaces, declared); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", Describe(o), err))
 		}
 	}
@@ -146,7 +80,7 @@ func CheckDestinations(objs []*unstructured.Unstructured, d Destinations, scopes
 }
 
 // unknownScope is the error of an object whose kind's scope nothing knows.
-func (d Destinations) unknownScope(o *unstructured.Unstructured) error {
+func unknownScope(d model.Destinations, o *unstructured.Unstructured) error {
 	gvk := o.GroupVersionKind()
 	if d.Offline {
 		return fmt.Errorf("%s: kind %s is of unknown scope for app %s offline: neither Kubernetes %s nor a CustomResourceDefinition "+
@@ -159,7 +93,7 @@ func (d Destinations) unknownScope(o *unstructured.Unstructured) error {
 }
 
 // namespaceAllowed returns why ns is not a destination, or nil.
-func (d Destinations) namespaceAllowed(ns string, namespaces []string, declared bool) error {
+func namespaceAllowed(d model.Destinations, ns string, namespaces []string, declared bool) error {
 	if ns != "" && ns == d.Agent.Namespace && ns != d.Namespace && !slices.Contains(d.Namespaces, ns) {
 		return fmt.Errorf("namespace %s is the agent's own and not allowed for app %s unless the config names it: "+
 			"set it as the app's namespace or list it, by name, in %s", ns, d.App, d.NamespacesFix)
@@ -175,12 +109,12 @@ func (d Destinations) namespaceAllowed(ns string, namespaces []string, declared 
 		return fmt.Errorf("namespace %s %s: declaring it does not make it a destination of app %s; list it in %s to allow it",
 			ns, who, d.App, d.NamespacesFix)
 	}
-	return errors.New(d.namespaceRule(ns, namespaces, declared))
+	return errors.New(namespaceRule(d, ns, namespaces, declared))
 }
 
 // checkKind returns why the kind is not allowed, or nil.
-func (d Destinations) checkKind(group, kind string, clusterScoped bool) error {
-	scope, want := "kind", KindRule{Group: group, Kind: kind}
+func checkKind(d model.Destinations, group, kind string, clusterScoped bool) error {
+	scope, want := "kind", model.KindRule{Group: group, Kind: kind}
 	if clusterScoped {
 		scope = "cluster-scoped kind"
 	}
@@ -193,7 +127,7 @@ func (d Destinations) checkKind(group, kind string, clusterScoped bool) error {
 			scope, groupKind(group, kind), d.App, d.KindsField, d.KindsFix, want)
 	}
 	for _, r := range d.Kinds {
-		if r.allows(group, kind) {
+		if allows(r, group, kind) {
 			return nil
 		}
 	}
@@ -206,7 +140,7 @@ func (d Destinations) checkKind(group, kind string, clusterScoped bool) error {
 }
 
 // namespaceRule says why namespace ns is refused and what to change.
-func (d Destinations) namespaceRule(ns string, allowed []string, declared bool) string {
+func namespaceRule(d model.Destinations, ns string, allowed []string, declared bool) string {
 	if ns == "" {
 		ns = `""`
 	}
@@ -227,7 +161,7 @@ func (d Destinations) namespaceRule(ns string, allowed []string, declared bool) 
 // declaredNamespaces returns the app's namespace and the names of the
 // Namespace objects among objs, sorted, but for those that exist and are
 // not the app's (NamespaceOwners).
-func (d Destinations) declaredNamespaces(objs []*unstructured.Unstructured) []string {
+func declaredNamespaces(d model.Destinations, objs []*unstructured.Unstructured) []string {
 	set := map[string]bool{}
 	if d.Namespace != "" {
 		set[d.Namespace] = true
@@ -270,13 +204,4 @@ func groupKind(group, kind string) string {
 		return kind
 	}
 	return kind + "." + group
-}
-
-// yamlScalar writes s as a YAML scalar: quoted when empty or "*" (which
-// YAML would read as an alias).
-func yamlScalar(s string) string {
-	if s == "" || s == "*" {
-		return `"` + s + `"`
-	}
-	return s
 }

@@ -1,4 +1,4 @@
-package render
+package plan
 
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"

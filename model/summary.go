@@ -1,4 +1,4 @@
-package render
+package model
 
 import (
 	"github.com/roleout/roleout/internal/object"
@@ -72,12 +72,6 @@ func (w Workload) Summary() WorkloadSummary {
 	}
 }
 
-// Pending is what State says of a role that is changed although its
-// decision is unchanged: the history holds its revision, but the status
-// does not record it as applied (a paused, window-blocked or failed
-// rollout), so the next rollout applies it.
-const Pending = "pending"
-
 // State is the role's change in words: "unchanged", its action, or
 // Pending.
 func (r RoleSummary) State() string {
@@ -132,3 +126,9 @@ func (p *Plan) Summarize(changed func(*Role) bool) Summary {
 	}
 	return s
 }
+
+// Pending is what State says of a role that is changed although its
+// decision is unchanged: the history holds its revision, but the status
+// does not record it as applied (a paused, window-blocked or failed
+// rollout), so the next rollout applies it.
+const Pending = "pending"

@@ -1,8 +1,9 @@
-package render
+package plan
 
 import (
 	"errors"
 	"fmt"
+	"github.com/roleout/roleout/model"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,144 +18,91 @@ import (
 	"github.com/roleout/roleout/render/schema"
 )
 
-// DefaultRole holds the objects no role claims.
-const DefaultRole = "default"
-
-// UnorderedPolicy says where roles without an upgradeOrder go.
-type UnorderedPolicy string
-
-// The two UnorderedPolicy values.
-const (
-	// UnorderedFirst counts an unset upgradeOrder as 0 (the default).
-	UnorderedFirst UnorderedPolicy = "First"
-	// UnorderedLast puts roles without an upgradeOrder after all ordered
-	// ones, in one wave.
-	UnorderedLast UnorderedPolicy = "Last"
-)
-
-// PlanOptions configures NewPlan: the app's role config and what the
-// previous status recorded.
-type PlanOptions struct {
+// Options configures New: the app's config and what the previous status
+// recorded.
+type Options struct {
 	// App names the app; role revisions are named <app>-<role>-<hash>.
 	App            string
-	Roles          []RoleSpec
-	UnorderedRoles UnorderedPolicy
+	Roles          []model.RoleSpec
+	UnorderedRoles model.UnorderedPolicy
+	// Destinations, when set, are where the app's objects may go: a
+	// render with any object outside them is refused whole
+	// (CheckDestinations, with Facts.Scopes). Nil plans a local
+	// directory, which no app config confines.
+	Destinations *model.Destinations
+	// AllowEmpty plans a render with no objects (the app's allowEmpty);
+	// without it such a render is an error.
+	AllowEmpty bool
 	// History holds each role's recorded revisions.
 	History map[string][]revision.RoleRevision
 	// Inventory is what the app applied last; objects in it that the
 	// render no longer has form the prune set.
-	Inventory []InventoryEntry
+	Inventory []model.InventoryEntry
 	// Source is the source revision being planned (main@sha1:…).
 	Source string
-	// CollisionCounts are the workloads' live status.collisionCount
-	// values, when a cluster was reachable; predictions use none (or 0)
-	// otherwise.
-	CollisionCounts map[object.Ref]*int32
-	// CRDs are CustomResourceDefinitions the cluster has. They give
-	// custom workloads' schema defaults to predictions, unless the render
-	// has the CRD (it wins: the prerequisite step applies it first);
-	// without either, the CRDs built into roleout do
-	// (schema.BuiltinCRDs).
-	CRDs []*unstructured.Unstructured
-	// Versions are the Kubernetes and controller versions the cluster
-	// runs, when known: predictions of code at another version than
-	// roleout models are unverified (predict.SkewFor).
-	Versions object.ClusterVersions
 	// Masker masks Secret values in role revisions and keys them in
 	// template hashes (internal/secrets). Nil: a random key for this plan
 	// only, so its Secrets' hashes and masks match no other plan's.
 	Masker *secrets.Masker
 }
 
-// Role is a named group of rendered objects applied together.
-type Role struct {
-	Name string
-	// UpgradeOrder is the role's effective order (0 when unset in First
-	// mode). Ordered says whether it was set.
-	UpgradeOrder int
-	Ordered      bool
-	Objects      []*unstructured.Unstructured
-	// Hash is the role's template hash (render/revision.TemplateHash).
-	Hash string
-	// Decision says whether the role is unchanged, rolled back or
-	// updated, and which revision it is at afterwards.
-	Decision revision.Decision
-	// History is the role's revision history including Decision.
-	History []revision.RoleRevision
-	// Workloads are the role's workloads with their predicted identities.
-	Workloads []Workload
+// Facts are what a plan knows of the cluster it is made for, gathered
+// before New: New reads no cluster, so one plan's facts can serve two
+// plans (a rollback's), and the zero Facts plan offline.
+type Facts struct {
+	// Scopes say whether each kind of the render is cluster-scoped
+	// (KindScopes: the cluster's discovery, then Kubernetes' own kinds,
+	// then the render's CRDs). Only Options.Destinations reads them.
+	Scopes Scopes
+	// CollisionCounts are the workloads' live status.collisionCount
+	// values, when a cluster was reachable; predictions use none (or 0)
+	// otherwise.
+	CollisionCounts map[object.Ref]*int32
+	// CRDs are CustomResourceDefinitions the cluster has (or that the
+	// app's dependencies render). They give custom workloads' schema
+	// defaults to predictions, unless the render has the CRD (it wins:
+	// the prerequisite step applies it first); without either, the CRDs
+	// built into roleout do (schema.BuiltinCRDs).
+	CRDs []*unstructured.Unstructured
+	// Versions are the Kubernetes and controller versions the cluster
+	// runs, when known: predictions of code at another version than
+	// roleout models are unverified (predict.SkewFor).
+	Versions object.ClusterVersions
 }
 
-// Changed reports whether the role must be applied.
-func (r *Role) Changed() bool { return r.Decision.Action != revision.Unchanged }
+// RefusedError is a render refused as a whole before it is planned: an
+// object outside the app's destinations. Nothing of it may be applied,
+// and nothing pruned.
+type RefusedError struct{ Err error }
 
-// Wave is the roles that share one upgradeOrder, applied together and
-// waited on before the next wave.
-type Wave struct {
-	// UpgradeOrder is the roles' order; for the unordered roles of Last
-	// mode it is one past the highest ordered value.
-	UpgradeOrder int
-	Roles        []*Role
-}
+func (e *RefusedError) Error() string { return e.Err.Error() }
+func (e *RefusedError) Unwrap() error { return e.Err }
 
-// Plan is an app's rendered objects in apply order: prerequisites, then
-// waves.
-type Plan struct {
-	// Prerequisites are the cluster-wide objects applied before the first
-	// wave, whatever their role.
-	Prerequisites []*unstructured.Unstructured
-	// PrerequisitesHash is the template hash of Prerequisites.
-	PrerequisitesHash string
-	Waves             []Wave
-	// Prune lists the objects of the previous inventory that the render
-	// no longer has, in deletion order: later waves first, prerequisites
-	// last.
-	Prune []InventoryEntry
-	// Masker is the masker the plan's records and hashes were made with
-	// (PlanOptions.Masker): diffs of the plan mask Secrets with it.
-	Masker *secrets.Masker
-	// Unchecked are the objects of kinds roleout has no schema for (a
-	// custom kind whose CRD is in neither the render, PlanOptions.CRDs
-	// nor roleout): NewPlan could not check that the API server takes
-	// them.
-	Unchecked []object.Ref
-	// Late are the needs between the plan's objects that a later wave
-	// meets (rule 9): a workload before the ServiceAccount it runs as, a
-	// webhook before the pods it calls. The plan stands; they are
-	// warnings.
-	Late []order.Late
-}
+// ErrEmpty is a render with no objects, for an app that does not allow
+// one (Options.AllowEmpty).
+var ErrEmpty = errors.New("no objects (set allowEmpty: true if that is intended)")
 
-// Roles returns every role of the plan in apply order.
-func (p *Plan) Roles() []*Role {
-	var out []*Role
-	for _, w := range p.Waves {
-		out = append(out, w.Roles...)
-	}
-	return out
-}
-
-// Role returns the role named name, or nil.
-func (p *Plan) Role(name string) *Role {
-	for _, r := range p.Roles() {
-		if r.Name == name {
-			return r
+// New checks objs against the app's destinations (a *RefusedError) and
+// as the API server would, groups them into roles and orders the roles
+// into waves, with what facts say of the cluster. It is pure; the rules
+// are in the package documentation. When the API server would refuse an
+// object, it returns an *InvalidObjectsError and no plan. Objects that
+// carry internal annotations (object.SourcePathAnnotation,
+// object.RestoredRoleAnnotation) are planned as copies without them;
+// objs is not changed.
+func New(objs []*unstructured.Unstructured, opts Options, facts Facts) (*model.Plan, error) {
+	if opts.Destinations != nil {
+		if err := CheckDestinations(objs, *opts.Destinations, facts.Scopes); err != nil {
+			return nil, &RefusedError{Err: err}
 		}
 	}
-	return nil
-}
-
-// NewPlan checks objs as the API server would, groups them into roles
-// and orders the roles into waves. It is pure; the rules are in the
-// package documentation. When the API server would refuse an object, it
-// returns an *InvalidObjectsError and no plan. Objects that carry
-// internal annotations (SourcePathAnnotation, RestoredRoleAnnotation) are
-// planned as copies without them; objs is not changed.
-func NewPlan(objs []*unstructured.Unstructured, opts PlanOptions) (*Plan, error) {
+	if len(objs) == 0 && !opts.AllowEmpty {
+		return nil, ErrEmpty
+	}
 	if opts.Masker == nil {
 		opts.Masker = secrets.Ephemeral()
 	}
-	p := &Plan{Masker: opts.Masker}
+	p := &model.Plan{Masker: opts.Masker}
 	objs, marks := takeMarks(objs)
 	var rest []*unstructured.Unstructured
 	for _, o := range objs {
@@ -164,7 +112,7 @@ func NewPlan(objs []*unstructured.Unstructured, opts PlanOptions) (*Plan, error)
 			rest = append(rest, o)
 		}
 	}
-	schemas := predict.Options{Sources: schema.Sources{CRDs: opts.CRDs}, Cluster: opts.Versions}
+	schemas := predict.Options{Sources: schema.Sources{CRDs: facts.CRDs}, Cluster: facts.Versions}
 	for _, o := range p.Prerequisites {
 		if o.GetKind() == "CustomResourceDefinition" {
 			schemas.RenderCRDs = append(schemas.RenderCRDs, o)
@@ -192,12 +140,12 @@ func NewPlan(objs []*unstructured.Unstructured, opts PlanOptions) (*Plan, error)
 		if err != nil {
 			return nil, fmt.Errorf("role %s: %w", r.Name, err)
 		}
-		if r.Workloads, err = predictWorkloads(r, opts.CollisionCounts, schemas); err != nil {
+		if r.Workloads, err = predictWorkloads(r, facts.CollisionCounts, schemas); err != nil {
 			return nil, fmt.Errorf("role %s: %w", r.Name, err)
 		}
 	}
 	p.Waves = waves(roles, opts.UnorderedRoles)
-	p.Late = p.late(objs)
+	p.Late = late(p, objs)
 	p.Prune = pruneSet(opts.Inventory, objs)
 	return p, nil
 }
@@ -220,7 +168,7 @@ func IsPrerequisite(o *unstructured.Unstructured) bool {
 
 // orderRoles sets each role's upgradeOrder from the config or its
 // objects' annotations, and fails when they disagree.
-func orderRoles(roles []*Role, specs []RoleSpec) error {
+func orderRoles(roles []*model.Role, specs []model.RoleSpec) error {
 	config := map[string]*int{}
 	for _, s := range specs {
 		config[s.Name] = s.UpgradeOrder
@@ -256,14 +204,14 @@ func orderRoles(roles []*Role, specs []RoleSpec) error {
 
 // waves sorts roles by upgradeOrder, keeping declaration order among
 // equals, and cuts them into waves.
-func waves(roles []*Role, policy UnorderedPolicy) []Wave {
+func waves(roles []*model.Role, policy model.UnorderedPolicy) []model.Wave {
 	last := 0
 	for _, r := range roles {
 		if r.Ordered && r.UpgradeOrder >= last {
 			last = r.UpgradeOrder + 1
 		}
 	}
-	if policy == UnorderedLast {
+	if policy == model.UnorderedLast {
 		for _, r := range roles {
 			if !r.Ordered {
 				r.UpgradeOrder = last
@@ -271,19 +219,19 @@ func waves(roles []*Role, policy UnorderedPolicy) []Wave {
 		}
 	}
 	sort.SliceStable(roles, func(i, j int) bool { return roles[i].UpgradeOrder < roles[j].UpgradeOrder })
-	var out []Wave
+	var out []model.Wave
 	for _, r := range roles {
 		if n := len(out); n > 0 && out[n-1].UpgradeOrder == r.UpgradeOrder {
 			out[n-1].Roles = append(out[n-1].Roles, r)
 			continue
 		}
-		out = append(out, Wave{UpgradeOrder: r.UpgradeOrder, Roles: []*Role{r}})
+		out = append(out, model.Wave{UpgradeOrder: r.UpgradeOrder, Roles: []*model.Role{r}})
 	}
 	return out
 }
 
 // late returns the needs among objs that a later wave of p meets.
-func (p *Plan) late(objs []*unstructured.Unstructured) []order.Late {
+func late(p *model.Plan, objs []*unstructured.Unstructured) []order.Late {
 	places := map[object.Ref]order.Place{}
 	for _, o := range p.Prerequisites {
 		places[object.RefOf(o)] = order.Place{}

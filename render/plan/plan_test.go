@@ -1,6 +1,7 @@
-package render
+package plan
 
 import (
+	"github.com/roleout/roleout/model"
 	"strconv"
 	"strings"
 	"testing"
@@ -71,7 +72,7 @@ type planShape struct {
 	Prune         []string
 }
 
-func shapeOf(p *Plan) planShape {
+func shapeOf(p *model.Plan) planShape {
 	var s planShape
 	for _, o := range p.Prerequisites {
 		s.Prerequisites = append(s.Prerequisites, Describe(o))
@@ -99,12 +100,12 @@ func TestNewPlanRules(t *testing.T) {
 	widget := "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: app, annotations: {roleout.dev/role: b, roleout.dev/upgrade-order: '1'}}\n"
 	ns := "apiVersion: v1\nkind: Namespace\nmetadata: {name: app}\n"
 	clusterRole := "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: reader}\n"
-	front := RoleSpec{Name: "front", UpgradeOrder: intp(3), Selector: labels.SelectorFromSet(labels.Set{"tier": "web"})}
+	front := model.RoleSpec{Name: "front", UpgradeOrder: intp(3), Selector: labels.SelectorFromSet(labels.Set{"tier": "web"})}
 	cases := []struct {
 		name    string
 		before  func(t *testing.T) objs
 		objs    func(t *testing.T) objs
-		opts    PlanOptions
+		opts    Options
 		want    planShape
 		wantErr []string
 	}{
@@ -113,35 +114,35 @@ func TestNewPlanRules(t *testing.T) {
 		}, want: planShape{Waves: []string{"1: prefill=update", "2: router=update decode=update"}}},
 		{name: "ties among config roles keep config order", objs: func(t *testing.T) objs {
 			return objs{deploy(t, "queue", "second", ""), deploy(t, "worker", "first", "")}
-		}, opts: PlanOptions{Roles: []RoleSpec{{Name: "first", UpgradeOrder: intp(1)}, {Name: "second", UpgradeOrder: intp(1)}}},
+		}, opts: Options{Roles: []model.RoleSpec{{Name: "first", UpgradeOrder: intp(1)}, {Name: "second", UpgradeOrder: intp(1)}}},
 			want: planShape{Waves: []string{"1: first=update second=update"}}},
 		{name: "unset counts as 0 when unorderedRoles is unset", objs: func(t *testing.T) objs {
 			return objs{deploy(t, "a", "a", "1"), deploy(t, "b", "b", ""), deploy(t, "c", "", "")}
 		}, want: planShape{Waves: []string{"0: b=update default=update", "1: a=update"}}},
 		{name: "unset counts as 0 in First mode", objs: func(t *testing.T) objs {
 			return objs{deploy(t, "a", "a", "1"), deploy(t, "b", "b", ""), deploy(t, "c", "c", "0")}
-		}, opts: PlanOptions{UnorderedRoles: UnorderedFirst}, want: planShape{Waves: []string{"0: b=update c=update", "1: a=update"}}},
+		}, opts: Options{UnorderedRoles: model.UnorderedFirst}, want: planShape{Waves: []string{"0: b=update c=update", "1: a=update"}}},
 		{name: "unset goes last in Last mode", objs: func(t *testing.T) objs {
 			return objs{deploy(t, "a", "a", "1"), deploy(t, "b", "b", ""), deploy(t, "c", "c", "0"), deploy(t, "d", "", "")}
-		}, opts: PlanOptions{UnorderedRoles: UnorderedLast}, want: planShape{Waves: []string{"0: c=update", "1: a=update", "2: b=update default=update"}}},
+		}, opts: Options{UnorderedRoles: model.UnorderedLast}, want: planShape{Waves: []string{"0: c=update", "1: a=update", "2: b=update default=update"}}},
 		{name: "Last mode with no ordered role", objs: func(t *testing.T) objs { return objs{deploy(t, "b", "b", "")} },
-			opts: PlanOptions{UnorderedRoles: UnorderedLast}, want: planShape{Waves: []string{"0: b=update"}}},
+			opts: Options{UnorderedRoles: model.UnorderedLast}, want: planShape{Waves: []string{"0: b=update"}}},
 		{name: "config order and selectors", objs: func(t *testing.T) objs {
 			return objs{deploy(t, "web", "", "", "tier", "web"), deploy(t, "db", "", "", "tier", "db")}
-		}, opts: PlanOptions{Roles: []RoleSpec{front, {Name: "data", UpgradeOrder: intp(1), Selector: labels.SelectorFromSet(labels.Set{"tier": "db"})}}},
+		}, opts: Options{Roles: []model.RoleSpec{front, {Name: "data", UpgradeOrder: intp(1), Selector: labels.SelectorFromSet(labels.Set{"tier": "db"})}}},
 			want: planShape{Waves: []string{"1: data=update", "3: front=update"}}},
 		{name: "kinds alone claim their objects", objs: func(t *testing.T) objs {
 			return objs{deploy(t, "web", "", ""), obj(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: app}\n")}
-		}, opts: PlanOptions{Roles: []RoleSpec{{Name: "workloads", UpgradeOrder: intp(2), Kinds: []string{"Deployment"}}}},
+		}, opts: Options{Roles: []model.RoleSpec{{Name: "workloads", UpgradeOrder: intp(2), Kinds: []string{"Deployment"}}}},
 			want: planShape{Waves: []string{"0: default=update", "2: workloads=update"}}},
 		{name: "a config role that claims nothing is an error", objs: func(t *testing.T) objs {
 			return objs{deploy(t, "web", "", "", "tier", "web")}
-		}, opts: PlanOptions{Roles: []RoleSpec{{Name: "data", UpgradeOrder: intp(1), Selector: labels.SelectorFromSet(labels.Set{"tier": "db"}), Kinds: []string{"StatefulSet"}}}},
+		}, opts: Options{Roles: []model.RoleSpec{{Name: "data", UpgradeOrder: intp(1), Selector: labels.SelectorFromSet(labels.Set{"tier": "db"}), Kinds: []string{"StatefulSet"}}}},
 			wantErr: []string{`role data matches no object: selector "tier=db", kinds [StatefulSet] matched nothing in the render`}},
 		{name: "an order-only config role may be empty", objs: func(t *testing.T) objs { return objs{deploy(t, "web", "", "")} },
-			opts: PlanOptions{Roles: []RoleSpec{{Name: "data", UpgradeOrder: intp(1)}}}, want: planShape{Waves: []string{"0: default=update"}}},
+			opts: Options{Roles: []model.RoleSpec{{Name: "data", UpgradeOrder: intp(1)}}}, want: planShape{Waves: []string{"0: default=update"}}},
 		{name: "annotation beats selector", objs: func(t *testing.T) objs { return objs{deploy(t, "web", "data", "", "tier", "web")} },
-			opts: PlanOptions{Roles: []RoleSpec{front, {Name: "data", UpgradeOrder: intp(1)}}}, want: planShape{Waves: []string{"1: data=update"}}},
+			opts: Options{Roles: []model.RoleSpec{front, {Name: "data", UpgradeOrder: intp(1)}}}, want: planShape{Waves: []string{"1: data=update"}}},
 		{name: "CRDs before their CRs, whatever their role", objs: func(t *testing.T) objs {
 			return objs{obj(t, widget), obj(t, crd), obj(t, ns)}
 		}, want: planShape{Prerequisites: []string{"CustomResourceDefinition/widgets.example.com", "Namespace/app"}, Waves: []string{"1: b=update"}}},
@@ -175,9 +176,9 @@ func TestNewPlanRules(t *testing.T) {
 		{name: "objects of a role disagree", objs: func(t *testing.T) objs { return objs{deploy(t, "a", "r", "1"), deploy(t, "b", "r", "2")} },
 			wantErr: []string{"role r", "Deployment/app/b", "=2", "Deployment/app/a", "sets 1"}},
 		{name: "annotation disagrees with config", objs: func(t *testing.T) objs { return objs{deploy(t, "a", "r", "1")} },
-			opts: PlanOptions{Roles: []RoleSpec{{Name: "r", UpgradeOrder: intp(4)}}}, wantErr: []string{"Deployment/app/a", "the app config sets 4"}},
+			opts: Options{Roles: []model.RoleSpec{{Name: "r", UpgradeOrder: intp(4)}}}, wantErr: []string{"Deployment/app/a", "the app config sets 4"}},
 		{name: "two selectors match", objs: func(t *testing.T) objs { return objs{deploy(t, "a", "", "", "x", "1")} },
-			opts:    PlanOptions{Roles: []RoleSpec{{Name: "p", Selector: labels.SelectorFromSet(labels.Set{"x": "1"})}, {Name: "q", Selector: labels.Everything()}}},
+			opts:    Options{Roles: []model.RoleSpec{{Name: "p", Selector: labels.SelectorFromSet(labels.Set{"x": "1"})}, {Name: "q", Selector: labels.Everything()}}},
 			wantErr: []string{"Deployment/app/a", "roles p and q"}},
 	}
 	for _, tc := range cases {
@@ -185,7 +186,7 @@ func TestNewPlanRules(t *testing.T) {
 			opts := tc.opts
 			opts.App = "web"
 			if tc.before != nil {
-				prev, err := NewPlan(tc.before(t), opts)
+				prev, err := New(tc.before(t), opts, Facts{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -194,7 +195,7 @@ func TestNewPlanRules(t *testing.T) {
 					opts.History[r.Name] = r.History
 				}
 			}
-			p, err := NewPlan(tc.objs(t), opts)
+			p, err := New(tc.objs(t), opts, Facts{})
 			if tc.wantErr != nil {
 				if err == nil {
 					t.Fatalf("no error; plan %+v", shapeOf(p))
@@ -229,11 +230,11 @@ func TestNewPlanRules(t *testing.T) {
 func TestPlanInventory(t *testing.T) {
 	t.Parallel()
 	ns := obj(t, "apiVersion: v1\nkind: Namespace\nmetadata: {name: app}\n")
-	p, err := NewPlan([]*unstructured.Unstructured{deploy(t, "api", "api", "2"), ns, deploy(t, "db", "db", "1")}, PlanOptions{App: "web"})
+	p, err := New([]*unstructured.Unstructured{deploy(t, "api", "api", "2"), ns, deploy(t, "db", "db", "1")}, Options{App: "web"}, Facts{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []InventoryEntry{
+	want := []model.InventoryEntry{
 		{Ref: object.Ref{APIVersion: "v1", Kind: "Namespace", Name: "app"}, Prerequisite: true},
 		{Ref: object.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "app", Name: "db"}, Role: "db", UpgradeOrder: 1},
 		{Ref: object.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "app", Name: "api"}, Role: "api", UpgradeOrder: 2},
@@ -250,7 +251,7 @@ func TestNewPlanDecisions(t *testing.T) {
 		setImage(t, d, image)
 		return []*unstructured.Unstructured{d, deploy(t, "db", "db", "0")}
 	}
-	p1, err := NewPlan(objs("v1"), PlanOptions{App: "web", Source: "main@sha1:1"})
+	p1, err := New(objs("v1"), Options{App: "web", Source: "main@sha1:1"}, Facts{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +259,7 @@ func TestNewPlanDecisions(t *testing.T) {
 	for _, r := range p1.Roles() {
 		history[r.Name] = r.History
 	}
-	p2, err := NewPlan(objs("v2"), PlanOptions{App: "web", History: history, Source: "main@sha1:2"})
+	p2, err := New(objs("v2"), Options{App: "web", History: history, Source: "main@sha1:2"}, Facts{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,9 +289,9 @@ spec:
     spec: {containers: [{name: api, image: "`+image+`"}]}
 `), obj(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: app, annotations: {roleout.dev/role: api}}\n")}
 	}
-	plan := func(objs []*unstructured.Unstructured, history map[string][]revision.RoleRevision) *Role {
+	plan := func(objs []*unstructured.Unstructured, history map[string][]revision.RoleRevision) *model.Role {
 		t.Helper()
-		p, err := NewPlan(objs, PlanOptions{App: "web", History: history})
+		p, err := New(objs, Options{App: "web", History: history}, Facts{})
 		if err != nil {
 			t.Fatal(err)
 		}
