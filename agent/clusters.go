@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"sync"
+	"time"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -85,11 +87,19 @@ func (c *clusters) applier(key string, load func() (*rest.Config, error)) (Clust
 	return ap, nil
 }
 
-// fenced returns a copy of cfg whose requests check, as they leave, the
-// claims their context holds (internal/fence): no write of a reconcile
-// reaches a cluster after its replica's claim on the app ended.
+// fenced returns a copy of cfg whose requests check the claims their
+// context holds (internal/fence) as they enter the client, and whose
+// connections check the claims of the requests in flight before each
+// write: no write of a reconcile reaches a cluster after its replica's
+// claim on the app ended, even one held in the client by a pause.
 func fenced(cfg *rest.Config) *rest.Config {
 	cfg = rest.CopyConfig(cfg)
-	cfg.Wrap(fence.Transport)
+	g := fence.NewGuard()
+	cfg.Wrap(g.Transport)
+	dial := cfg.Dial
+	if dial == nil {
+		dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext // client-go's own
+	}
+	cfg.Dial = g.Dial(dial)
 	return cfg
 }

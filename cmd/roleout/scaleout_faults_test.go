@@ -34,18 +34,30 @@ import (
 var scaleAppsFlag = flag.Int("scale-apps", 16, "apps the replicas of TestFaultScaleOut share")
 
 // files returns the files of s's apps at tag: app <prefix>-i is a
-// Namespace and a ConfigMap holding the tag.
+// Namespace and ConfigMaps holding the tag, perWave in each of its waves.
 func (s *scaleOut) files(tag string) map[string]string {
 	files := map[string]string{}
 	for i := range s.apps {
 		app := fmt.Sprintf("%s-%d", s.prefix, i)
 		files["apps/"+app+"/kustomization.yaml"] = "namespace: " + app + "\nresources: [namespace.yaml, config.yaml]\n"
 		files["apps/"+app+"/namespace.yaml"] = "apiVersion: v1\nkind: Namespace\nmetadata: {name: " + app + "}\n"
-		files["apps/"+app+"/config.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: config, annotations: {roleout.dev/role: config}}\ndata: {tag: \"" + tag + "\"}\n"
-		// More waves: a ConfigMap config-N in role wave-N each, in order.
-		for n := 2; n <= s.waves; n++ {
-			files["apps/"+app+"/config.yaml"] += fmt.Sprintf("---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: config-%d, annotations: {roleout.dev/role: wave-%d, roleout.dev/upgrade-order: \"%d\"}}\ndata: {tag: %q}\n", n, n, n, tag)
+		var config strings.Builder
+		for n := 1; n <= s.waves; n++ {
+			// Wave n: ConfigMap config (n = 1) or config-N in role wave-N,
+			// in order, and its extra objects beside it.
+			name, role := fmt.Sprintf("config-%d", n), fmt.Sprintf("wave-%d", n)
+			if n == 1 {
+				name, role = "config", "config"
+			}
+			for k := range max(s.perWave, 1) {
+				obj := name
+				if k > 0 {
+					obj = fmt.Sprintf("%s-x%d", name, k)
+				}
+				fmt.Fprintf(&config, "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, annotations: {roleout.dev/role: %s, roleout.dev/upgrade-order: \"%d\"}}\ndata: {tag: %q}\n", obj, role, n, tag)
+			}
 		}
+		files["apps/"+app+"/config.yaml"] = config.String()
 	}
 	return files
 }
@@ -64,19 +76,22 @@ type scaleOut struct {
 	// waves, over 1, gives each app that many roles in order: a
 	// rollout of several waves, each checkpointed.
 	waves int
+	// perWave, over 1, is how many ConfigMaps each wave applies: a wave
+	// that takes long enough to be caught half written.
+	perWave int
 }
 
 // newScaleOut serves n apps at v1 and writes a configuration that shares
 // them by dynamic sharding (a 2 s poll, 8 reconciles at once); replicas
 // are killed when the test ends.
 func newScaleOut(t *testing.T, prefix string, n int) *scaleOut {
-	return newScaleOutWaves(t, prefix, n, 1)
+	return newScaleOutWaves(t, prefix, n, 1, 1)
 }
 
 // newScaleOutWaves is newScaleOut with waves roles in each app.
-func newScaleOutWaves(t *testing.T, prefix string, n, waves int) *scaleOut {
+func newScaleOutWaves(t *testing.T, prefix string, n, waves, perWave int) *scaleOut {
 	srv := testgit.New(t, testgit.Options{})
-	s := &scaleOut{t: t, prefix: prefix, apps: n, waves: waves, addr: freeAddress(t), replicas: map[string]*exec.Cmd{}, logs: map[string]*syncBuffer{}}
+	s := &scaleOut{t: t, prefix: prefix, apps: n, waves: waves, perWave: perWave, addr: freeAddress(t), replicas: map[string]*exec.Cmd{}, logs: map[string]*syncBuffer{}}
 	s.repo = srv.MustRepo(t, prefix)
 	if _, err := s.repo.Commit("main", "v1", s.files("v1")); err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 )
 
@@ -77,20 +76,4 @@ func Check(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// Transport returns rt with Check made on each request's context just
-// before it is sent: the wrapper rest.Config.Wrap takes.
-func Transport(rt http.RoundTripper) http.RoundTripper { return transport{rt} }
-
-type transport struct{ base http.RoundTripper }
-
-func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if err := Check(req.Context()); err != nil {
-		if req.Body != nil {
-			req.Body.Close()
-		}
-		return nil, err
-	}
-	return t.base.RoundTrip(req)
 }
