@@ -39,10 +39,36 @@ func ParseWindows(cfg []Window) (Windows, error) {
 }
 
 // activeAt reports whether w is open at t: it fired within the last
-// duration (start inclusive, end exclusive).
+// duration (start inclusive, end exclusive), that is, its first firing
+// after t - duration is not after t. (Next is strictly after its
+// argument, which is what makes the end exclusive.) Windows that overlap
+// (a cron that fires more often than the window lasts) are open while
+// any of them is.
 func (w window) activeAt(t time.Time) bool {
-	start := w.sched.Next(t.In(w.loc).Add(-w.dur).Add(-time.Second))
-	return !start.After(t) && t.Before(start.Add(w.dur))
+	start := w.sched.Next(t.In(w.loc).Add(-w.dur))
+	return !start.IsZero() && !start.After(t)
+}
+
+// maxOverlaps bounds the firings lastStart walks: a window whose cron
+// fires that often within its duration (every second for an hour) ends
+// no earlier than its last firing found.
+const maxOverlaps = 10000
+
+// lastStart returns w's latest firing at or before t of those that hold
+// t (zero when w is not open at t): the window that stays open longest.
+func (w window) lastStart(t time.Time) time.Time {
+	start := w.sched.Next(t.In(w.loc).Add(-w.dur))
+	if start.IsZero() || start.After(t) {
+		return time.Time{}
+	}
+	for range maxOverlaps {
+		next := w.sched.Next(start)
+		if next.IsZero() || next.After(t) {
+			break
+		}
+		start = next
+	}
+	return start
 }
 
 // OpenAt reports whether rollouts are allowed at t.
@@ -78,8 +104,8 @@ func (ws Windows) NextOpen(now time.Time) time.Time {
 				candidates = append(candidates, t.Add(w.dur))
 			}
 		}
-		if !w.allow && w.activeAt(now) {
-			candidates = append(candidates, w.sched.Next(now.Add(-w.dur).Add(-time.Second)).Add(w.dur))
+		if start := w.lastStart(now); !w.allow && !start.IsZero() {
+			candidates = append(candidates, start.Add(w.dur))
 		}
 	}
 	sort.Slice(candidates, func(i, j int) bool { return candidates[i].Before(candidates[j]) })
