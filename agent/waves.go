@@ -145,7 +145,13 @@ func (run *appRun) applyStep(ctx context.Context, log logrus.FieldLogger, objs [
 	if err != nil {
 		return err // config.Parse compiled them already
 	}
-	if err := run.cluster.WaitHealthy(ctx, objs, apply.WaitOptions{Timeout: app.Timeout.Duration, Progress: ready, Rules: rules}); err != nil {
+	applied := make(map[object.Ref]*unstructured.Unstructured, len(results))
+	for _, res := range results {
+		if res.Applied != nil {
+			applied[res.Object] = res.Applied
+		}
+	}
+	if err := run.cluster.WaitHealthy(ctx, objs, apply.WaitOptions{Timeout: app.Timeout.Duration, Progress: ready, Rules: rules, Applied: applied}); err != nil {
 		return err
 	}
 	a.live.Progressed()

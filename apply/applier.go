@@ -227,7 +227,7 @@ func (a *Applier) applyOne(ctx context.Context, in *unstructured.Unstructured, o
 	heal := opts.Heal[res.Object]
 	if opts.SkipUnchanged && !opts.DryRun && !heal && alreadyApplied(before, o) {
 		if !opts.HealTaken || !taken(before, o, a.fieldManager(opts)) {
-			res.Action = Unchanged
+			res.Action, res.Applied = Unchanged, before
 			return res
 		}
 		heal = true
@@ -248,7 +248,7 @@ func (a *Applier) applyOne(ctx context.Context, in *unstructured.Unstructured, o
 			return res.fail(fmt.Errorf("recreate: %w", err))
 		}
 		if after, err = ri.Apply(ctx, o.GetName(), o, applyOpts); err == nil {
-			res.Action, res.ResourceVersion = Recreated, after.GetResourceVersion()
+			res.Action, res.ResourceVersion, res.Applied = Recreated, after.GetResourceVersion(), after
 			return res
 		}
 	}
@@ -258,7 +258,7 @@ func (a *Applier) applyOne(ctx context.Context, in *unstructured.Unstructured, o
 	if opts.DryRun {
 		res.Live, res.Merged = before, after
 	} else {
-		res.ResourceVersion = after.GetResourceVersion()
+		res.ResourceVersion, res.Applied = after.GetResourceVersion(), after
 	}
 	switch {
 	case before == nil:

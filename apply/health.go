@@ -50,6 +50,12 @@ type WaitOptions struct {
 	// of a kind they name is healthy as its rule says, instead of by
 	// kstatus and the built-in readiness.
 	Rules *healthcheck.Rules
+	// Applied are the objects as the apply just before returned them
+	// (Result.Applied), by reference: the first look at each is at its
+	// entry here instead of a GET, and only what is not healthy then is
+	// read again. A ConfigMap, say, is Current as soon as it is written:
+	// a wave of them is waited on with no request at all.
+	Applied map[object.Ref]*unstructured.Unstructured
 }
 
 // WaitHealthy waits until every object in objs is Current by kstatus:
@@ -68,11 +74,12 @@ func (a *Applier) WaitHealthy(ctx context.Context, objs []*unstructured.Unstruct
 	pending := append([]*unstructured.Unstructured(nil), objs...)
 	tick := time.NewTicker(a.opts.PollInterval)
 	defer tick.Stop()
+	seen := opts.Applied
 	for {
 		var notReady *NotReadyError
 		var still []*unstructured.Unstructured
 		for _, o := range pending {
-			nr := a.check(ctx, o, opts.Rules)
+			nr := a.check(ctx, o, opts.Rules, seen[object.RefOf(o)])
 			if nr == nil {
 				continue
 			}
@@ -91,7 +98,7 @@ func (a *Applier) WaitHealthy(ctx context.Context, objs []*unstructured.Unstruct
 		if len(still) == 0 {
 			return nil
 		}
-		pending = still
+		pending, seen = still, nil // later looks read the objects again
 		if time.Now().After(deadline) {
 			notReady.Message = joinMessages(notReady.Message, a.podHint(ctx, still[0]))
 			notReady.Err = fmt.Errorf("still %s after waiting %s", notReady.Status, timeout)
@@ -106,20 +113,23 @@ func (a *Applier) WaitHealthy(ctx context.Context, objs []*unstructured.Unstruct
 	}
 }
 
-// check reads o and returns nil when it is Current: by its kind's rule
-// in rules, else by kstatus and the built-in readiness.
-func (a *Applier) check(ctx context.Context, o *unstructured.Unstructured, rules *healthcheck.Rules) *NotReadyError {
+// check reads o, unless live is what a read of it returned just now,
+// and returns nil when it is Current: by its kind's rule in rules, else
+// by kstatus and the built-in readiness.
+func (a *Applier) check(ctx context.Context, o *unstructured.Unstructured, rules *healthcheck.Rules, live *unstructured.Unstructured) *NotReadyError {
 	ref := object.RefOf(o)
-	ri, err := a.resource(o.DeepCopy())
-	if err != nil {
-		return &NotReadyError{Object: ref, Status: string(status.UnknownStatus), Err: err}
-	}
-	live, err := ri.Get(ctx, o.GetName(), metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return &NotReadyError{Object: ref, Status: string(status.NotFoundStatus)}
-	}
-	if err != nil {
-		return &NotReadyError{Object: ref, Status: string(status.UnknownStatus), Err: err}
+	if live == nil {
+		ri, err := a.resource(o.DeepCopy())
+		if err != nil {
+			return &NotReadyError{Object: ref, Status: string(status.UnknownStatus), Err: err}
+		}
+		live, err = ri.Get(ctx, o.GetName(), metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return &NotReadyError{Object: ref, Status: string(status.NotFoundStatus)}
+		}
+		if err != nil {
+			return &NotReadyError{Object: ref, Status: string(status.UnknownStatus), Err: err}
+		}
 	}
 	if st, msg, ok := rules.Evaluate(live); ok {
 		if st == healthcheck.Current {

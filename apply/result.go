@@ -38,6 +38,11 @@ type Result struct {
 	// ResourceVersion is the object's version after a write (not a dry
 	// run): watchers tell their own writes from others' by it.
 	ResourceVersion string
+	// Applied is the object as the API server returned it from the write
+	// (for Unchanged, as it was read just before): what a read right
+	// after the apply would find, so WaitHealthy's first look at it
+	// needs no GET (WaitOptions.Applied). Nil for a dry run or a failure.
+	Applied *unstructured.Unstructured
 }
 
 func (r Result) fail(err error) Result {
