@@ -3,14 +3,14 @@ package agent
 import (
 	"context"
 	"fmt"
-	"github.com/roleout/roleout/model"
-	"github.com/roleout/roleout/render/plan"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/control"
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
+	"github.com/roleout/roleout/render/plan"
 	"github.com/roleout/roleout/sources"
 )
 

@@ -2,8 +2,6 @@ package agent
 
 import (
 	"context"
-	"github.com/roleout/roleout/model"
-	"github.com/roleout/roleout/render/plan"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -13,7 +11,9 @@ import (
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/forge"
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
 	"github.com/roleout/roleout/notify"
+	"github.com/roleout/roleout/render/plan"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
 	"github.com/roleout/roleout/statusstore"

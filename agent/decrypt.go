@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"github.com/roleout/roleout/render/plan"
 	"io"
 	"os"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render/decrypt"
+	"github.com/roleout/roleout/render/plan"
 	"github.com/roleout/roleout/sources"
 )
 

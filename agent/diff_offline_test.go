@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"fmt"
-	"github.com/roleout/roleout/model"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -12,6 +11,7 @@ import (
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
 )

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"github.com/roleout/roleout/model"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -11,6 +10,7 @@ import (
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/drift"
+	"github.com/roleout/roleout/model"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
 )

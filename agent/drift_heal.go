@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"github.com/roleout/roleout/model"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/drift"
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
 	"github.com/roleout/roleout/status"
 )
 

@@ -3,8 +3,6 @@ package agent
 import (
 	"context"
 	"errors"
-	"github.com/roleout/roleout/model"
-	"github.com/roleout/roleout/render/plan"
 	"io"
 	"slices"
 	"strings"
@@ -17,6 +15,8 @@ import (
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
+	"github.com/roleout/roleout/render/plan"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
 	"github.com/roleout/roleout/statusstore"

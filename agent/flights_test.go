@@ -2,12 +2,12 @@ package agent
 
 import (
 	"context"
-	"github.com/roleout/roleout/model"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/roleout/roleout/model"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
 )

@@ -2,14 +2,14 @@ package agent
 
 import (
 	"context"
-	"github.com/roleout/roleout/model"
-	"github.com/roleout/roleout/render/plan"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/secrets"
+	"github.com/roleout/roleout/model"
 	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/render/plan"
 	"github.com/roleout/roleout/render/substitute"
 	"github.com/roleout/roleout/sources"
 )

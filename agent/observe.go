@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/roleout/roleout/model"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
 	"github.com/roleout/roleout/status"
 )
 

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/roleout/roleout/model"
-	"github.com/roleout/roleout/render/plan"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -15,6 +13,8 @@ import (
 	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/secrets"
+	"github.com/roleout/roleout/model"
+	"github.com/roleout/roleout/render/plan"
 	"github.com/roleout/roleout/render/predict"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"

@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"fmt"
-	"github.com/roleout/roleout/model"
 	"strings"
 	"sync"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/diff"
+	"github.com/roleout/roleout/model"
 	"github.com/roleout/roleout/status"
 )
 

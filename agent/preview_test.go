@@ -3,8 +3,6 @@ package agent
 import (
 	"context"
 	"errors"
-	"github.com/roleout/roleout/model"
-	"github.com/roleout/roleout/render/plan"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,7 +22,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/roleout/roleout/model"
 	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/render/plan"
 	"github.com/roleout/roleout/render/revision"
 	"github.com/roleout/roleout/sources"
 )

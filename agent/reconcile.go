@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/roleout/roleout/model"
 	"time"
 
 	"github.com/sirupsen/logrus"
 
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/diff"
+	"github.com/roleout/roleout/model"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"
 )

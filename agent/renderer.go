@@ -2,8 +2,6 @@ package agent
 
 import (
 	"context"
-	"github.com/roleout/roleout/model"
-	"github.com/roleout/roleout/render/plan"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -11,7 +9,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/model"
 	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/render/plan"
 	"github.com/roleout/roleout/sources"
 )
 

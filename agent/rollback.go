@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/roleout/roleout/model"
-	"github.com/roleout/roleout/render/plan"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
+	"github.com/roleout/roleout/render/plan"
 	"github.com/roleout/roleout/render/revision"
 	"github.com/roleout/roleout/status"
 )

@@ -1,13 +1,13 @@
 package agent
 
 import (
-	"github.com/roleout/roleout/model"
-	"github.com/roleout/roleout/render/plan"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
+	"github.com/roleout/roleout/render/plan"
 	"github.com/roleout/roleout/render/revision"
 )
 

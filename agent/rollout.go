@@ -2,7 +2,6 @@ package agent
 
 import (
 	"fmt"
-	"github.com/roleout/roleout/model"
 	"strings"
 	"time"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
 	"github.com/roleout/roleout/render/revision"
 	"github.com/roleout/roleout/sources"
 	"github.com/roleout/roleout/status"

@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"fmt"
-	"github.com/roleout/roleout/model"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
 )
 
 // applyWaves applies the prerequisite step and then each wave's changed

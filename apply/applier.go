@@ -85,11 +85,18 @@ func New(cfg *rest.Config, opts Options) (*Applier, error) {
 		cfg.QPS = float32(25 * opts.Concurrency)
 		cfg.Burst = 50 * opts.Concurrency
 	}
-	client, err := dynamic.NewForConfig(cfg)
+	// One HTTP client for the object clients: one connection pool even
+	// when cfg's Dial (agent.fenced) keeps client-go from sharing its
+	// transport. Discovery keeps its own, with its 32 s timeout.
+	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("create cluster client: %w", err)
 	}
-	meta, err := metadata.NewForConfig(cfg)
+	client, err := dynamic.NewForConfigAndClient(cfg, hc)
+	if err != nil {
+		return nil, fmt.Errorf("create cluster client: %w", err)
+	}
+	meta, err := metadata.NewForConfigAndClient(cfg, hc)
 	if err != nil {
 		return nil, fmt.Errorf("create cluster client: %w", err)
 	}

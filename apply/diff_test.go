@@ -2,7 +2,6 @@ package apply
 
 import (
 	"context"
-	"github.com/roleout/roleout/model"
 	"strings"
 	"testing"
 
@@ -11,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/roleout/roleout/internal/secrets"
+	"github.com/roleout/roleout/model"
 )
 
 func TestDiffDryRun(t *testing.T) {

@@ -3,13 +3,14 @@ package apply
 import (
 	"context"
 	"encoding/json"
-	"github.com/roleout/roleout/model"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/roleout/roleout/model"
 )
 
 func TestHandOver(t *testing.T) {

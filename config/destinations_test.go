@@ -2,15 +2,15 @@ package config
 
 import (
 	"context"
-	"github.com/roleout/roleout/model"
-	"github.com/roleout/roleout/render/plan"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/roleout/roleout/model"
 	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/render/plan"
 )
 
 // TestConfigDestinationsErrors: malformed allowedNamespaces and

@@ -1,8 +1,9 @@
 package config
 
 import (
-	"github.com/roleout/roleout/model"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/roleout/roleout/model"
 )
 
 // PreviewsRequireIsolation reports whether the app's previews refuse to

@@ -3,7 +3,6 @@ package config
 import (
 	"errors"
 	"fmt"
-	"github.com/roleout/roleout/model"
 	"path"
 	"regexp"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/roleout/roleout/apply/healthcheck"
+	"github.com/roleout/roleout/model"
 )
 
 var commitRE = regexp.MustCompile(`^[0-9a-f]{40}$`)

@@ -38,28 +38,34 @@ func ParseWindows(cfg []Window) (Windows, error) {
 	return out, nil
 }
 
-// activeAt reports whether w is open at t: it fired within the last
-// duration (start inclusive, end exclusive), that is, its first firing
-// after t - duration is not after t. (Next is strictly after its
-// argument, which is what makes the end exclusive.) Windows that overlap
-// (a cron that fires more often than the window lasts) are open while
-// any of them is.
-func (w window) activeAt(t time.Time) bool {
+// firstStart returns w's first firing that holds t, zero when none does:
+// its first firing after t - duration, when that is not after t. (Next
+// is strictly after its argument, which makes the end exclusive.)
+func (w window) firstStart(t time.Time) time.Time {
 	start := w.sched.Next(t.In(w.loc).Add(-w.dur))
-	return !start.IsZero() && !start.After(t)
+	if start.IsZero() || start.After(t) {
+		return time.Time{}
+	}
+	return start
 }
+
+// activeAt reports whether w is open at t: it fired within the last
+// duration (start inclusive, end exclusive). Windows that overlap (a
+// cron that fires more often than the window lasts) are open while any
+// of them is.
+func (w window) activeAt(t time.Time) bool { return !w.firstStart(t).IsZero() }
 
 // maxOverlaps bounds the firings lastStart walks: a window whose cron
 // fires that often within its duration (every second for an hour) ends
 // no earlier than its last firing found.
 const maxOverlaps = 10000
 
-// lastStart returns w's latest firing at or before t of those that hold
-// t (zero when w is not open at t): the window that stays open longest.
+// lastStart returns w's latest firing that holds t (zero when w is not
+// open at t): the one whose window stays open longest.
 func (w window) lastStart(t time.Time) time.Time {
-	start := w.sched.Next(t.In(w.loc).Add(-w.dur))
-	if start.IsZero() || start.After(t) {
-		return time.Time{}
+	start := w.firstStart(t)
+	if start.IsZero() {
+		return start
 	}
 	for range maxOverlaps {
 		next := w.sched.Next(start)
@@ -104,7 +110,10 @@ func (ws Windows) NextOpen(now time.Time) time.Time {
 				candidates = append(candidates, t.Add(w.dur))
 			}
 		}
-		if start := w.lastStart(now); !w.allow && !start.IsZero() {
+		if w.allow {
+			continue
+		}
+		if start := w.lastStart(now); !start.IsZero() {
 			candidates = append(candidates, start.Add(w.dur))
 		}
 	}

@@ -2,12 +2,12 @@ package diff
 
 import (
 	"context"
-	"github.com/roleout/roleout/model"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
 )
 
 // Reader is what a diff reads of a cluster; it never writes.

@@ -3,13 +3,13 @@ package diff
 import (
 	"context"
 	"fmt"
-	"github.com/roleout/roleout/model"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	runtimeschema "k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
 )
 
 // Live compares plan with the cluster c by server-side dry run: nothing

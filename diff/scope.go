@@ -1,10 +1,10 @@
 package diff
 
 import (
-	"github.com/roleout/roleout/model"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
 )
 
 // Scope is the part of a cluster a diff may read: namespaced objects in

@@ -2,7 +2,6 @@ package drift
 
 import (
 	"context"
-	"github.com/roleout/roleout/model"
 	"slices"
 	"sort"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
 	"github.com/roleout/roleout/status"
 )
 

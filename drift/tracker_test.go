@@ -2,7 +2,6 @@ package drift
 
 import (
 	"context"
-	"github.com/roleout/roleout/model"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
 )
 
 // metaEvent is a watch event of Deployment ns/web at rv whose roleout

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/roleout/roleout/model"
 	"html"
 	"sort"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/internal/markdown"
+	"github.com/roleout/roleout/model"
 	"github.com/roleout/roleout/status"
 )
 

@@ -2,7 +2,6 @@ package render
 
 import (
 	"context"
-	"github.com/roleout/roleout/render/plan"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/roleout/roleout/internal/testgit"
+	"github.com/roleout/roleout/render/plan"
 )
 
 // TestBuildAllowed renders what the app config can switch on: an exec

@@ -3,8 +3,6 @@ package render
 import (
 	"context"
 	"flag"
-	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render/plan"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,6 +16,9 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/yaml"
+
+	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/render/plan"
 )
 
 // updateHelm rewrites testdata/helm/golden from a real `kustomize build

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"github.com/roleout/roleout/internal/object"
 	"path"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,8 @@ import (
 	"sigs.k8s.io/kustomize/api/resource"
 	"sigs.k8s.io/kustomize/api/types"
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/roleout/roleout/internal/object"
 )
 
 // Source paths: where in the repository an object came from, for

@@ -2,12 +2,12 @@ package status
 
 import (
 	"fmt"
-	"github.com/roleout/roleout/model"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
 )
 
 // Kind is the kind of a status.yaml.

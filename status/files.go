@@ -1,13 +1,13 @@
 package status
 
 import (
-	"github.com/roleout/roleout/model"
 	"path"
 	"strings"
 
 	"sigs.k8s.io/yaml"
 
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
 	"github.com/roleout/roleout/render/revision"
 )
 

@@ -4,11 +4,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"github.com/roleout/roleout/model"
 	"slices"
 	"strings"
 
 	"github.com/roleout/roleout/diff"
+	"github.com/roleout/roleout/model"
 )
 
 // Preview is what merging a pull-request head would do to an app:

@@ -2,12 +2,12 @@ package status
 
 import (
 	"fmt"
-	"github.com/roleout/roleout/model"
 	"strings"
 
 	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/internal/markdown"
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
 )
 
 // Markdown renders the preview for a reviewer: what a merge changes, in

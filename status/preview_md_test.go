@@ -2,13 +2,13 @@ package status
 
 import (
 	"fmt"
-	"github.com/roleout/roleout/model"
 	"strings"
 	"testing"
 
 	"github.com/roleout/roleout/diff"
 	"github.com/roleout/roleout/internal/markdown"
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
 	"github.com/roleout/roleout/render/revision"
 	"github.com/roleout/roleout/render/schema"
 )

@@ -3,7 +3,6 @@ package status
 import (
 	"context"
 	"fmt"
-	"github.com/roleout/roleout/model"
 	"sort"
 	"strings"
 
@@ -11,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/roleout/roleout/diff"
+	"github.com/roleout/roleout/model"
 	"github.com/roleout/roleout/render/revision"
 )
 

@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"fmt"
-	"github.com/roleout/roleout/model"
 	"io"
 	"net/http/httptest"
 	"testing"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
 	"github.com/roleout/roleout/render/revision"
 	"github.com/roleout/roleout/status"
 )

@@ -3,13 +3,13 @@ package ui
 import (
 	"context"
 	"errors"
-	"github.com/roleout/roleout/model"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
 	"github.com/roleout/roleout/render/revision"
 	"github.com/roleout/roleout/status"
 )

@@ -3,8 +3,6 @@ package starter
 import (
 	"context"
 	"fmt"
-	"github.com/roleout/roleout/model"
-	"github.com/roleout/roleout/render/plan"
 	"runtime"
 	"slices"
 	"strings"
@@ -15,6 +13,8 @@ import (
 
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
+	"github.com/roleout/roleout/render/plan"
 	rschema "github.com/roleout/roleout/render/schema"
 )
 

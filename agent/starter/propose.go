@@ -3,8 +3,6 @@ package starter
 import (
 	"cmp"
 	"fmt"
-	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/render/plan"
 	"path"
 	"slices"
 	"strings"
@@ -13,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/roleout/roleout/config"
+	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/render/plan"
 	rschema "github.com/roleout/roleout/render/schema"
 )
 

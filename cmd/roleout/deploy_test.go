@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"github.com/roleout/roleout/render/plan"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,6 +22,7 @@ import (
 	"github.com/roleout/roleout/internal/testcluster"
 	"github.com/roleout/roleout/internal/testgit"
 	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/render/plan"
 	"github.com/roleout/roleout/sharding"
 )
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"github.com/roleout/roleout/model"
 	"io"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/control"
 	"github.com/roleout/roleout/diff"
+	"github.com/roleout/roleout/model"
 )
 
 // offlineKeyTimeout bounds diff --offline's attempt to read the mask key

@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"github.com/roleout/roleout/model"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/roleout/roleout/internal/testcluster"
+	"github.com/roleout/roleout/model"
 	"github.com/roleout/roleout/status"
 )
 

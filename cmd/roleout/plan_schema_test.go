@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/roleout/roleout/model"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/roleout/roleout/model"
 )
 
 // customWorkloads is a folder of LeaderWorkerSets and StormServices

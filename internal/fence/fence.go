@@ -69,8 +69,16 @@ func claims(ctx context.Context) []Claim {
 // Check returns an ExpiredError when a claim ctx holds has ended, nil
 // when none has or ctx holds none.
 func Check(ctx context.Context) error {
-	now := time.Now()
-	for _, c := range claims(ctx) {
+	if err := ended(claims(ctx), time.Now()); err != nil {
+		return err
+	}
+	return nil
+}
+
+// ended returns an ExpiredError for the first of cs that has ended at
+// now, nil when none has.
+func ended(cs []Claim, now time.Time) *ExpiredError {
+	for _, c := range cs {
 		if d := c.Deadline(); !now.Before(d) {
 			return &ExpiredError{Holder: c.Holder(), Deadline: d, Late: now.Sub(d)}
 		}

@@ -75,10 +75,8 @@ func (g *Guard) check(now time.Time) *ExpiredError {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, cs := range g.inflight {
-		for _, c := range cs {
-			if d := c.Deadline(); !now.Before(d) {
-				return &ExpiredError{Holder: c.Holder(), Deadline: d, Late: now.Sub(d)}
-			}
+		if err := ended(cs, now); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -3,13 +3,13 @@ package plan
 import (
 	"errors"
 	"fmt"
-	"github.com/roleout/roleout/model"
 	"slices"
 	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/roleout/roleout/model"
 	rschema "github.com/roleout/roleout/render/schema"
 )
 

@@ -1,12 +1,13 @@
 package plan
 
 import (
-	"github.com/roleout/roleout/model"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/roleout/roleout/model"
 )
 
 // TestCheckDestinations checks what an app may render: every refused

@@ -1,13 +1,13 @@
 package plan
 
 import (
-	"github.com/roleout/roleout/model"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
 )
 
 // FuzzNewPlan plans objects whose role and upgrade-order annotations are

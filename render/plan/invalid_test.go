@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/roleout/roleout/render"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/render"
 	"github.com/roleout/roleout/render/schema"
 	"github.com/roleout/roleout/render/validate"
 )

@@ -1,12 +1,12 @@
 package plan
 
 import (
-	"github.com/roleout/roleout/model"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
 )
 
 // pruneSet returns the inventory entries that objs no longer hold, in

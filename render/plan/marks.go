@@ -1,10 +1,11 @@
 package plan
 
 import (
-	"github.com/roleout/roleout/internal/object"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/roleout/roleout/internal/object"
 )
 
 // mark is what an object's internal annotations said.

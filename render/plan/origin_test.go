@@ -2,9 +2,6 @@ package plan
 
 import (
 	"context"
-	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/model"
-	"github.com/roleout/roleout/render"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +10,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
+	"github.com/roleout/roleout/render"
 )
 
 // buildMultibase renders multibase's overlay, with origins or without.

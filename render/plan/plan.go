@@ -3,7 +3,6 @@ package plan
 import (
 	"errors"
 	"fmt"
-	"github.com/roleout/roleout/model"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/secrets"
+	"github.com/roleout/roleout/model"
 	"github.com/roleout/roleout/render/order"
 	"github.com/roleout/roleout/render/predict"
 	"github.com/roleout/roleout/render/revision"

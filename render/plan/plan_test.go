@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"github.com/roleout/roleout/model"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
 	"github.com/roleout/roleout/render/revision"
 )
 

@@ -3,7 +3,6 @@ package plan
 import (
 	"errors"
 	"fmt"
-	"github.com/roleout/roleout/model"
 	"path"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
 )
 
 // hasCriteria reports whether any criterion is set.

@@ -1,14 +1,15 @@
 package plan
 
 import (
-	"github.com/roleout/roleout/internal/object"
-	"github.com/roleout/roleout/model"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
 )
 
 // from gives o the source path a render with origins records.

@@ -1,12 +1,12 @@
 package plan
 
 import (
-	"github.com/roleout/roleout/model"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/roleout/roleout/model"
 	"github.com/roleout/roleout/render/revision"
 )
 

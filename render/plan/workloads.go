@@ -2,11 +2,11 @@ package plan
 
 import (
 	"encoding/json"
-	"github.com/roleout/roleout/model"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/roleout/roleout/internal/object"
+	"github.com/roleout/roleout/model"
 	"github.com/roleout/roleout/render/predict"
 	"github.com/roleout/roleout/render/revision"
 )

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/roleout/roleout/render/plan"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,6 +17,7 @@ import (
 	"github.com/roleout/roleout/apply"
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render"
+	"github.com/roleout/roleout/render/plan"
 	"github.com/roleout/roleout/render/predict"
 )
 
