@@ -262,9 +262,9 @@ func (l *localCopy) pushed(commit plumbing.Hash, start time.Time) {
 
 // damaged reports whether err, met while reading the local copy, comes
 // from a copy that is damaged: an object it should hold is missing or
-// does not inflate.
+// does not inflate, or a ref is empty (refs.go).
 func damaged(err error) bool {
-	return errors.Is(err, plumbing.ErrObjectNotFound) || errors.Is(err, zlib.ErrChecksum) ||
+	return emptyRef(err) || errors.Is(err, plumbing.ErrObjectNotFound) || errors.Is(err, zlib.ErrChecksum) ||
 		errors.Is(err, zlib.ErrHeader) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, packfile.ErrMalformedPackFile) || errors.Is(err, idxfile.ErrMalformedIdxFile)
 }

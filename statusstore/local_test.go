@@ -160,6 +160,35 @@ func TestStatusBranchDamagedCopy(t *testing.T) {
 	}
 }
 
+// TestStatusBranchEmptyRef leaves a copy's ref empty, as go-git's ref
+// write does when the process is killed between its truncate and its
+// write: the next read after the branch moved fetches the copy anew, and
+// the store's own ref writes leave no partial file behind.
+func TestStatusBranchEmptyRef(t *testing.T) {
+	ctx := context.Background()
+	b, _, _ := newStatusBranch(t)
+	defer b.Close()
+	other := New(b.opts)
+	other.opts.CacheDir = t.TempDir()
+	defer other.Close()
+	for i, phase := range []string{"Progressing", "Succeeded", "Failed"} {
+		if _, err := b.Commit(ctx, map[string][]byte{"web/status.yaml": []byte("phase: " + phase + "\n")}, "roleout: web"); err != nil {
+			t.Fatal(err)
+		}
+		got, err := other.ReadFile(ctx, "web/status.yaml")
+		if err != nil || string(got) != "phase: "+phase+"\n" {
+			t.Fatalf("read %d: %q, %v", i, got, err)
+		}
+		refs, err := filepath.Glob(filepath.Join(other.opts.CacheDir, "status", "*", "refs", "heads", "roleout", "*"))
+		if err != nil || len(refs) != 1 {
+			t.Fatalf("the copy holds refs %v (%v), want only the status branch's", refs, err)
+		}
+		if err := os.Truncate(refs[0], 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestClaimDirSkipsHeldCopies holds the lock of a copy's directory as
 // another process would: the next claim takes the next directory.
 func TestClaimDirSkipsHeldCopies(t *testing.T) {
