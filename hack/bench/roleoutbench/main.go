@@ -102,16 +102,17 @@ func main() {
 	out := flag.String("out", "out/bench.txt", "benchmark-format output for benchstat (relative to the module root)")
 	profile := flag.String("cpuprofile", "", "directory for CPU profiles of roleout's in-process measurements")
 	fullInstall := flag.Bool("full-install", false, "scenario 8: let the ten-app agent install its apps (about six minutes more)")
+	keep := flag.Bool("keep", false, "keep the work directory (the agents' logs, their caches) and print where it is")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, pairs, *only, *out, *profile, *fullInstall); err != nil {
+	if err := run(ctx, pairs, *only, *out, *profile, *fullInstall, *keep); err != nil {
 		fmt.Fprintln(os.Stderr, "roleoutbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, pairs int, only, out, profile string, fullInstall bool) error {
+func run(ctx context.Context, pairs int, only, out, profile string, fullInstall, keep bool) error {
 	root, err := testcluster.ModuleRoot()
 	if err != nil {
 		return err
@@ -121,7 +122,11 @@ func run(ctx context.Context, pairs int, only, out, profile string, fullInstall 
 	if e.work, err = os.MkdirTemp("", "roleoutbench-"); err != nil {
 		return err
 	}
-	defer os.RemoveAll(e.work)
+	if keep {
+		defer fmt.Printf("the work directory is kept: %s\n", e.work)
+	} else {
+		defer os.RemoveAll(e.work)
+	}
 	e.kubeHome = filepath.Join(e.work, "kube-home")
 	if err := os.MkdirAll(e.kubeHome, 0o755); err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -315,6 +316,8 @@ func (e *env) scaleCommit(ctx context.Context, repo *testgit.Repo, replicas map[
 		r.proxy.reset()
 	}
 	busy, programs := machineBusy(), cpuByProgram()
+	statusBefore := statusHead(repo)
+	e.git.ResetCounts()
 	start := time.Now()
 	head, err := repo.Commit("main", fmt.Sprintf("v%d", v), scaleFiles(v))
 	if err != nil {
@@ -335,10 +338,20 @@ func (e *env) scaleCommit(ctx context.Context, repo *testgit.Repo, replicas map[
 		total += others
 		requests = append(requests, fmt.Sprintf("%s %d", id, others))
 	}
+	// Every push that landed made one commit on the status branch; the
+	// others lost a race to another replica and were made again.
+	pushes, fetches := e.git.Count(repo.Name, testgit.ReceivePack), e.git.Count(repo.Name, testgit.UploadPack)
+	landed := 0
+	if out, err := exec.Command("git", "--git-dir", repo.BarePath(), "rev-list", "--count", statusBefore+".."+statusHead(repo)).Output(); err == nil {
+		landed, _ = strconv.Atoi(strings.TrimSpace(string(out)))
+	}
 	series := fmt.Sprintf("ScaleOut/commit-%d-replicas", n)
-	e.res.add(series, took, map[string]float64{"machine-cpu-s": machine, "replicas-cpu-s": own, "api-requests": float64(total)})
-	e.logf("    %d replicas: %d apps × %d objects converged in %s; machine CPU %.0f s of %.0f s (%d cores): %s; replicas' API requests %s",
-		n, scaleApps, scaleObjects, took.Round(time.Millisecond), machine, took.Seconds()*float64(numCPU()), numCPU(), where, strings.Join(requests, ", "))
+	e.res.add(series, took, map[string]float64{"machine-cpu-s": machine, "replicas-cpu-s": own, "api-requests": float64(total),
+		"status-pushes": float64(pushes), "status-pushes-rejected": float64(pushes - landed), "git-fetches": float64(fetches)})
+	e.logf("    %d replicas: %d apps × %d objects converged in %s; machine CPU %.0f s of %.0f s (%d cores): %s; replicas' API requests %s; "+
+		"status pushes %d (%d rejected), git fetches %d",
+		n, scaleApps, scaleObjects, took.Round(time.Millisecond), machine, took.Seconds()*float64(numCPU()), numCPU(), where, strings.Join(requests, ", "),
+		pushes, pushes-landed, fetches)
 	e.res.addRow(reportRow("12", fmt.Sprintf("one commit changes %d apps × %d objects: converged with %d replica(s)", scaleApps, scaleObjects, n),
 		fmt.Sprintf("%s (machine CPU %.0f%% busy: %s)", took.Round(100*time.Millisecond), 100*machine/(took.Seconds()*float64(numCPU())), where)))
 	return nil
