@@ -14,6 +14,7 @@ import (
 	"github.com/roleout/roleout/config"
 	"github.com/roleout/roleout/control"
 	"github.com/roleout/roleout/diff"
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/secrets"
 	"github.com/roleout/roleout/model"
 	"github.com/roleout/roleout/sources"
@@ -39,12 +40,27 @@ type GitPlan struct {
 	Summary model.Summary
 }
 
+// PlanOptions select what PlanFromGit plans.
+type PlanOptions struct {
+	// Ref is a branch, tag, full ref name or commit; empty: the
+	// configured one.
+	Ref string
+	// Versions, when set, are the versions of Kubernetes and of the
+	// workload controllers to plan for (ParseVersions).
+	Versions *object.ClusterVersions
+}
+
 // PlanFromGit renders and plans app from the source at ref (a branch, tag,
 // full ref name or commit; empty: the configured one) against the app's
 // status on the status branch, without touching the cluster. Secrets are
 // masked as control.ReadMasker says with no cluster: with masks.keyFile as the
 // install masks them, otherwise with a random key for this call.
-func PlanFromGit(ctx context.Context, cfg *config.Config, appName, ref string) (*GitPlan, error) {
+//
+// opts.Versions, when set, plans for those versions of Kubernetes and of
+// the workload controllers instead: the plan's predictions are theirs
+// (unverified where roleout does not model them) and its Upgrade says
+// which workloads moving to them would roll.
+func PlanFromGit(ctx context.Context, cfg *config.Config, appName string, opts PlanOptions) (*GitPlan, error) {
 	masker, err := control.ReadMasker(ctx, cfg, nil)
 	if err != nil {
 		return nil, err
@@ -53,7 +69,7 @@ func PlanFromGit(ctx context.Context, cfg *config.Config, appName, ref string) (
 	if err != nil {
 		return nil, err
 	}
-	plan, rev, prev, err := planFromGit(ctx, cfg, app, ref, nil, nil, masker)
+	plan, rev, prev, err := planFromGit(ctx, cfg, app, opts, nil, nil, masker)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +113,7 @@ func Diff(ctx context.Context, cfg *config.Config, appName string, opts DiffOpti
 			return nil, err
 		}
 	}
-	plan, rev, prev, err := planFromGit(ctx, cfg, app, opts.Ref, cluster, own, opts.Masker)
+	plan, rev, prev, err := planFromGit(ctx, cfg, app, PlanOptions{Ref: opts.Ref}, cluster, own, opts.Masker)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +154,8 @@ func appCluster(ctx context.Context, cfg *config.Config, app config.App, kube *r
 // and plans the app as the agent does (planning) with masker; cluster,
 // when not nil, is read as a reconcile reads it, and own, the agent's
 // own cluster, for the app's decryption keys.
-func planFromGit(ctx context.Context, cfg *config.Config, app config.App, ref string, cluster, own ClusterReader, masker *secrets.Masker) (*model.Plan, sources.SourceRevision, *status.Records, error) {
+func planFromGit(ctx context.Context, cfg *config.Config, app config.App, po PlanOptions, cluster, own ClusterReader, masker *secrets.Masker) (*model.Plan, sources.SourceRevision, *status.Records, error) {
+	ref := po.Ref
 	opts := sourceOptions(cfg)
 	switch {
 	case fullCommit.MatchString(ref):
@@ -167,7 +184,7 @@ func planFromGit(ctx context.Context, cfg *config.Config, app config.App, ref st
 		return nil, snap.Revision, nil, err
 	}
 	p := planning{cfg: cfg, renderer: newKustomizeRenderer(cfg.RenderProcesses, nil), planner: rolePlanner{}, masker: masker, own: own}
-	plan, err := p.plan(ctx, planRequest{snap: snap, app: app, prev: prev, cluster: cluster, crds: p.dependencyCRDs(ctx, snap, app)})
+	plan, err := p.plan(ctx, planRequest{snap: snap, app: app, prev: prev, cluster: cluster, crds: p.dependencyCRDs(ctx, snap, app), versions: po.Versions})
 	if err != nil {
 		return nil, snap.Revision, nil, fmt.Errorf("app %s: %w", app.Name, err)
 	}
@@ -186,6 +203,8 @@ type DirOptions struct {
 	App string
 	// Namespace is set on namespaced objects that name none.
 	Namespace string
+	// Versions, when set, plans for these versions (PlanOptions.Versions).
+	Versions *object.ClusterVersions
 }
 
 // PlanDir renders and plans a local directory as the agent plans an app
@@ -221,7 +240,7 @@ func planDir(ctx context.Context, o DirOptions, cluster ClusterReader, masker *s
 	app := config.App{Name: o.App, Path: o.Overlay, Namespace: o.Namespace, AllowEmpty: true}
 	snap := sources.Snapshot{Dir: o.Root, Trust: sources.Trusted}
 	return p.plan(ctx, planRequest{snap: snap, app: app, cluster: cluster, unconfined: true,
-		where: filepath.Join(o.Root, filepath.FromSlash(o.Overlay))})
+		where: filepath.Join(o.Root, filepath.FromSlash(o.Overlay)), versions: o.Versions})
 }
 
 // planTrust is the trust domain of a snapshot fetched for `roleout plan`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -59,6 +60,12 @@ type planRequest struct {
 	// custom resources a scope and a schema before any cluster has them
 	// (dependencyCRDs).
 	crds []*unstructured.Unstructured
+	// versions, when set, are the versions of Kubernetes and of the
+	// workload controllers to plan for instead of the cluster's (roleout
+	// plan --kubernetes-version, --controller): the plan's predictions
+	// are those versions', and its Upgrade says what moving to them
+	// would roll (planUpgrade).
+	versions *object.ClusterVersions
 }
 
 // planning returns the agent's planning pipeline.
@@ -72,7 +79,50 @@ func (p planning) plan(ctx context.Context, req planRequest) (*model.Plan, error
 	if err != nil {
 		return nil, err
 	}
-	return p.planObjects(ctx, req, objs, p.readCluster(ctx, req, objs, scopes))
+	facts := p.readCluster(ctx, req, objs, scopes)
+	if req.versions != nil {
+		return p.planUpgrade(ctx, req, objs, facts)
+	}
+	return p.planObjects(ctx, req, objs, facts)
+}
+
+// planUpgrade plans objs twice from one render: with the versions the
+// cluster runs (with no cluster, the ones roleout models), and with
+// req.versions; it returns the second plan with what the move from the
+// first would roll.
+func (p planning) planUpgrade(ctx context.Context, req planRequest, objs []*unstructured.Unstructured, facts plan.Facts) (*model.Plan, error) {
+	copies := make([]*unstructured.Unstructured, len(objs))
+	for i, o := range objs {
+		copies[i] = o.DeepCopy()
+	}
+	base, err := p.planObjects(ctx, req, objs, facts)
+	if err != nil {
+		return nil, err
+	}
+	facts.Versions = upgraded(facts.Versions, *req.versions)
+	next, err := p.planObjects(ctx, req, copies, facts)
+	if err != nil {
+		return nil, err
+	}
+	u := model.CompareUpgrade(base, next)
+	u.Kubernetes, u.Controllers = req.versions.Kubernetes, req.versions.Controllers
+	next.Upgrade = &u
+	return next, nil
+}
+
+// upgraded returns now with the versions to set in to.
+func upgraded(now, to object.ClusterVersions) object.ClusterVersions {
+	out := object.ClusterVersions{Kubernetes: now.Kubernetes, Controllers: maps.Clone(now.Controllers)}
+	if to.Kubernetes != "" {
+		out.Kubernetes = to.Kubernetes
+	}
+	for name, v := range to.Controllers {
+		if out.Controllers == nil {
+			out.Controllers = map[string]string{}
+		}
+		out.Controllers[name] = v
+	}
+	return out
 }
 
 // planRestored plans the app twice from one render: git's version, and

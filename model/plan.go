@@ -81,6 +81,10 @@ type Plan struct {
 	// webhook before the pods it calls. The plan stands; they are
 	// warnings.
 	Late []order.Late
+	// Upgrade, when the plan was made for other versions than the
+	// cluster runs (roleout plan --kubernetes-version, --controller),
+	// is what that upgrade would roll; nil otherwise.
+	Upgrade *Upgrade
 }
 
 // Roles returns every role of the plan in apply order.

@@ -21,6 +21,9 @@ type Summary struct {
 	// ServiceAccount/sys/manager from wave 4 (role rbac): its pods
 	// cannot start until then"; absent when there are none.
 	Warnings []string `json:"warnings,omitempty"`
+	// Upgrade is Plan.Upgrade: absent unless the plan was made for
+	// other versions (roleout plan --kubernetes-version, --controller).
+	Upgrade *Upgrade `json:"upgrade,omitempty"`
 }
 
 // WaveSummary is one wave of a Summary.
@@ -96,7 +99,7 @@ func (p *Plan) Summarize(changed func(*Role) bool) Summary {
 	for _, e := range p.Prune {
 		s.Prune = append(s.Prune, e.Ref)
 	}
-	s.Unchecked = p.Unchecked
+	s.Unchecked, s.Upgrade = p.Unchecked, p.Upgrade
 	for _, l := range p.Late {
 		s.Warnings = append(s.Warnings, l.String())
 	}

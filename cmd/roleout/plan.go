@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -29,6 +31,10 @@ type planFlags struct {
 	config    string
 	app       string
 	ref       string
+	// kubernetes and controllers (roleout plan only) are the versions
+	// to plan for (agent.ParseVersions).
+	kubernetes  string
+	controllers []string
 }
 
 func (f *planFlags) register(cmd *cobra.Command) {
@@ -83,6 +89,9 @@ from the agent's; against the status in git such a role shows as changed.`,
 		},
 	}
 	f.register(cmd)
+	cmd.Flags().StringVar(&f.kubernetes, "kubernetes-version", "", "plan for this Kubernetes version (1.36, v1.36.2) and list the workloads upgrading to it would roll; "+
+		"a version roleout does not model is listed unknown, never guessed")
+	cmd.Flags().StringArrayVar(&f.controllers, "controller", nil, "plan for this version of a workload controller, NAME=VERSION (lws=v0.8.0, aibrix=v0.5.0); repeatable")
 	return cmd
 }
 
@@ -102,7 +111,11 @@ func (f *planFlags) plan(ctx context.Context, args []string) (*model.Plan, model
 		if err != nil {
 			return nil, model.Summary{}, "", err
 		}
-		p, err := agent.PlanFromGit(ctx, cfg, f.app, f.ref)
+		versions, err := agent.ParseVersions(f.kubernetes, f.controllers)
+		if err != nil {
+			return nil, model.Summary{}, "", err
+		}
+		p, err := agent.PlanFromGit(ctx, cfg, f.app, agent.PlanOptions{Ref: f.ref, Versions: versions})
 		if err != nil {
 			return nil, model.Summary{}, "", err
 		}
@@ -123,6 +136,9 @@ var nonName = regexp.MustCompile(`[^a-z0-9-]+`)
 func (f *planFlags) planDir(ctx context.Context, dir string) (*model.Plan, string, error) {
 	o, err := f.dirOptions(dir)
 	if err != nil {
+		return nil, "", err
+	}
+	if o.Versions, err = agent.ParseVersions(f.kubernetes, f.controllers); err != nil {
 		return nil, "", err
 	}
 	plan, err := agent.PlanDir(ctx, o)
@@ -211,7 +227,36 @@ func printPlan(w io.Writer, header string, s model.Summary) error {
 	for _, w := range s.Warnings {
 		p.f("warning: %s\n", w)
 	}
+	if u := s.Upgrade; u != nil {
+		printUpgrade(p, u)
+	}
 	return p.err
+}
+
+// printUpgrade prints what an upgrade to the versions planned for would
+// roll (roleout plan --kubernetes-version, --controller).
+func printUpgrade(p *printer, u *model.Upgrade) {
+	var to []string
+	if u.Kubernetes != "" {
+		to = append(to, "Kubernetes "+u.Kubernetes)
+	}
+	for _, name := range slices.Sorted(maps.Keys(u.Controllers)) {
+		to = append(to, name+" "+u.Controllers[name])
+	}
+	p.f("upgrade to %s, with no change in git:\n", strings.Join(to, ", "))
+	p.f("  rolls (%d): %s\n", len(u.Rolls), orNone(joinRefs(u.Rolls)))
+	p.f("  unchanged (%d): %s\n", len(u.Unchanged), orNone(joinRefs(u.Unchanged)))
+	for _, w := range u.Unknown {
+		p.f("  unknown: %s: %s\n", w.Ref, w.Reason)
+	}
+}
+
+// orNone is s, or "none" when it is empty.
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 func printRender(w io.Writer, plan *model.Plan, output string) error {
