@@ -246,6 +246,7 @@ func (b *Branch) commitBatch(ctx context.Context, batch []*pendingCommit) {
 				lastErr = ctx.Err()
 				break
 			}
+			batch = b.group.absorb(batch)
 		}
 		results, err := b.commitOnce(ctx, batch)
 		if err == nil {

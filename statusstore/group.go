@@ -132,11 +132,22 @@ func (g *commitGroup) remove(p *pendingCommit) bool {
 
 // take removes from the queue, in order, up to maxBatch calls whose
 // paths meet no earlier taken call's; the others wait for the next turn.
-func (g *commitGroup) take() []*pendingCommit {
+func (g *commitGroup) take() []*pendingCommit { return g.absorb(nil) }
+
+// absorb adds to batch, as take does, the queued calls whose paths meet
+// none of batch's. A batch whose push lost a race to another replica
+// takes in what was queued while it waited to retry, so that the retry
+// pushes it too, rather than one more push after it.
+func (g *commitGroup) absorb(batch []*pendingCommit) []*pendingCommit {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	var batch, rest []*pendingCommit
+	var rest []*pendingCommit
 	paths := map[string]bool{}
+	for _, p := range batch {
+		for name := range p.files {
+			paths[name] = true
+		}
+	}
 	for _, p := range g.queue {
 		if len(batch) == maxBatch || meets(paths, p.files) {
 			rest = append(rest, p)

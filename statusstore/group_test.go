@@ -66,3 +66,37 @@ func TestBurstSharesACommit(t *testing.T) {
 	}
 	t.Logf("%d bursts of %d calls: %d commits", bursts, calls, len(log))
 }
+
+// TestAbsorbTakesWhatMeetsNothing: a batch retrying its push takes in
+// the calls queued meanwhile, in order, except one that writes a path
+// of the batch (or of a call taken before it), which waits for its own
+// turn, as does everything past maxBatch.
+func TestAbsorbTakesWhatMeetsNothing(t *testing.T) {
+	call := func(paths ...string) *pendingCommit {
+		files := map[string][]byte{}
+		for _, p := range paths {
+			files[p] = []byte("x")
+		}
+		return &pendingCommit{files: files}
+	}
+	first := call("a/status.yaml")
+	g := newCommitGroup()
+	same, other, overlap := call("a/status.yaml"), call("b/status.yaml"), call("b/status.yaml", "c/status.yaml")
+	later := call("d/status.yaml")
+	g.queue = []*pendingCommit{same, other, overlap, later}
+	batch := g.absorb([]*pendingCommit{first})
+	if len(batch) != 3 || batch[0] != first || batch[1] != other || batch[2] != later {
+		t.Errorf("absorbed %d calls, want the batch's, then b and d in order", len(batch))
+	}
+	if len(g.queue) != 2 || g.queue[0] != same || g.queue[1] != overlap {
+		t.Errorf("left %d calls queued, want the one writing a and the one writing b again", len(g.queue))
+	}
+
+	g.queue = nil
+	for i := range maxBatch + 5 {
+		g.queue = append(g.queue, call(fmt.Sprintf("app-%d/status.yaml", i)))
+	}
+	if batch := g.absorb([]*pendingCommit{first}); len(batch) != maxBatch || len(g.queue) != 6 {
+		t.Errorf("a full batch took %d and left %d, want %d and 6", len(batch), len(g.queue), maxBatch)
+	}
+}
