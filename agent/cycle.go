@@ -109,6 +109,9 @@ func (a *Agent) fetchFollowed(ctx context.Context) (sources.Snapshot, error) {
 	if err == nil && snap.Trust == "" {
 		snap.Trust = sources.Trusted
 	}
+	if err == nil {
+		a.announce(snap.Revision.String())
+	}
 	for _, why := range snap.Refused {
 		a.log.WithField("revision", snap.Revision.String()).Warn("a higher tag in source.semver's range was passed over: " + why)
 	}

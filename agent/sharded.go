@@ -49,6 +49,10 @@ func (a *Agent) RunSharded(ctx context.Context, restCfg *rest.Config, o sharding
 			a.drift.Forget(app)
 		}
 	}
+	o.Heard = func(head string) {
+		a.log.WithField("revision", head).Info("another replica fetched a revision this one has not: polling now")
+		a.Trigger()
+	}
 	r, err := sharding.NewReplica(o, appNames(a.cfg))
 	if err != nil {
 		return err
@@ -63,6 +67,18 @@ func (a *Agent) RunSharded(ctx context.Context, restCfg *rest.Config, o sharding
 	err = a.Run(ctx)
 	wg.Wait()
 	return err
+}
+
+// announce tells the other replicas (sharding.Replica.Announce) the
+// revision this one fetched, so that a commit one of them found, by its
+// poll or a webhook, is polled by all at once.
+func (a *Agent) announce(rev string) {
+	a.mu.Lock()
+	r := a.replica
+	a.mu.Unlock()
+	if r != nil {
+		r.Announce(rev)
+	}
 }
 
 // shardReadiness is readiness under dynamic sharding: a replica is

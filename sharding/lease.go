@@ -24,6 +24,10 @@ const (
 	// every process: two processes started with one identity see each
 	// other by it, and the second waits until the first's Lease expires.
 	AnnotationIncarnation = "roleout.dev/incarnation"
+	// AnnotationSourceHead is the source revision a member last fetched
+	// (Replica.Announce): the others poll when it names one they have
+	// not seen.
+	AnnotationSourceHead = "roleout.dev/source-head"
 
 	kindMember = "member"
 	kindApp    = "app"

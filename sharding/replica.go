@@ -43,6 +43,10 @@ type Options struct {
 	// Gained and Lost are told the apps this replica starts and stops
 	// holding; they are called without the replica's lock held.
 	Gained, Lost func(apps []string)
+	// Heard is told a source revision another live member fetched that
+	// this replica has neither fetched nor heard of (heads.go); it is
+	// called without the replica's lock held.
+	Heard func(head string)
 }
 
 // Replica is one agent process's part in dynamic sharding. It holds a
@@ -94,6 +98,12 @@ type Replica struct {
 	live    []string
 	// waiting is the reason this replica has no session yet, logged once.
 	waiting string
+	// head is the source revision this replica last fetched (Announce),
+	// written in its member Lease; known the revisions it has fetched or
+	// heard of; renewNow asks the renew loop to write the Lease now.
+	head     string
+	known    map[string]bool
+	renewNow chan struct{}
 }
 
 // sighting is a member Lease as last seen: its resourceVersion, holder,
@@ -121,7 +131,7 @@ func NewReplica(o Options, apps []string) (*Replica, error) {
 	}
 	var tok [8]byte
 	_, _ = rand.Read(tok[:])
-	r := &Replica{o: o, incarnation: hex.EncodeToString(tok[:]), kick: make(chan struct{}, 1),
+	r := &Replica{o: o, incarnation: hex.EncodeToString(tok[:]), kick: make(chan struct{}, 1), renewNow: make(chan struct{}, 1), known: map[string]bool{},
 		seen: map[string]sighting{}, held: map[string]*coordv1.Lease{}, leaving: map[string]bool{}, busy: map[string]int{},
 		owners: map[string]string{}, unowned: map[string]time.Time{}, warned: map[string]bool{}}
 	r.deadline = time.AfterFunc(time.Hour, r.expire)
@@ -158,6 +168,7 @@ func (r *Replica) Run(ctx context.Context) {
 			case <-ctx.Done():
 				return
 			case <-t.C:
+			case <-r.renewNow:
 			}
 		}
 	}()
@@ -249,6 +260,7 @@ func (r *Replica) step(ctx context.Context) {
 		return
 	}
 	stale := r.observe(list.Items, time.Now())
+	r.hear(list.Items)
 	r.balance(ctx, list.Items)
 	r.forget(ctx, stale)
 }
@@ -326,6 +338,11 @@ func (r *Replica) writeMember(ctx context.Context, now time.Time) (*coordv1.Leas
 		l.Annotations = map[string]string{}
 	}
 	l.Annotations[AnnotationIdentity], l.Annotations[AnnotationIncarnation] = r.o.Identity, r.incarnation
+	r.mu.Lock()
+	if r.head != "" {
+		l.Annotations[AnnotationSourceHead] = r.head
+	}
+	r.mu.Unlock()
 	hold(l, r.o.Identity, r.o.LeaseDuration, now)
 	upd, err := r.o.Leases.Update(ctx, l, metav1.UpdateOptions{})
 	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {

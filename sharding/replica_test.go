@@ -45,6 +45,8 @@ type world struct {
 	// outlived is how long each reconcile cut short by the end of its
 	// session went on recording (until Outlive's context ended).
 	outlived []time.Duration
+	// heard are the revisions each replica was told of (Options.Heard).
+	heard map[string][]string
 }
 
 type event struct {
@@ -62,7 +64,7 @@ func newWorld(t *testing.T, n int) *world {
 	if _, err := cs.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	return &world{t: t, ns: ns, cs: cs, apps: apps(n), inUse: map[string]string{}}
+	return &world{t: t, ns: ns, cs: cs, apps: apps(n), inUse: map[string]string{}, heard: map[string][]string{}}
 }
 
 // cutOff is a Lease client that fails every call while off is set: a
@@ -123,7 +125,12 @@ func (w *world) start(id string) *member {
 	r, err := NewReplica(Options{Leases: leases, Identity: id, LeaseDuration: 10 * time.Second, RenewDeadline: 7 * time.Second,
 		RetryPeriod: 500 * time.Millisecond, ForgetAfter: 15 * time.Second, Log: log.WithField("replica", id),
 		Gained: func(apps []string) { w.record(id, apps, true) },
-		Lost:   func(apps []string) { w.record(id, apps, false) }}, w.apps)
+		Lost:   func(apps []string) { w.record(id, apps, false) },
+		Heard: func(head string) {
+			w.mu.Lock()
+			w.heard[id] = append(w.heard[id], head)
+			w.mu.Unlock()
+		}}, w.apps)
 	if err != nil {
 		w.t.Fatal(err)
 	}
