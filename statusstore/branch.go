@@ -264,6 +264,7 @@ func (b *Branch) commitBatch(ctx context.Context, batch []*pendingCommit) {
 		if !errors.Is(err, git.ErrNonFastForwardUpdate) && !errors.Is(err, plumbing.ErrObjectNotFound) && !isRejected(err) {
 			break
 		}
+		b.group.lost()
 		if attempt == b.opts.MaxAttempts-1 {
 			lastErr = fmt.Errorf("another writer moved the branch before each of %d pushes (last: %w); the record is tried again at the next poll", b.opts.MaxAttempts, err)
 		}
@@ -298,10 +299,12 @@ func fenced(batch []*pendingCommit) []*pendingCommit {
 const DefaultAttempts = 30
 
 // backoff returns the wait before retry attempt n (1, 2, …): growing to
-// at most 2 s, with jitter so that two writers that collided do not
-// collide again.
+// at most 500 ms, with jitter so that two writers that collided do not
+// collide again. A push loses to another writer's that landed, not to a
+// collision both lose, so a long wait only lets the others push again
+// (the winners leave a gap instead: pushGap).
 func backoff(n int) time.Duration {
-	base := min(time.Duration(n*n)*50*time.Millisecond, time.Second)
+	base := min(time.Duration(n)*50*time.Millisecond, 250*time.Millisecond)
 	return base + rand.N(base)
 }
 

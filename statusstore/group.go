@@ -22,6 +22,36 @@ type commitGroup struct {
 	turn  chan struct{}
 	mu    sync.Mutex
 	queue []*pendingCommit
+	// lostAt is when a push of this process last lost a race to another
+	// writer (contended).
+	lostAt time.Time
+}
+
+// While other writers push to the branch, a process that pushes again as
+// soon as each push lands leaves the others no gap: a replica whose
+// fetch, commit and push take longer than the gap between the others'
+// pushes loses every race, with a backoff after each, and its records
+// wait (scenario 12: a replica's records stalled 18 s while the two
+// others pushed twice a second). So, for contendedFor after one of its
+// pushes lost a race, a process leaves pushGap after each push before the
+// next; what is queued meanwhile goes out together.
+const (
+	contendedFor = 5 * time.Second
+	pushGap      = 500 * time.Millisecond
+)
+
+// lost records that a push lost a race to another writer.
+func (g *commitGroup) lost() {
+	g.mu.Lock()
+	g.lostAt = time.Now()
+	g.mu.Unlock()
+}
+
+// contended reports whether a push lost a race within contendedFor.
+func (g *commitGroup) contended() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return !g.lostAt.IsZero() && time.Since(g.lostAt) < contendedFor
 }
 
 // pendingCommit is one Commit call waiting for its result.
@@ -76,9 +106,22 @@ func (g *commitGroup) wait(ctx context.Context, b *Branch, p *pendingCommit) (co
 			g.gather()
 			if batch := g.take(); len(batch) > 0 {
 				b.commitBatch(ctx, batch)
+				if g.contended() {
+					pause(ctx, pushGap)
+				}
 			}
 			<-g.turn
 		}
+	}
+}
+
+// pause waits d, or until ctx ends.
+func pause(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
 	}
 }
 
