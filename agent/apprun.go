@@ -101,15 +101,18 @@ func (r *appRun) checkpoint(ctx context.Context) func(int) error {
 // a checkpoint between waves: the rollout's history record, its drift
 // report and the watch of what it applied wait for its end.
 //
-// A record that may wait (recordsLate) is held for the pass's flush
-// when ctx carries one (lateRecords); the app counts as done meanwhile,
-// so that the apps depending on it go on.
+// When ctx carries a pass's lateRecords, a final record of a rollout
+// that succeeded goes off the pass's worker slot: held for the pass's
+// flush when it may wait (recordsLate), else written at once in the
+// background. The app counts as done meanwhile, so that the apps
+// depending on it go on; a write that fails undoes that, and the next
+// poll records it.
 func (r *appRun) commit(ctx context.Context, st *status.App, msg string, progress bool) error {
-	if l := lateRecordsOf(ctx); l != nil && r.recordsLate(st, progress) {
+	if l := lateRecordsOf(ctx); l != nil && !progress && st.Phase == status.PhaseSucceeded {
 		r.a.mu.Lock()
 		r.a.settle(r.app.Name, st, true)
 		r.a.mu.Unlock()
-		l.hold(r.app.Name, func() error {
+		write := func() error {
 			err := r.record(ctx, st, msg, false)
 			if err != nil {
 				r.a.mu.Lock()
@@ -117,7 +120,12 @@ func (r *appRun) commit(ctx context.Context, st *status.App, msg string, progres
 				r.a.mu.Unlock()
 			}
 			return err
-		})
+		}
+		if r.recordsLate(st, progress) {
+			l.hold(r.app.Name, write)
+		} else {
+			l.start(r.app.Name, write)
+		}
 		return nil
 	}
 	r.a.mu.Lock()

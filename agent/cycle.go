@@ -75,7 +75,7 @@ func (a *Agent) reconcileAll(ctx context.Context) ([]sources.Head, error) {
 		runInOrder(held, a.cfg.Concurrency, func(app config.App) {
 			started := time.Now()
 			err := a.reconcileApp(begun[app.Name], snap, app)
-			if !late.holds(app.Name) {
+			if !late.owns(app.Name) {
 				ends[app.Name]() // else once its record is written
 			}
 			a.live.Progressed()

@@ -10,18 +10,39 @@ import (
 	"github.com/roleout/roleout/status"
 )
 
-// lateRecords holds, for one pass of RunOnce, the records of apps whose
-// rollout applied nothing: a new source revision and the same roles.
-// Such a record says nothing the cluster does not already show, so it
-// may wait a little and go to the status branch with others (run), in a
-// few commits instead of one per app. A crash before then loses only what the next poll finds again:
-// nothing to apply. Each held app keeps its claim (Agent.begin) until its
-// record is written.
+// lateRecords holds, for one pass of RunOnce, the final records that
+// are written off the pass's worker slots:
+//
+//   - records of apps whose rollout applied nothing (a new source
+//     revision and the same roles, recordsLate), held until the pass
+//     flushes them (hold). Such a record says nothing the cluster does not
+//     already show, so it may wait a little and go to the status branch
+//     with others, in a few commits instead of one per app; a crash before
+//     then loses only what the next poll finds again: nothing to apply;
+//   - records of rollouts that succeeded, written at once but in the
+//     background (start): the app's worker slot goes to the next app
+//     while the record waits for its push, so that the records of apps
+//     finishing together share commits, and a push that loses a race to
+//     another replica holds up no rollout. A crash before the record lands
+//     loses what it loses when the slot waits: the next poll rolls the app
+//     out again and finds nothing to apply.
+//
+// Each such app keeps its claim (Agent.begin) until its record is
+// written: the pass's worker hands its end over (owns), and whichever of
+// the two finishes last calls it.
 type lateRecords struct {
 	mu    sync.Mutex
 	calls map[string]func() error
 	// since is when the oldest record held was.
 	since time.Time
+	// writing are the apps whose record is being written; handed those
+	// whose end the pass's worker handed over (owns); end is run's.
+	writing map[string]bool
+	handed  map[string]bool
+	end     func(app string)
+	// started counts the records start writes; errs are their errors.
+	started sync.WaitGroup
+	errs    []error
 }
 
 // lateKey is the context key of a pass's lateRecords.
@@ -48,12 +69,66 @@ func (l *lateRecords) hold(app string, write func() error) {
 	l.calls[app] = write
 }
 
-// holds reports whether app's record waits for flush.
+// start writes app's record in the background, now.
+func (l *lateRecords) start(app string, write func() error) {
+	l.mu.Lock()
+	l.markWritingLocked(app)
+	l.mu.Unlock()
+	l.started.Go(func() {
+		err := write()
+		l.mu.Lock()
+		if err != nil {
+			l.errs = append(l.errs, fmt.Errorf("app %s: %w", app, err))
+		}
+		l.mu.Unlock()
+		l.written(app)
+	})
+}
+
+// markWritingLocked records that app's record is being written.
+func (l *lateRecords) markWritingLocked(app string) {
+	if l.writing == nil {
+		l.writing = map[string]bool{}
+	}
+	l.writing[app] = true
+}
+
+// owns reports whether app's record is held or being written; if so, the
+// pass's worker hands app's end over: it is called once the record is
+// written. Otherwise the worker ends the app itself.
+func (l *lateRecords) owns(app string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, held := l.calls[app]; !held && !l.writing[app] {
+		return false
+	}
+	if l.handed == nil {
+		l.handed = map[string]bool{}
+	}
+	l.handed[app] = true
+	return true
+}
+
+// written records that app's record was written (or failed), and ends
+// the app when its worker has handed its end over.
+func (l *lateRecords) written(app string) {
+	l.mu.Lock()
+	delete(l.writing, app)
+	handed, end := l.handed[app], l.end
+	delete(l.handed, app)
+	l.mu.Unlock()
+	if handed && end != nil {
+		end(app)
+	}
+}
+
+// holds reports whether app's record waits for flush or is being
+// written.
 func (l *lateRecords) holds(app string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	_, ok := l.calls[app]
-	return ok
+	return ok || l.writing[app]
 }
 
 // A pass writes the records it holds once lateBatch of them wait or the
@@ -70,9 +145,13 @@ const (
 )
 
 // run writes what is held, by the rule above, until the returned stop is
-// called; stop writes the rest and returns the errors of every write.
-// end is called with each app once its record is written (or failed).
+// called; stop writes the rest, waits for what start writes, and returns
+// the errors of every write. end is called with each app whose end its
+// worker handed over (owns), once its record is written (or failed).
 func (l *lateRecords) run(batch int, wait, check time.Duration, end func(app string)) (stop func() error) {
+	l.mu.Lock()
+	l.end = end
+	l.mu.Unlock()
 	done := make(chan struct{})
 	var (
 		errs []error
@@ -89,7 +168,7 @@ func (l *lateRecords) run(batch int, wait, check time.Duration, end func(app str
 				if !l.due(batch, wait) {
 					continue
 				}
-				if err := l.flush(end); err != nil {
+				if err := l.flush(); err != nil {
 					errs = append(errs, err)
 				}
 			}
@@ -98,7 +177,11 @@ func (l *lateRecords) run(batch int, wait, check time.Duration, end func(app str
 	return func() error {
 		close(done)
 		wg.Wait()
-		return errors.Join(append(errs, l.flush(end))...)
+		errs = append(errs, l.flush())
+		l.started.Wait()
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return errors.Join(append(errs, l.errs...)...)
 	}
 }
 
@@ -110,12 +193,16 @@ func (l *lateRecords) due(batch int, wait time.Duration) bool {
 }
 
 // flush writes every held record, all at once so that the status
-// branch's commit group puts them in as few commits as it can, and calls
-// end with each app once its record is written (or failed).
-func (l *lateRecords) flush(end func(app string)) error {
+// branch's commit group puts them in as few commits as it can, and ends
+// each app whose end was handed over once its record is written (or
+// failed).
+func (l *lateRecords) flush() error {
 	l.mu.Lock()
 	calls := l.calls
 	l.calls = nil
+	for app := range calls {
+		l.markWritingLocked(app)
+	}
 	l.mu.Unlock()
 	var (
 		wg   sync.WaitGroup
@@ -124,7 +211,7 @@ func (l *lateRecords) flush(end func(app string)) error {
 	)
 	for app, write := range calls {
 		wg.Go(func() {
-			defer end(app)
+			defer l.written(app)
 			if err := write(); err != nil {
 				mu.Lock()
 				errs = append(errs, fmt.Errorf("app %s: %w", app, err))

@@ -22,6 +22,9 @@ func TestLateRecords(t *testing.T) {
 	})
 	l.hold("a", func() error { return nil })
 	l.hold("b", func() error { return errors.New("push refused") })
+	if !l.owns("a") || !l.owns("b") || l.owns("x") {
+		t.Fatal("held records' apps not handed over, or an app with none was")
+	}
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		mu.Lock()
 		both := ended["a"] && ended["b"]
@@ -37,6 +40,7 @@ func TestLateRecords(t *testing.T) {
 		t.Error("written records are still held")
 	}
 	l.hold("c", func() error { return nil })
+	l.owns("c")
 	err := stop()
 	if err == nil || !strings.Contains(err.Error(), "app b: push refused") {
 		t.Errorf("stop: %v, want b's error", err)
