@@ -122,15 +122,6 @@ func (l *lateRecords) written(app string) {
 	}
 }
 
-// holds reports whether app's record waits for flush or is being
-// written.
-func (l *lateRecords) holds(app string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	_, ok := l.calls[app]
-	return ok || l.writing[app]
-}
-
 // A pass writes the records it holds once lateBatch of them wait or the
 // oldest has waited lateWait, and at its end: an app held waits little
 // for its record (and a replica that hands the app over, for its claim),

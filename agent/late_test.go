@@ -36,7 +36,7 @@ func TestLateRecords(t *testing.T) {
 			t.Fatal("held records not written while the pass goes on")
 		}
 	}
-	if l.holds("a") || l.holds("b") {
+	if l.owns("a") || l.owns("b") {
 		t.Error("written records are still held")
 	}
 	l.hold("c", func() error { return nil })

@@ -1,6 +1,8 @@
 package sharding
 
 import (
+	"slices"
+
 	coordv1 "k8s.io/api/coordination/v1"
 )
 
@@ -63,7 +65,7 @@ func (r *Replica) hear(items []coordv1.Lease) {
 	for i := range items {
 		l := &items[i]
 		head := l.Annotations[AnnotationSourceHead]
-		if l.Labels[LabelKind] != kindMember || l.Name == own || head == "" || r.known[head] || !r.liveLocked(holder(l)) {
+		if l.Labels[LabelKind] != kindMember || l.Name == own || head == "" || r.known[head] || !slices.Contains(r.live, holder(l)) {
 			continue
 		}
 		r.rememberLocked(head)
@@ -73,14 +75,4 @@ func (r *Replica) hear(items []coordv1.Lease) {
 	for _, head := range heard {
 		r.o.Heard(head)
 	}
-}
-
-// liveLocked reports whether identity is a live member as last observed.
-func (r *Replica) liveLocked(identity string) bool {
-	for _, id := range r.live {
-		if id == identity {
-			return true
-		}
-	}
-	return false
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math/rand/v2"
 	"os"
 	"strings"
 	"sync"
@@ -297,16 +296,6 @@ func fenced(batch []*pendingCommit) []*pendingCommit {
 // among several busy ones, which wins each race with odds of about 1 in
 // N, almost never runs out ((2/3)^30 is 5 in a million).
 const DefaultAttempts = 30
-
-// backoff returns the wait before retry attempt n (1, 2, …): growing to
-// at most 500 ms, with jitter so that two writers that collided do not
-// collide again. A push loses to another writer's that landed, not to a
-// collision both lose, so a long wait only lets the others push again
-// (the winners leave a gap instead: pushGap).
-func backoff(n int) time.Duration {
-	base := min(time.Duration(n)*50*time.Millisecond, 250*time.Millisecond)
-	return base + rand.N(base)
-}
 
 // commitOnce makes one commit of the calls of batch on a fresh checkout
 // and pushes it. A call whose files fail to merge gets that error, one

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"time"
@@ -39,6 +40,16 @@ const (
 	contendedFor = 5 * time.Second
 	pushGap      = 500 * time.Millisecond
 )
+
+// backoff returns the wait before retry attempt n (1, 2, …): growing to
+// at most 500 ms, with jitter so that two writers that collided do not
+// collide again. A push loses to another writer's that landed, not to a
+// collision both lose, so a long wait only lets the others push again
+// (the winners leave a gap instead: pushGap).
+func backoff(n int) time.Duration {
+	base := min(time.Duration(n)*50*time.Millisecond, 250*time.Millisecond)
+	return base + rand.N(base)
+}
 
 // lost records that a push lost a race to another writer.
 func (g *commitGroup) lost() {

@@ -16,6 +16,25 @@ import (
 	"github.com/roleout/roleout/webhook"
 )
 
+// deliverHook posts a hook delivery for main, signed with secret, to
+// roleout run's /hook at addr, and returns the response's status code.
+func deliverHook(t *testing.T, addr, secret string) int {
+	t.Helper()
+	body := []byte(`{"ref":"refs/heads/main"}`)
+	req, err := http.NewRequest(http.MethodPost, "http://"+addr+"/hook", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set(webhook.SignatureHeader, webhook.Sign([]byte(secret), body, time.Now()))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode
+}
+
 // freeAddress returns a loopback address nothing listens on now.
 func freeAddress(t *testing.T) string {
 	t.Helper()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,7 +17,6 @@ import (
 
 	"github.com/roleout/roleout/internal/testgit"
 	"github.com/roleout/roleout/status"
-	"github.com/roleout/roleout/webhook"
 )
 
 // TestPreviewFloodLeavesThePoll opens 40 pull requests against an agent
@@ -96,19 +94,8 @@ func TestPreviewFloodLeavesThePoll(t *testing.T) {
 	}
 	trigger := func() {
 		t.Helper()
-		body := []byte(`{"ref":"refs/heads/main"}`)
-		req, err := http.NewRequest(http.MethodPost, "http://"+addr+"/hook", bytes.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set(webhook.SignatureHeader, webhook.Sign([]byte("s3cret"), body, time.Now()))
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusAccepted {
-			t.Fatalf("hook: %d", resp.StatusCode)
+		if code := deliverHook(t, addr, "s3cret"); code != http.StatusAccepted {
+			t.Fatalf("hook: %d", code)
 		}
 	}
 	waitRound(1, 30)

@@ -3,9 +3,7 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +11,6 @@ import (
 	"time"
 
 	"github.com/roleout/roleout/status"
-	"github.com/roleout/roleout/webhook"
 )
 
 // TestFaultHookReachesEveryReplica shares 8 apps between two replicas
@@ -52,19 +49,8 @@ func TestFaultHookReachesEveryReplica(t *testing.T) {
 	s.checkOwners(reps, "hk-a", "hk-b")
 
 	second := s.commit("v2")
-	body := []byte(`{"ref":"refs/heads/main"}`)
-	req, err := http.NewRequest(http.MethodPost, "http://"+s.addr+"/hook", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set(webhook.SignatureHeader, webhook.Sign([]byte("s3cret"), body, time.Now()))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode >= 300 {
-		t.Fatalf("the hook delivery to hk-a: %s", resp.Status)
+	if code := deliverHook(t, s.addr, "s3cret"); code >= 300 {
+		t.Fatalf("the hook delivery to hk-a: %d", code)
 	}
 	hooked2 := time.Now()
 	s.rolledOut("v2 after a hook to hk-a alone", second, time.Minute)
