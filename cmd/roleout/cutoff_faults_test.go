@@ -19,7 +19,6 @@ import (
 
 	"github.com/roleout/roleout/agent"
 	"github.com/roleout/roleout/sharding"
-	"github.com/roleout/roleout/status"
 )
 
 // blackhole forwards TCP to target until cut. From then on it reads and
@@ -153,19 +152,7 @@ func TestFaultCutOff(t *testing.T) {
 	s.startWith("ct-b", withHTTPAddress(t, proxied, bAddr))
 	head, _ := s.repo.Rev("refs/heads/main")
 	s.rolledOut("2 replicas roll out v1", head, 2*time.Minute)
-	var reps []status.Report
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(500 * time.Millisecond) {
-		// Settled: every app where Assign puts it, not a step on the way
-		// (an app ct-b is still to hand over, or one between owners).
-		reps = s.statuses()
-		settled := len(reps) == s.apps
-		for _, r := range reps {
-			settled = settled && r.Owner == sharding.Assign(r.App, []string{"ct-a", "ct-b"})
-		}
-		if settled || time.Now().After(deadline) {
-			break
-		}
-	}
+	reps := s.settled(time.Minute, "ct-a", "ct-b")
 	owners := s.checkOwners(reps, "ct-a", "ct-b")
 
 	// A commit, and ct-b is cut off as it starts to roll it out.
@@ -217,8 +204,7 @@ func TestFaultCutOff(t *testing.T) {
 		}
 	}
 	s.rolledOut("ct-a finishes v2", head, time.Minute)
-	reps = s.statuses()
-	s.checkOwners(reps, "ct-a")
+	s.checkOwners(s.settled(time.Minute, "ct-a"), "ct-a")
 	for app, id := range owners {
 		l, err := cs.CoordinationV1().Leases("default").Get(context.Background(), sharding.AppLeaseName("ct", app), metav1.GetOptions{})
 		if err == nil && id == "ct-b" && l.Spec.AcquireTime != nil && l.Spec.AcquireTime.Time.Before(expires) {

@@ -79,6 +79,8 @@ type scaleOut struct {
 	// perWave, over 1, is how many ConfigMaps each wave applies: a wave
 	// that takes long enough to be caught half written.
 	perWave int
+	// args are added to every replica's command line.
+	args []string
 }
 
 // newScaleOut serves n apps at v1 and writes a configuration that shares
@@ -125,7 +127,8 @@ func (s *scaleOut) startWith(id, config string) {
 	if id == s.prefix+"-a" {
 		config = withHTTPAddress(s.t, config, s.addr)
 	}
-	s.replicas[id] = startRoleout(s.t, s.logs[id], "run", "--config", config, "--identity", id, "--leader-elect-lease-duration", scaleLease.String())
+	args := append([]string{"run", "--config", config, "--identity", id, "--leader-elect-lease-duration", scaleLease.String()}, s.args...)
+	s.replicas[id] = startRoleout(s.t, s.logs[id], args...)
 }
 
 // start starts replica id with s's configuration.
@@ -304,8 +307,9 @@ func TestFaultScaleOut(t *testing.T) {
 		}
 	}
 	s.rolledOut("3 replicas roll out v1", head, 3*time.Minute)
-	reps := s.waitAll("3 replicas roll out v1", 30*time.Second, at(head))
+	s.waitAll("3 replicas roll out v1", 30*time.Second, at(head))
 	t.Logf("3 replicas rolled out %d apps in %s", s.apps, time.Since(started).Round(time.Millisecond))
+	reps := s.settled(time.Minute, "so-a", "so-b", "so-c")
 
 	// Each app has one owner, as the Leases say, and was written once (the
 	// replica that started first held every app until the others joined,
@@ -332,14 +336,7 @@ func TestFaultScaleOut(t *testing.T) {
 	// A fourth replica joins: it takes some apps, with no write.
 	joined := time.Now()
 	s.start("so-d")
-	reps = s.waitAll("so-d takes its share", time.Minute, func(r status.Report) bool { return r.Owner != "" })
-	// Settled: so-d holds some apps and no app is between two owners (one
-	// handed over, not yet claimed).
-	for (!slices.ContainsFunc(reps, func(r status.Report) bool { return r.Owner == "so-d" }) ||
-		slices.ContainsFunc(reps, func(r status.Report) bool { return r.Owner == "" })) && time.Since(joined) < time.Minute {
-		time.Sleep(500 * time.Millisecond)
-		reps = s.statuses()
-	}
+	reps = s.settled(time.Minute, "so-a", "so-b", "so-c", "so-d")
 	after := s.checkOwners(reps, "so-a", "so-b", "so-c", "so-d")
 	moved := 0
 	for app, id := range after {
@@ -364,7 +361,8 @@ func TestFaultScaleOut(t *testing.T) {
 	time.Sleep(1500 * time.Millisecond)
 	s.kill("so-b")
 	s.rolledOut("the others finish v2", head, 2*time.Minute)
-	reps = s.waitAll("the others finish v2", 30*time.Second, at(head))
+	s.waitAll("the others finish v2", 30*time.Second, at(head))
+	reps = s.settled(time.Minute, "so-a", "so-c", "so-d")
 	final := s.checkOwners(reps, "so-a", "so-c", "so-d")
 	t.Logf("v2 rolled out in %s with so-b killed", time.Since(committed).Round(time.Millisecond))
 	s.checkWrittenOnce("v2", committed, "so-b")
@@ -396,13 +394,10 @@ func TestFaultScaleOut(t *testing.T) {
 	s.start("so-b")
 	s.start("so-c")
 	s.rolledOut("so-a, joined by so-b and so-c, rolls out v3", head, 3*time.Minute)
-	reps = s.waitAll("so-a, joined by so-b and so-c, rolls out v3", time.Minute, at(head))
+	s.waitAll("so-a, joined by so-b and so-c, rolls out v3", time.Minute, at(head))
 	t.Logf("1 replica, then 3, rolled out v3 in %s", time.Since(restarted).Round(time.Millisecond))
 	s.checkWrittenOnce("v3", restarted)
-	for !slices.ContainsFunc(reps, func(r status.Report) bool { return r.Owner == "so-c" }) && time.Since(restarted) < 2*time.Minute {
-		time.Sleep(500 * time.Millisecond)
-		reps = s.statuses()
-	}
+	reps = s.settled(time.Minute, "so-a", "so-b", "so-c")
 	s.checkOwners(reps, "so-a", "so-b", "so-c")
 
 	// Back to one with a commit in flight: so-b and so-c leave on SIGTERM
@@ -413,8 +408,9 @@ func TestFaultScaleOut(t *testing.T) {
 	s.stop("so-b")
 	s.stop("so-c")
 	s.rolledOut("so-a alone finishes v4", head, 2*time.Minute)
-	reps = s.waitAll("so-a alone finishes v4", 30*time.Second, at(head))
+	s.waitAll("so-a alone finishes v4", 30*time.Second, at(head))
 	t.Logf("v4 rolled out in %s with 2 of 3 replicas leaving", time.Since(shrunk).Round(time.Millisecond))
+	reps = s.settled(time.Minute, "so-a")
 	s.checkOwners(reps, "so-a")
 	s.checkWrittenOnce("v4", shrunk, "so-b", "so-c")
 	for i := range s.apps {
@@ -451,6 +447,35 @@ func (s *scaleOut) checkWrittenOnce(tag string, from time.Time, gone ...string) 
 			s.t.Errorf("%s: ConfigMap of %s never written", app, tag)
 		case len(ws) > 1 && (len(ws) > 2 || len(byWriter) != 2 || !slices.Contains(gone, writer(ws[0]))):
 			s.t.Errorf("%s: ConfigMap of %s written %d times, by %v; only a replica that died or left may be followed by one other", app, tag, len(ws), writersOf(ws))
+		}
+	}
+}
+
+// settled waits until every app is where sharding.Assign puts it among
+// ids, as roleout status and the app Leases both say, not at a step on
+// the way (an app a replica is still to hand over, or one between
+// owners), and returns the reports; after d it returns the last ones
+// read, for checkOwners to say what is wrong. Replicas settle only after
+// a rollout: a replica counts another live once it has seen that one's
+// Lease renewed, and a rollout can finish sooner.
+func (s *scaleOut) settled(d time.Duration, ids ...string) []status.Report {
+	s.t.Helper()
+	cs, err := kubernetes.NewForConfig(cluster.Config)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	for deadline := time.Now().Add(d); ; time.Sleep(500 * time.Millisecond) {
+		reps := s.statuses()
+		ok := len(reps) == s.apps
+		for _, r := range reps {
+			if !ok {
+				break
+			}
+			l, err := cs.CoordinationV1().Leases("default").Get(context.Background(), sharding.AppLeaseName(s.prefix, r.App), metav1.GetOptions{})
+			ok = err == nil && r.Owner == sharding.Assign(r.App, ids) && l.Spec.HolderIdentity != nil && *l.Spec.HolderIdentity == r.Owner
+		}
+		if ok || time.Now().After(deadline) {
+			return reps
 		}
 	}
 }

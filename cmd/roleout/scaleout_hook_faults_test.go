@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/roleout/roleout/status"
 )
 
 // TestFaultHookReachesEveryReplica shares 8 apps between two replicas
@@ -42,11 +40,15 @@ func TestFaultHookReachesEveryReplica(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.args = []string{"--log-level", "debug"} // for idle
 	s.startWith("hk-a", hooked)
 	s.start("hk-b")
 	s.rolledOut("both replicas' first polls", first, 2*time.Minute)
-	reps := s.waitAll("both replicas hold apps", time.Minute, func(r status.Report) bool { return r.Owner != "" })
-	s.checkOwners(reps, "hk-a", "hk-b")
+	s.checkOwners(s.settled(time.Minute, "hk-a", "hk-b"), "hk-a", "hk-b")
+	// hk-b polls once more for the apps it gained as they settled: that
+	// poll must be over, or it would fetch v2 itself and have nothing to
+	// hear.
+	s.idle("hk-b", 30*time.Second)
 
 	second := s.commit("v2")
 	if code := deliverHook(t, s.addr, "s3cret"); code >= 300 {
@@ -57,5 +59,20 @@ func TestFaultHookReachesEveryReplica(t *testing.T) {
 	t.Logf("every app of both replicas rolled out v2 %s after the hook to one", time.Since(hooked2).Round(time.Millisecond))
 	if log := s.logs["hk-b"].String(); !strings.Contains(log, "another replica fetched a revision this one has not: polling now") {
 		t.Errorf("hk-b does not say why it polled:\n%s", tail(log, 30))
+	}
+}
+
+// idle waits until replica id, run with --log-level debug, has finished
+// every poll it began: its first and each one triggered.
+func (s *scaleOut) idle(id string, d time.Duration) {
+	s.t.Helper()
+	for deadline := time.Now().Add(d); ; time.Sleep(100 * time.Millisecond) {
+		log := s.logs[id].String()
+		if strings.Count(log, "reconcile done") > strings.Count(log, "poll triggered") {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("%s still polling after %s:\n%s", id, d, tail(log, 30))
+		}
 	}
 }
