@@ -12,7 +12,7 @@ FAULT_FLAGS ?=
 ROLEOUT_TEST_ENV := ROLEOUT_BINARY=$(abspath $(BIN))/roleout
 IMAGE     ?= roleout:$(VERSION)
 
-.PHONY: all build build-sops test test-race test-fuzz test-kustomize kustomize-patch kustomize-patch-write test-bench-ui test-unit test-faults bench bench-ui run run-check fuzz cluster-bins cluster-bins-core cluster-up cluster-down lint docker clean
+.PHONY: all build build-sops predictors test-versions test test-race test-fuzz test-kustomize kustomize-patch kustomize-patch-write test-bench-ui test-unit test-faults bench bench-ui run run-check fuzz cluster-bins cluster-bins-core cluster-up cluster-down lint docker clean
 
 all: build
 
@@ -23,6 +23,27 @@ build:
 ## build-sops: build bin/sops, the sops program of the SOPS Go module roleout links (go.mod's tool), which tests encrypt Secrets with
 build-sops:
 	$(GO) build -o $(BIN)/sops github.com/getsops/sops/v3/cmd/sops
+
+# The Kubernetes releases whose prediction helpers make predictors builds: each minor roleout does not link
+# (render/kubeminor), and the linked release itself, which the tests hold equal to the code roleout links.
+KUBE_PREDICT_VERSIONS ?= v1.36.3 v1.37.2
+
+## predictors: build the prediction helpers of other Kubernetes minors into bin/predictors (bin/predictors/kubernetes-1.36 …:
+## roleout predicts a cluster of that minor with that minor's own code); each is kept in the user's cache once built
+predictors:
+	$(GO) run ./hack/kubepredict -out $(BIN)/predictors $(KUBE_PREDICT_VERSIONS)
+
+# The other Kubernetes minors make test-versions runs a control plane of (hack/tools/kubernetes/go.<minor>.mod each).
+KUBE_TEST_MINORS ?= 1.36
+
+## test-versions: roleout's predictions for each other Kubernetes minor it models, held equal to that minor's own
+## kube-controller-manager: a control plane of the minor (bin/k8s-<minor>, about 6 minutes to build the first time),
+## random workloads planned offline with its helper (bin/predictors), applied, observed. make test runs it last.
+test-versions: build predictors cluster-bins
+	@set -e; for m in $(KUBE_TEST_MINORS); do \
+		hack/cluster-bins.sh minor $$m; \
+		ROLEOUT_CLUSTER_BIN=$(abspath $(BIN))/k8s-$$m $(ROLEOUT_TEST_ENV) $(GO) test -count=1 -run '^TestRandomWorkloadsMatchControllers$$' ./apply; \
+	done
 
 ## cluster-bins: build the local control plane and the test-only tools (kubectl, the lws and aibrix controllers) into bin/ (only what is missing or stale)
 cluster-bins:
@@ -35,10 +56,11 @@ cluster-bins-core:
 ## test: every test, unit and end to end, against the local control plane and git server, then short fuzz runs
 ## (1,000 inputs per target: a count, because Go 1.26's fuzzing coordinator can fail a run that races its own -fuzztime deadline).
 ## The race-detector suite, the fault suite (each against a control plane of its own) and the fuzz runs with the proof of
-## roleout's kustomize patch go side by side.
+## roleout's kustomize patch go side by side; then the predictions for the other Kubernetes minors (test-versions).
 test:
 	@hack/ensure-test-tools.sh
 	@$(MAKE) --no-print-directory -j3 test-race test-faults test-fuzz
+	@$(MAKE) --no-print-directory test-versions
 
 test-fuzz:
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=1000x
@@ -67,7 +89,7 @@ kustomize-patch-write:
 	$(GO) run ./hack/kustomizeproof -write-patch
 
 ## test-race: every test but the fault suite, with the race detector
-test-race: build build-sops cluster-bins
+test-race: build build-sops cluster-bins predictors
 	$(ROLEOUT_TEST_ENV) $(GO) test $(TEST_FLAGS) ./...
 
 ## test-faults: the fault suite (also part of make test): SIGKILLs, API server and etcd restarts, git server down, a flaky network.

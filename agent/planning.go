@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -15,6 +16,7 @@ import (
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/secrets"
 	"github.com/roleout/roleout/model"
+	"github.com/roleout/roleout/render/kubeminor"
 	"github.com/roleout/roleout/render/plan"
 	"github.com/roleout/roleout/render/predict"
 	"github.com/roleout/roleout/sources"
@@ -208,7 +210,7 @@ func (p planning) render(ctx context.Context, req planRequest) ([]*unstructured.
 // read outside them, not at all (docs/design.md, "Safety and trust",
 // Previews). The dependencies' CRDs (req.crds) join the cluster's.
 func (p planning) readCluster(ctx context.Context, req planRequest, objs []*unstructured.Unstructured, scopes plan.Scopes) plan.Facts {
-	f := plan.Facts{Scopes: scopes}
+	f := plan.Facts{Scopes: scopes, Minors: kubeMinors()}
 	if c := req.cluster; c != nil {
 		live := objs
 		if req.snap.Trust != sources.Trusted {
@@ -330,3 +332,8 @@ func (p planning) dependencyCRDs(ctx context.Context, snap sources.Snapshot, app
 	}
 	return out
 }
+
+// kubeMinors are the prediction helpers of other Kubernetes minors
+// (render/kubeminor.Dir), one set for the process: a helper, once
+// started, serves every plan.
+var kubeMinors = sync.OnceValue(func() predict.Minors { return kubeminor.New(kubeminor.Dir()) })

@@ -60,6 +60,14 @@ func CompareUpgrade(base, next *Plan) Upgrade {
 			case !b.Skew.IsZero():
 				u.Unknown = append(u.Unknown, UpgradeUnknown{Ref: w.Ref,
 					Reason: fmt.Sprintf("the cluster runs %s %s, which roleout does not model (it models %s): what it computes now is not known", b.Skew.Component, b.Skew.Cluster, b.Skew.Modelled)})
+			case b.Matches != "" && w.Matches != "":
+				// What the controller finds the existing revision by
+				// decides, not the name it would give a new one.
+				if b.Matches == w.Matches {
+					u.Unchanged = append(u.Unchanged, w.Ref)
+				} else {
+					u.Rolls = append(u.Rolls, w.Ref)
+				}
 			case b.Predicted.Equal(w.Predicted):
 				u.Unchanged = append(u.Unchanged, w.Ref)
 			default:

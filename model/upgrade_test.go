@@ -55,3 +55,22 @@ func TestCompareUpgrade(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareUpgradeByMatches: for a built-in kind, what the controller
+// finds the existing revision by decides: a new name with the same
+// Matches is unchanged, the same name with another Matches rolls.
+func TestCompareUpgradeByMatches(t *testing.T) {
+	ref := func(name string) object.Ref {
+		return object.Ref{APIVersion: "apps/v1", Kind: "StatefulSet", Namespace: "up", Name: name}
+	}
+	id := func(h string) object.Identity { return object.Identity{ControllerRevisionName: "x-" + h} }
+	plan := func(ws ...Workload) *Plan {
+		return &Plan{Waves: []Wave{{Roles: []*Role{{Name: "r", Workloads: ws}}}}}
+	}
+	u := CompareUpgrade(
+		plan(Workload{Ref: ref("renamed"), Predicted: id("a"), Matches: "m1"}, Workload{Ref: ref("repatched"), Predicted: id("b"), Matches: "m2"}),
+		plan(Workload{Ref: ref("renamed"), Predicted: id("z"), Matches: "m1"}, Workload{Ref: ref("repatched"), Predicted: id("b"), Matches: "m3"}))
+	if len(u.Unchanged) != 1 || u.Unchanged[0] != ref("renamed") || len(u.Rolls) != 1 || u.Rolls[0] != ref("repatched") || len(u.Unknown) != 0 {
+		t.Errorf("upgrade %+v, want renamed unchanged and repatched rolling", u)
+	}
+}

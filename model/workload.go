@@ -21,6 +21,10 @@ type Workload struct {
 	// Skew, when not zero, is the version skew between the cluster and
 	// roleout that makes the prediction unverified (PlanOptions.Versions).
 	Skew object.Skew
+	// Matches, for a built-in kind, is what its controller finds the
+	// template's existing revision by (predict.Outcome.Matches): an
+	// upgrade that leaves it alone does not roll the workload.
+	Matches string
 	// RestartsPods says the identity differs from the one of the role's
 	// previous revision, or the workload is new: its pods are replaced
 	// (or created). For a workload without a prediction it says the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -55,8 +56,9 @@ spec:
 }
 
 // TestPlanForVersions plans one directory for versions roleout models
-// and for versions it does not: a modelled version rolls nothing and
-// leaves every prediction verified; another names each workload it
+// and for versions it does not: a modelled version (the linked one, or
+// 1.36 through its helper) rolls nothing here and leaves every
+// prediction verified; another names each workload it
 // affects as unknown, with the version in the reason, and marks its
 // prediction unverified, while the workloads it does not affect stay
 // unchanged. A version that does not parse, or a controller roleout does
@@ -81,8 +83,12 @@ func TestPlanForVersions(t *testing.T) {
 	}{
 		{name: "the modelled Kubernetes", flags: []string{"--kubernetes-version", "1.37.2"},
 			unchanged: append(slices.Clone(apps), lws...)},
-		{name: "an older Kubernetes", flags: []string{"--kubernetes-version", "1.36"},
-			unchanged: lws, unknown: apps, unknownMentions: "Kubernetes v1.36",
+		// 1.36 has a helper (make predictors): its own code predicts, and
+		// these templates are ones its controllers find as 1.37's do.
+		{name: "an older Kubernetes with a helper", flags: []string{"--kubernetes-version", "1.36"},
+			unchanged: append(slices.Clone(apps), lws...)},
+		{name: "an older Kubernetes without one", flags: []string{"--kubernetes-version", "1.35"},
+			unchanged: lws, unknown: apps, unknownMentions: "Kubernetes v1.35",
 			unverifiedByKind: map[string]bool{"Deployment": true, "StatefulSet": true, "DaemonSet": true}},
 		{name: "an older lws", flags: []string{"--controller", "lws=0.8.1"},
 			unchanged: apps, unknown: lws, unknownMentions: "lws v0.8.1",
@@ -131,12 +137,18 @@ func TestPlanForVersions(t *testing.T) {
 		t.Errorf("plan --config for Kubernetes v1.35.4: upgrade %+v, want its 3 Deployments unknown", u)
 	}
 
-	code, out, errOut := cli("plan", dir, "--kubernetes-version", "1.36")
-	for _, want := range []string{"upgrade to Kubernetes v1.36, with no change in git:", "rolls (0): none",
-		"unchanged (1): LeaderWorkerSet/up/decode", "unknown: Deployment/up/web: roleout does not model Kubernetes v1.36 (it models v1.37)"} {
+	code, out, errOut := cli("plan", dir, "--kubernetes-version", "1.35")
+	for _, want := range []string{"upgrade to Kubernetes v1.35, with no change in git:", "rolls (0): none",
+		"unchanged (1): LeaderWorkerSet/up/decode", "unknown: Deployment/up/web: roleout does not model Kubernetes v1.35 (it models v1.37)"} {
 		if code != exitOK || !strings.Contains(out, want) {
 			t.Errorf("text plan lacks %q (exit %d, %s):\n%s", want, code, errOut, out)
 		}
+	}
+	// The binary finds the helpers beside itself, with nothing set.
+	bin := exec.Command(roleoutBinary(t), "plan", dir, "--kubernetes-version", "1.36")
+	bin.Env = slices.DeleteFunc(os.Environ(), func(e string) bool { return strings.HasPrefix(e, "ROLEOUT_PREDICTORS=") })
+	if out, err := bin.CombinedOutput(); err != nil || !strings.Contains(string(out), "unchanged (4)") || strings.Contains(string(out), "unverified") {
+		t.Errorf("bin/roleout plan --kubernetes-version 1.36 (%v):\n%s", err, out)
 	}
 	if code, out, _ := cli("plan", dir); code != exitOK || strings.Contains(out, "upgrade to") {
 		t.Errorf("a plan with no version named shows an upgrade (exit %d):\n%s", code, out)

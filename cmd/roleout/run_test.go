@@ -31,6 +31,11 @@ func TestMain(m *testing.M) {
 	// In-process commands render in children of the roleout binary make
 	// build made, not of this (race-built) test binary.
 	render.SandboxExecutable = os.Getenv("ROLEOUT_BINARY")
+	// And they find the prediction helpers of other Kubernetes minors
+	// where the binary does (make predictors: bin/predictors).
+	if b := os.Getenv("ROLEOUT_BINARY"); b != "" && os.Getenv("ROLEOUT_PREDICTORS") == "" {
+		os.Setenv("ROLEOUT_PREDICTORS", filepath.Join(filepath.Dir(b), "predictors"))
+	}
 	os.Exit(testcluster.Main(m, testcluster.DefaultOptions(), &cluster))
 }
 

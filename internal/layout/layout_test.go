@@ -37,7 +37,11 @@ var allowed = map[string][]string{
 
 	"render/validate": {"render/schema"},
 	"render/predict":  {"internal/object", "render/schema"},
-	"render/revision": {"internal/object", "internal/secrets"},
+	// Random workloads for the prediction tests.
+	"internal/workloadgen": nil,
+	// The prediction helpers of other Kubernetes minors, as processes.
+	"render/kubeminor": {"render/predict"},
+	"render/revision":  {"internal/object", "internal/secrets"},
 	// The vocabulary: what a plan, its summary, its inventory and a diff
 	// are, shared by the engines and every reader. Light: it links none
 	// of kustomize, Helm, go-git or k8s.io/kubernetes (TestLightVocabulary).
@@ -89,7 +93,7 @@ var allowed = map[string][]string{
 	// Rollout events to chats and webhooks.
 	"notify": {"config", "internal/outbox", "status", "webhook"},
 	// The agent's loop: the only package that joins sources, render and apply.
-	"agent":         {"apply", "apply/healthcheck", "config", "control", "diff", "drift", "forge", "notify", "internal/backoff", "internal/fence", "internal/liveness", "internal/object", "internal/secrets", "model", "render", "render/decrypt", "render/plan", "render/predict", "render/revision", "render/substitute", "sharding", "sources", "status", "statusstore", "webhook"},
+	"agent":         {"apply", "apply/healthcheck", "config", "control", "diff", "drift", "forge", "notify", "internal/backoff", "internal/fence", "internal/liveness", "internal/object", "internal/secrets", "model", "render", "render/decrypt", "render/kubeminor", "render/plan", "render/predict", "render/revision", "render/substitute", "sharding", "sources", "status", "statusstore", "webhook"},
 	"agent/starter": {"apply/healthcheck", "config", "internal/object", "model", "render", "render/order", "render/plan", "render/schema", "sources"},
 	// The read-only web view: the status branch's records as pages, for
 	// roleout ui and roleout run.

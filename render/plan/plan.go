@@ -68,6 +68,10 @@ type Facts struct {
 	// runs, when known: predictions of code at another version than
 	// roleout models are unverified (predict.SkewFor).
 	Versions object.ClusterVersions
+	// Minors, when set, predicts the built-in kinds for a cluster at
+	// another Kubernetes minor than roleout links, with that minor's own
+	// code (render/kubeminor); such predictions are verified.
+	Minors predict.Minors
 }
 
 // RefusedError is a render refused as a whole before it is planned: an
@@ -112,7 +116,7 @@ func New(objs []*unstructured.Unstructured, opts Options, facts Facts) (*model.P
 			rest = append(rest, o)
 		}
 	}
-	schemas := predict.Options{Sources: schema.Sources{CRDs: facts.CRDs}, Cluster: facts.Versions}
+	schemas := predict.Options{Sources: schema.Sources{CRDs: facts.CRDs}, Cluster: facts.Versions, Minors: facts.Minors}
 	for _, o := range p.Prerequisites {
 		if o.GetKind() == "CustomResourceDefinition" {
 			schemas.RenderCRDs = append(schemas.RenderCRDs, o)

@@ -40,7 +40,7 @@ func predictWorkloads(r *model.Role, collisions map[object.Ref]*int32, schemas p
 		if err != nil {
 			return nil, err
 		}
-		w := model.Workload{Ref: ref, Predicted: res.Prediction, Schema: res.Schema, Unverified: res.Unverified, Skew: res.Skew}
+		w := model.Workload{Ref: ref, Predicted: res.Prediction, Schema: res.Schema, Unverified: res.Unverified, Skew: res.Skew, Matches: res.Matches}
 		if r.Decision.Action != revision.Unchanged {
 			w.RestartsPods = true
 			if old, ok := previous[ref.Key()]; ok {

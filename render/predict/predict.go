@@ -1,22 +1,11 @@
 package predict
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 
-	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/kubernetes/pkg/api/legacyscheme"
-	"k8s.io/kubernetes/pkg/api/pod"
-	appsinternal "k8s.io/kubernetes/pkg/apis/apps"
-	_ "k8s.io/kubernetes/pkg/apis/apps/install" // apps internal and v1 types, defaulters, conversions
-	_ "k8s.io/kubernetes/pkg/apis/core/install" // core internal and v1 types, defaulters, conversions
-	"k8s.io/kubernetes/pkg/controller"
-	"k8s.io/kubernetes/pkg/controller/history"
 
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render/schema"
@@ -35,6 +24,11 @@ type Options struct {
 	// Cluster are the versions the cluster runs, when known: a
 	// prediction whose code differs from them is unverified (SkewFor).
 	Cluster object.ClusterVersions
+	// Minors, when set, predicts the built-in kinds for a cluster at
+	// another Kubernetes minor than the linked one, with that minor's
+	// code: such a prediction is verified. Without it, or for a minor it
+	// does not model, the prediction is the linked code's, unverified.
+	Minors Minors
 }
 
 // Outcome is a prediction and what it rests on.
@@ -55,6 +49,11 @@ type Outcome struct {
 	// Skew, when not zero, is the version skew that makes the prediction
 	// unverified (Options.Cluster).
 	Skew object.Skew
+	// Matches, for a built-in kind, is what its controller finds the
+	// template's existing revision by (KubeIdentity.Matches): two
+	// versions that give it the same Matches do not roll it, whatever
+	// they name it.
+	Matches string
 }
 
 // IsWorkload reports whether Predict knows o's kind and can predict o
@@ -78,8 +77,9 @@ func WorkloadKinds() []string {
 }
 
 // predictor computes the prediction for one group/kind. crd is the
-// schema of a custom kind (nil when none was found); the apps kinds have
-// theirs compiled in and get nil.
+// schema of a custom kind (nil when none was found). The apps kinds have
+// no predict: predictBuiltin predicts them, with their schema compiled
+// in.
 type predictor struct {
 	predict func(o, crd *unstructured.Unstructured, opts Options) (object.Identity, error)
 	// custom says the kind is a custom resource, whose schema is a CRD.
@@ -90,9 +90,9 @@ type predictor struct {
 // table has the same kinds: adding a workload kind is an entry in each
 // (doc.go).
 var predictors = map[string]predictor{
-	"Deployment.apps":                          {predict: predictDeployment},
-	"StatefulSet.apps":                         {predict: predictStatefulSet},
-	"DaemonSet.apps":                           {predict: predictDaemonSet},
+	"Deployment.apps":                          {},
+	"StatefulSet.apps":                         {},
+	"DaemonSet.apps":                           {},
 	"LeaderWorkerSet.leaderworkerset.x-k8s.io": {predict: predictLeaderWorkerSet, custom: true},
 	"StormService.orchestration.aibrix.ai":     {predict: predictStormService, custom: true},
 }
@@ -133,6 +133,9 @@ func PredictOutcome(o *unstructured.Unstructured, opts Options) (Outcome, error)
 		return Outcome{}, fmt.Errorf("%s/%s: no prediction for kind %s", o.GetKind(), o.GetName(), gvk)
 	}
 	skew := SkewFor(opts.Cluster, gvk.GroupKind().String())
+	if !p.custom && modelledMinor(opts) != "" {
+		skew = object.Skew{}
+	}
 	if why := unmodelled(o); why != "" {
 		return Outcome{Unverified: joinReasons(why, skew.String()), Skew: skew}, nil
 	}
@@ -148,7 +151,15 @@ func PredictOutcome(o *unstructured.Unstructured, opts Options) (Outcome, error)
 				gvk.Kind, gvk.Group, gvk.Version)
 		}
 	}
-	pred, err := p.predict(o, crd, opts)
+	var (
+		pred object.Identity
+		err  error
+	)
+	if p.predict == nil {
+		pred, out.Matches, err = predictBuiltin(o, opts)
+	} else {
+		pred, err = p.predict(o, crd, opts)
+	}
 	if err != nil {
 		return Outcome{}, fmt.Errorf("predict %s %s/%s: %w", o.GetKind(), o.GetNamespace(), o.GetName(), err)
 	}
@@ -177,126 +188,23 @@ func unmodelled(o *unstructured.Unstructured) string {
 	return ""
 }
 
-func predictDeployment(o, _ *unstructured.Unstructured, opts Options) (object.Identity, error) {
-	d := &appsv1.Deployment{}
-	if err := asServed(o, d); err != nil {
-		return object.Identity{}, err
-	}
-	hash := controller.ComputeHash(&d.Spec.Template, opts.CollisionCount)
-	return object.Identity{PodTemplateHash: hash, ReplicaSetName: replicaSetName(d.Name, hash)}, nil
-}
-
-// replicaSetName is the Deployment controller's name for a ReplicaSet:
-// the Deployment's name, cut to fit a DNS subdomain, a dash and the hash.
-func replicaSetName(deployment, hash string) string {
-	max := 253 - 1 - len(hash)
-	if len(deployment) > max && max > 0 {
-		deployment = deployment[:max]
-	}
-	return deployment + "-" + hash
-}
-
-// stsPatchCodec encodes a StatefulSet the way its controller does before
-// cutting the revision patch.
-var stsPatchCodec = clientscheme.Codecs.LegacyCodec(appsv1.SchemeGroupVersion)
-
-func predictStatefulSet(o, _ *unstructured.Unstructured, opts Options) (object.Identity, error) {
-	set := &appsv1.StatefulSet{}
-	if err := asServed(o, set); err != nil {
-		return object.Identity{}, err
-	}
-	data, err := runtime.Encode(stsPatchCodec, set)
-	if err != nil {
-		return object.Identity{}, err
-	}
-	patch, err := templatePatch(data)
-	if err != nil {
-		return object.Identity{}, err
-	}
-	// The StatefulSet controller always hashes with a collision count,
-	// 0 when the status has none.
-	var cc int32
-	if opts.CollisionCount != nil {
-		cc = *opts.CollisionCount
-	}
-	cr := &appsv1.ControllerRevision{Data: runtime.RawExtension{Raw: patch}}
-	return object.Identity{ControllerRevisionName: history.ControllerRevisionName(set.Name, history.HashControllerRevision(cr, &cc))}, nil
-}
-
-func predictDaemonSet(o, _ *unstructured.Unstructured, opts Options) (object.Identity, error) {
-	ds := &appsv1.DaemonSet{}
-	if err := asServed(o, ds); err != nil {
-		return object.Identity{}, err
-	}
-	return object.Identity{ControllerRevisionHash: controller.ComputeHash(&ds.Spec.Template, opts.CollisionCount)}, nil
-}
-
-// templatePatch cuts a revision patch from an encoded workload the way
-// the StatefulSet and DaemonSet controllers do (their getPatch, which is
-// not exported): only spec.template, marked "$patch": "replace".
-func templatePatch(data []byte) ([]byte, error) {
-	var raw map[string]any
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, err
-	}
-	spec, _ := raw["spec"].(map[string]any)
-	template, ok := spec["template"].(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("no spec.template")
-	}
-	template["$patch"] = "replace"
-	return json.Marshal(map[string]any{"spec": map[string]any{"template": template}})
-}
-
-// protoObject is a v1 type with gogo protobuf methods.
-type protoObject interface {
-	runtime.Object
-	Marshal() ([]byte, error)
-	Unmarshal([]byte) error
-}
-
-// asServed fills out (a zero apps/v1 object) with o as the controller
-// sees it: decoded and defaulted by the API server's scheme, converted to
-// the internal version, prepared for create (generation 1, fields of
-// disabled features dropped), converted back, and sent through protobuf,
-// which stores quantities in canonical form and drops empty maps and
-// lists. The spew-based Deployment and DaemonSet hashes see every one of
-// those differences.
-func asServed(o *unstructured.Unstructured, out protoObject) error {
+// predictBuiltin predicts a Deployment, StatefulSet or DaemonSet with
+// the controllers' code of the linked Kubernetes (kube.go), or, for a
+// cluster at another minor that opts.Minors models, with that minor's.
+func predictBuiltin(o *unstructured.Unstructured, opts Options) (object.Identity, string, error) {
 	js, err := o.MarshalJSON()
 	if err != nil {
-		return err
+		return object.Identity{}, "", err
 	}
-	obj, _, err := legacyscheme.Codecs.UniversalDecoder(appsinternal.SchemeGroupVersion).Decode(js, nil, nil)
+	var id KubeIdentity
+	if minor := modelledMinor(opts); minor != "" {
+		id, err = opts.Minors.Predict(minor, o.GetKind(), js, opts.CollisionCount)
+	} else {
+		id, err = kubePredict(o.GetKind(), js, opts.CollisionCount)
+	}
 	if err != nil {
-		return fmt.Errorf("decode as the API server does: %w", err)
+		return object.Identity{}, "", err
 	}
-	switch in := obj.(type) {
-	case *appsinternal.Deployment:
-		in.Generation = 1
-		pod.DropDisabledTemplateFields(&in.Spec.Template, nil)
-	case *appsinternal.StatefulSet:
-		in.Generation = 1
-		pod.DropDisabledTemplateFields(&in.Spec.Template, nil)
-	case *appsinternal.DaemonSet:
-		in.Generation = 1
-		in.Spec.TemplateGeneration = 1
-		pod.DropDisabledTemplateFields(&in.Spec.Template, nil)
-	default:
-		return fmt.Errorf("unexpected type %T", obj)
-	}
-	stored := out.DeepCopyObject().(protoObject)
-	if err := legacyscheme.Scheme.Convert(obj, stored, nil); err != nil {
-		return fmt.Errorf("convert to apps/v1: %w", err)
-	}
-	wire, err := stored.Marshal()
-	if err != nil {
-		return err
-	}
-	// out is zero: protobuf decoding merges into what it is given.
-	if err := out.Unmarshal(wire); err != nil {
-		return err
-	}
-	legacyscheme.Scheme.Default(out)
-	return nil
+	return object.Identity{PodTemplateHash: id.PodTemplateHash, ReplicaSetName: id.ReplicaSetName,
+		ControllerRevisionName: id.ControllerRevisionName, ControllerRevisionHash: id.ControllerRevisionHash}, id.Matches, nil
 }
