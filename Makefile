@@ -41,7 +41,7 @@ KUBE_TEST_MINORS ?= 1.36
 ## random workloads planned offline with its helper (bin/predictors), applied, observed. make test runs it last.
 test-versions: build predictors cluster-bins
 	@set -e; for m in $(KUBE_TEST_MINORS); do \
-		hack/cluster-bins.sh minor $$m; \
+		hack/cluster-bins-minor.sh $$m; \
 		ROLEOUT_CLUSTER_BIN=$(abspath $(BIN))/k8s-$$m $(ROLEOUT_TEST_ENV) $(GO) test -count=1 -run '^TestRandomWorkloadsMatchControllers$$' ./apply; \
 	done
 
