@@ -26,7 +26,7 @@ build-sops:
 
 # The Kubernetes releases whose prediction helpers make predictors builds: each minor roleout does not link
 # (render/kubeminor), and the linked release itself, which the tests hold equal to the code roleout links.
-KUBE_PREDICT_VERSIONS ?= v1.36.3 v1.37.2
+KUBE_PREDICT_VERSIONS ?= v1.33.13 v1.34.4 v1.36.3 v1.37.2
 
 ## predictors: build the prediction helpers of other Kubernetes minors into bin/predictors (bin/predictors/kubernetes-1.36 …:
 ## roleout predicts a cluster of that minor with that minor's own code); each is kept in the user's cache once built
@@ -34,7 +34,7 @@ predictors:
 	$(GO) run ./hack/kubepredict -out $(BIN)/predictors $(KUBE_PREDICT_VERSIONS)
 
 # The other Kubernetes minors make test-versions runs a control plane of (hack/tools/kubernetes/go.<minor>.mod each).
-KUBE_TEST_MINORS ?= 1.36
+KUBE_TEST_MINORS ?= 1.33 1.34 1.36
 
 ## test-versions: roleout's predictions for each other Kubernetes minor it models, held equal to that minor's own
 ## kube-controller-manager: a control plane of the minor (bin/k8s-<minor>, about 6 minutes to build the first time),

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/roleout/roleout/internal/object"
 )
@@ -62,8 +63,10 @@ func CompareUpgrade(base, next *Plan) Upgrade {
 					Reason: fmt.Sprintf("the cluster runs %s %s, which roleout does not model (it models %s): what it computes now is not known", b.Skew.Component, b.Skew.Cluster, b.Skew.Modelled)})
 			case b.Matches != "" && w.Matches != "":
 				// What the controller finds the existing revision by
-				// decides, not the name it would give a new one.
-				if b.Matches == w.Matches {
+				// decides, not the name it would give a new one; one
+				// that compares templates semantically finds it for the
+				// same template, which an upgrade plan has on both sides.
+				if b.Matches == w.Matches || strings.HasPrefix(w.Matches, "template:") {
 					u.Unchanged = append(u.Unchanged, w.Ref)
 				} else {
 					u.Rolls = append(u.Rolls, w.Ref)

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,7 +59,8 @@ func TestCompareUpgrade(t *testing.T) {
 
 // TestCompareUpgradeByMatches: for a built-in kind, what the controller
 // finds the existing revision by decides: a new name with the same
-// Matches is unchanged, the same name with another Matches rolls.
+// Matches is unchanged, the same name with another patch rolls, and a
+// controller that compares templates semantically rolls nothing.
 func TestCompareUpgradeByMatches(t *testing.T) {
 	ref := func(name string) object.Ref {
 		return object.Ref{APIVersion: "apps/v1", Kind: "StatefulSet", Namespace: "up", Name: name}
@@ -68,9 +70,11 @@ func TestCompareUpgradeByMatches(t *testing.T) {
 		return &Plan{Waves: []Wave{{Roles: []*Role{{Name: "r", Workloads: ws}}}}}
 	}
 	u := CompareUpgrade(
-		plan(Workload{Ref: ref("renamed"), Predicted: id("a"), Matches: "m1"}, Workload{Ref: ref("repatched"), Predicted: id("b"), Matches: "m2"}),
-		plan(Workload{Ref: ref("renamed"), Predicted: id("z"), Matches: "m1"}, Workload{Ref: ref("repatched"), Predicted: id("b"), Matches: "m3"}))
-	if len(u.Unchanged) != 1 || u.Unchanged[0] != ref("renamed") || len(u.Rolls) != 1 || u.Rolls[0] != ref("repatched") || len(u.Unknown) != 0 {
-		t.Errorf("upgrade %+v, want renamed unchanged and repatched rolling", u)
+		plan(Workload{Ref: ref("renamed"), Predicted: id("a"), Matches: "patch:m1"}, Workload{Ref: ref("repatched"), Predicted: id("b"), Matches: "patch:m2"},
+			Workload{Ref: ref("semantic"), Predicted: id("c"), Matches: "patch:m4"}),
+		plan(Workload{Ref: ref("renamed"), Predicted: id("z"), Matches: "patch:m1"}, Workload{Ref: ref("repatched"), Predicted: id("b"), Matches: "patch:m3"},
+			Workload{Ref: ref("semantic"), Predicted: id("y"), Matches: "template:m5"}))
+	if !slices.Equal(u.Unchanged, []object.Ref{ref("renamed"), ref("semantic")}) || len(u.Rolls) != 1 || u.Rolls[0] != ref("repatched") || len(u.Unknown) != 0 {
+		t.Errorf("upgrade %+v, want renamed and semantic unchanged, repatched rolling", u)
 	}
 }

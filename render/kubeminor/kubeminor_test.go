@@ -3,12 +3,15 @@ package kubeminor
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/internal/workloadgen"
+	"github.com/roleout/roleout/model"
+	"github.com/roleout/roleout/render/plan"
 	"github.com/roleout/roleout/render/predict"
 )
 
@@ -164,5 +167,43 @@ func TestHelperRefusalsAndFaults(t *testing.T) {
 	}
 	if New("").Models("1.36") || (*Helpers)(nil).Models("1.36") {
 		t.Error("helpers with no directory model a minor")
+	}
+}
+
+// TestUpgradeImpact133To134 plans 30 random workloads for a cluster at
+// Kubernetes 1.33 and again at 1.34, each with that minor's helper, and
+// sorts them as roleout plan --kubernetes-version does: 1.34 serializes
+// every revision patch differently (kubernetes #134773), so every
+// DaemonSet rolls (its controller compares patches byte for byte); its
+// StatefulSet controller compares a differing revision semantically
+// (the StatefulSetSemanticRevisionComparison mitigation of 1.34.4), and
+// the Deployment controller always does, so neither rolls.
+func TestUpgradeImpact133To134(t *testing.T) {
+	h := builtHelpers(t)
+	for _, m := range []string{"1.33", "1.34"} {
+		if !h.Models(m) {
+			t.Fatalf("no helper for Kubernetes %s: run make predictors", m)
+		}
+	}
+	objs := workloadgen.Workloads(11, 30, "up")
+	planAt := func(v string) *model.Plan {
+		p, err := plan.New(objs, plan.Options{App: "up"}, plan.Facts{Versions: object.ClusterVersions{Kubernetes: v}, Minors: h})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	u := model.CompareUpgrade(planAt("v1.33.13"), planAt("v1.34.4"))
+	var want []object.Ref
+	for _, o := range objs {
+		if o.GetKind() == "DaemonSet" {
+			want = append(want, object.RefOf(o))
+		}
+	}
+	byName := func(a, b object.Ref) int { return strings.Compare(a.String(), b.String()) }
+	slices.SortFunc(want, byName)
+	rolls := slices.SortedFunc(slices.Values(u.Rolls), byName)
+	if !slices.Equal(rolls, want) || len(u.Unknown) != 0 || len(u.Unchanged) != len(objs)-len(want) {
+		t.Errorf("1.33 → 1.34: rolls %v, unchanged %d, unknown %v; want the %d DaemonSets to roll and nothing unknown", rolls, len(u.Unchanged), u.Unknown, len(want))
 	}
 }

@@ -17,7 +17,9 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	clientscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/component-base/featuregate"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/api/pod"
 	appsinternal "k8s.io/kubernetes/pkg/apis/apps"
@@ -39,19 +41,23 @@ type KubeIdentity struct {
 	ControllerRevisionHash string `json:"controllerRevisionHash,omitempty"`
 	// Matches is what the controller finds the template's existing
 	// revision by, as a digest, which a new Kubernetes version may change
-	// while the hashes above change with it or not: for a StatefulSet or
-	// DaemonSet the revision patch (both compare a ControllerRevision's
-	// data byte for byte), for a Deployment the template as given (its
-	// controller compares its template with its ReplicaSets' as the
-	// running API server serves both, so under any version an unchanged
-	// template finds its ReplicaSet).
+	// while the hashes above change with it or not: for a DaemonSet the
+	// revision patch (its controller compares a ControllerRevision's data
+	// byte for byte), for a StatefulSet too where its controller does
+	// (before the StatefulSetSemanticRevisionComparison gate), for a
+	// Deployment, and a StatefulSet where that gate is on, the template
+	// as given (the controller compares its template with the existing
+	// one as the running API server serves and defaults both, so under
+	// any version an unchanged template finds its revision). It reads
+	// "patch:<digest>" or "template:<digest>", saying which.
 	Matches string `json:"matches,omitempty"`
 }
 
-// digest is the Matches of data.
-func digest(data []byte) string {
+// digest is the Matches of data, compared as kind says: "patch" byte
+// for byte, "template" semantically.
+func digest(kind string, data []byte) string {
 	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:16])
+	return kind + ":" + hex.EncodeToString(sum[:16])
 }
 
 // kubePredict returns the identity the controller of kind (Deployment,
@@ -64,16 +70,12 @@ func kubePredict(kind string, js []byte, collisionCount *int32) (KubeIdentity, e
 		if err := asServed(js, d); err != nil {
 			return KubeIdentity{}, err
 		}
-		var given struct {
-			Spec struct {
-				Template json.RawMessage `json:"template"`
-			} `json:"spec"`
-		}
-		if err := json.Unmarshal(js, &given); err != nil {
+		matches, err := givenTemplate(js)
+		if err != nil {
 			return KubeIdentity{}, err
 		}
 		hash := controller.ComputeHash(&d.Spec.Template, collisionCount)
-		return KubeIdentity{PodTemplateHash: hash, ReplicaSetName: replicaSetName(d.Name, hash), Matches: digest(given.Spec.Template)}, nil
+		return KubeIdentity{PodTemplateHash: hash, ReplicaSetName: replicaSetName(d.Name, hash), Matches: matches}, nil
 	case "StatefulSet":
 		return predictStatefulSet(js, collisionCount)
 	case "DaemonSet":
@@ -89,7 +91,7 @@ func kubePredict(kind string, js []byte, collisionCount *int32) (KubeIdentity, e
 		if err != nil {
 			return KubeIdentity{}, err
 		}
-		return KubeIdentity{ControllerRevisionHash: controller.ComputeHash(&ds.Spec.Template, collisionCount), Matches: digest(patch)}, nil
+		return KubeIdentity{ControllerRevisionHash: controller.ComputeHash(&ds.Spec.Template, collisionCount), Matches: digest("patch", patch)}, nil
 	}
 	return KubeIdentity{}, fmt.Errorf("no prediction for kind %s", kind)
 }
@@ -128,7 +130,47 @@ func predictStatefulSet(js []byte, collisionCount *int32) (KubeIdentity, error) 
 		cc = *collisionCount
 	}
 	cr := &appsv1.ControllerRevision{Data: runtime.RawExtension{Raw: patch}}
-	return KubeIdentity{ControllerRevisionName: history.ControllerRevisionName(set.Name, history.HashControllerRevision(cr, &cc)), Matches: digest(patch)}, nil
+	id := KubeIdentity{ControllerRevisionName: history.ControllerRevisionName(set.Name, history.HashControllerRevision(cr, &cc)), Matches: digest("patch", patch)}
+	if semanticStatefulSetRevisions() {
+		if id.Matches, err = givenTemplate(js); err != nil {
+			return KubeIdentity{}, err
+		}
+	}
+	return id, nil
+}
+
+// semanticStatefulSetRevisions reports whether this release's
+// StatefulSet controller, when a revision's bytes differ from the set's,
+// restores the revision, defaults it and compares again (the
+// StatefulSetSemanticRevisionComparison gate, the mitigation of the
+// 1.34 serialization change, kubernetes #134773), so that a new
+// serialization alone rolls nothing. The gate is looked up by name: a
+// release before it has no such constant.
+func semanticStatefulSetRevisions() bool {
+	const gate = featuregate.Feature("StatefulSetSemanticRevisionComparison")
+	all, ok := utilfeature.DefaultFeatureGate.(interface {
+		GetAll() map[featuregate.Feature]featuregate.FeatureSpec
+	})
+	if !ok {
+		return false
+	}
+	if _, known := all.GetAll()[gate]; !known {
+		return false
+	}
+	return utilfeature.DefaultFeatureGate.Enabled(gate)
+}
+
+// givenTemplate is the Matches of the template of js as given.
+func givenTemplate(js []byte) (string, error) {
+	var given struct {
+		Spec struct {
+			Template json.RawMessage `json:"template"`
+		} `json:"spec"`
+	}
+	if err := json.Unmarshal(js, &given); err != nil {
+		return "", err
+	}
+	return digest("template", given.Spec.Template), nil
 }
 
 // templatePatch cuts a revision patch from an encoded workload the way
