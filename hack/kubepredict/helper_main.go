@@ -21,19 +21,6 @@ import (
 	"runtime/debug"
 )
 
-// request is one workload to predict.
-type request struct {
-	Kind           string          `json:"kind"`
-	Object         json.RawMessage `json:"object"`
-	CollisionCount *int32          `json:"collisionCount,omitempty"`
-}
-
-// response is the answer to one request.
-type response struct {
-	Identity *KubeIdentity `json:"identity,omitempty"`
-	Error    string        `json:"error,omitempty"`
-}
-
 func main() {
 	if len(os.Args) == 2 && os.Args[1] == "-version" {
 		fmt.Println(linked())
@@ -51,13 +38,13 @@ func serve(in io.Reader, out io.Writer) error {
 	w := bufio.NewWriter(out)
 	enc := json.NewEncoder(w)
 	for {
-		var req request
+		var req KubeRequest
 		if err := dec.Decode(&req); errors.Is(err, io.EOF) {
 			return nil
 		} else if err != nil {
 			return fmt.Errorf("read request: %w", err)
 		}
-		var resp response
+		var resp KubeAnswer
 		if id, err := kubePredict(req.Kind, req.Object, req.CollisionCount); err != nil {
 			resp.Error = err.Error()
 		} else {

@@ -44,6 +44,9 @@ type Helpers struct {
 
 	mu    sync.Mutex
 	procs map[string]*helper
+	// found is each minor's helper binary as first looked up ("" for
+	// none): Models is asked for every workload of every plan.
+	found map[string]string
 }
 
 // New returns the helpers in dir.
@@ -54,20 +57,34 @@ var _ predict.Minors = (*Helpers)(nil)
 // minorRE is a minor as Models takes it.
 var minorRE = regexp.MustCompile(`^1\.[0-9]{1,3}$`)
 
-// path returns minor's helper binary, "" when it has none.
-func (h *Helpers) path(minor string) string {
-	if h == nil || h.dir == "" || !minorRE.MatchString(minor) {
+// pathLocked returns minor's helper binary, "" when it has none.
+func (h *Helpers) pathLocked(minor string) string {
+	if h.dir == "" || !minorRE.MatchString(minor) {
 		return ""
+	}
+	if p, ok := h.found[minor]; ok {
+		return p
 	}
 	p := filepath.Join(h.dir, "kubernetes-"+minor)
 	if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
-		return ""
+		p = ""
 	}
+	if h.found == nil {
+		h.found = map[string]string{}
+	}
+	h.found[minor] = p
 	return p
 }
 
 // Models reports whether minor ("1.36") has a helper.
-func (h *Helpers) Models(minor string) bool { return h.path(minor) != "" }
+func (h *Helpers) Models(minor string) bool {
+	if h == nil {
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.pathLocked(minor) != ""
+}
 
 // Predict asks minor's helper for the identity its controllers give
 // object, a workload of kind.
@@ -76,7 +93,7 @@ func (h *Helpers) Predict(minor, kind string, object []byte, collisionCount *int
 	if err != nil {
 		return predict.KubeIdentity{}, err
 	}
-	id, err := p.ask(request{Kind: kind, Object: object, CollisionCount: collisionCount}, h.Timeout)
+	id, err := p.ask(predict.KubeRequest{Kind: kind, Object: object, CollisionCount: collisionCount}, h.Timeout)
 	if err != nil && !errors.As(err, new(*answerError)) {
 		// The helper is in an unknown state: the next request starts it
 		// again.
@@ -108,7 +125,7 @@ func (h *Helpers) helper(minor string) (*helper, error) {
 	if p := h.procs[minor]; p != nil {
 		return p, nil
 	}
-	path := h.path(minor)
+	path := h.pathLocked(minor)
 	if path == "" {
 		return nil, fmt.Errorf("no prediction helper for Kubernetes %s in %s", minor, h.dir)
 	}
@@ -121,19 +138,6 @@ func (h *Helpers) helper(minor string) (*helper, error) {
 	}
 	h.procs[minor] = p
 	return p, nil
-}
-
-// request is one workload to predict (hack/kubepredict/helper_main.go).
-type request struct {
-	Kind           string          `json:"kind"`
-	Object         json.RawMessage `json:"object"`
-	CollisionCount *int32          `json:"collisionCount,omitempty"`
-}
-
-// response is the helper's answer.
-type response struct {
-	Identity *predict.KubeIdentity `json:"identity,omitempty"`
-	Error    string                `json:"error,omitempty"`
 }
 
 // answerError is the helper's own refusal of a workload: it stays up.
@@ -185,7 +189,7 @@ func start(path string) (*helper, error) {
 }
 
 // ask sends req and reads the answer, within timeout.
-func (p *helper) ask(req request, timeout time.Duration) (predict.KubeIdentity, error) {
+func (p *helper) ask(req predict.KubeRequest, timeout time.Duration) (predict.KubeIdentity, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	data, err := json.Marshal(req)
@@ -201,7 +205,7 @@ func (p *helper) ask(req request, timeout time.Duration) (predict.KubeIdentity, 
 	if err != nil {
 		return predict.KubeIdentity{}, p.failed(err)
 	}
-	var resp response
+	var resp predict.KubeAnswer
 	if err := json.Unmarshal(line, &resp); err != nil {
 		return predict.KubeIdentity{}, fmt.Errorf("unreadable answer: %w", err)
 	}

@@ -60,6 +60,22 @@ func digest(kind string, data []byte) string {
 	return kind + ":" + hex.EncodeToString(sum[:16])
 }
 
+// KubeRequest is one workload sent to a minor's helper: its kind
+// (Deployment, StatefulSet, DaemonSet), its apps/v1 JSON and its
+// status.collisionCount.
+type KubeRequest struct {
+	Kind           string          `json:"kind"`
+	Object         json.RawMessage `json:"object"`
+	CollisionCount *int32          `json:"collisionCount,omitempty"`
+}
+
+// KubeAnswer is a helper's answer to one KubeRequest: the identity, or
+// why there is none.
+type KubeAnswer struct {
+	Identity *KubeIdentity `json:"identity,omitempty"`
+	Error    string        `json:"error,omitempty"`
+}
+
 // kubePredict returns the identity the controller of kind (Deployment,
 // StatefulSet or DaemonSet) gives the apps/v1 object js, with
 // collisionCount its status.collisionCount (nil when unset).

@@ -5,6 +5,7 @@ import (
 
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 
+	"github.com/roleout/roleout/internal/object"
 	"github.com/roleout/roleout/render/schema"
 )
 
@@ -32,12 +33,12 @@ func Minor(version string) string {
 // LinkedMinor is the Kubernetes minor whose code roleout links.
 func LinkedMinor() string { return Minor(schema.KubernetesVersion) }
 
-// modelledMinor returns the minor whose helper predicts the built-in
-// kinds under opts: the cluster's, when it is not the linked one and
-// opts.Minors models it; "" for the linked code.
-func modelledMinor(opts Options) string {
-	m := Minor(opts.Cluster.Kubernetes)
-	if m == "" || m == LinkedMinor() || opts.Minors == nil || !opts.Minors.Models(m) {
+// helperMinor returns the minor whose helper predicts the built-in kinds
+// for a cluster at v: v's, when it is not the linked one and minors
+// models it; "" for the linked code.
+func helperMinor(v object.ClusterVersions, minors Minors) string {
+	m := Minor(v.Kubernetes)
+	if m == "" || m == LinkedMinor() || minors == nil || !minors.Models(m) {
 		return ""
 	}
 	return m

@@ -132,10 +132,7 @@ func PredictOutcome(o *unstructured.Unstructured, opts Options) (Outcome, error)
 	if !ok {
 		return Outcome{}, fmt.Errorf("%s/%s: no prediction for kind %s", o.GetKind(), o.GetName(), gvk)
 	}
-	skew := SkewFor(opts.Cluster, gvk.GroupKind().String())
-	if !p.custom && modelledMinor(opts) != "" {
-		skew = object.Skew{}
-	}
+	skew := SkewFor(opts.Cluster, gvk.GroupKind().String(), opts.Minors)
 	if why := unmodelled(o); why != "" {
 		return Outcome{Unverified: joinReasons(why, skew.String()), Skew: skew}, nil
 	}
@@ -156,7 +153,7 @@ func PredictOutcome(o *unstructured.Unstructured, opts Options) (Outcome, error)
 		err  error
 	)
 	if p.predict == nil {
-		pred, out.Matches, err = predictBuiltin(o, opts)
+		pred, out.Matches, err = predictBuiltin(o, helperMinor(opts.Cluster, opts.Minors), opts)
 	} else {
 		pred, err = p.predict(o, crd, opts)
 	}
@@ -189,15 +186,15 @@ func unmodelled(o *unstructured.Unstructured) string {
 }
 
 // predictBuiltin predicts a Deployment, StatefulSet or DaemonSet with
-// the controllers' code of the linked Kubernetes (kube.go), or, for a
-// cluster at another minor that opts.Minors models, with that minor's.
-func predictBuiltin(o *unstructured.Unstructured, opts Options) (object.Identity, string, error) {
+// the controllers' code of the linked Kubernetes (kube.go), or, with
+// minor set (helperMinor), with that minor's helper.
+func predictBuiltin(o *unstructured.Unstructured, minor string, opts Options) (object.Identity, string, error) {
 	js, err := o.MarshalJSON()
 	if err != nil {
 		return object.Identity{}, "", err
 	}
 	var id KubeIdentity
-	if minor := modelledMinor(opts); minor != "" {
+	if minor != "" {
 		id, err = opts.Minors.Predict(minor, o.GetKind(), js, opts.CollisionCount)
 	} else {
 		id, err = kubePredict(o.GetKind(), js, opts.CollisionCount)

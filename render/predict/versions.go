@@ -34,13 +34,16 @@ func Controllers() []Controller {
 }
 
 // SkewFor returns the skew between v, the versions a cluster runs, and
-// what roleout models that
-// affects the predictions of group/kind gk ("Deployment.apps"): a
-// Kubernetes minor version other than schema.KubernetesVersion's for the apps
-// kinds, a controller version other than the one linked for the custom
-// kinds. Unknown or unparsable versions are no skew.
-func SkewFor(v object.ClusterVersions, gk string) object.Skew {
+// what roleout models that affects the predictions of group/kind gk
+// ("Deployment.apps"): for the apps kinds a Kubernetes minor other than
+// schema.KubernetesVersion's that minors has no helper for, for the
+// custom kinds a controller version other than the one linked. Unknown
+// or unparsable versions are no skew.
+func SkewFor(v object.ClusterVersions, gk string, minors Minors) object.Skew {
 	if strings.HasSuffix(gk, ".apps") {
+		if helperMinor(v, minors) != "" {
+			return object.Skew{}
+		}
 		return kubernetesSkew(v.Kubernetes)
 	}
 	for _, c := range Controllers() {

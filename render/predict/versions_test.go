@@ -56,7 +56,7 @@ func TestSkewFor(t *testing.T) {
 		{"aibrix newer", object.ClusterVersions{Controllers: map[string]string{"aibrix": "v0.7.0"}}, "StormService.orchestration.aibrix.ai", "the cluster runs aibrix v0.7.0; roleout models v0.6.0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := SkewFor(tc.v, tc.gk).String(); got != tc.want {
+			if got := SkewFor(tc.v, tc.gk, nil).String(); got != tc.want {
 				t.Errorf("SkewFor(%s) = %q, want %q", tc.gk, got, tc.want)
 			}
 		})
