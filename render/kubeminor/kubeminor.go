@@ -172,13 +172,20 @@ func start(path string) (*helper, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := cmd.StdoutPipe()
+	// A pipe of our own, not cmd.StdoutPipe: Wait closes that one once
+	// the helper exits, which would lose what it wrote last (its answer,
+	// or the line that says why it died) to a read still under way.
+	out, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
+	cmd.Stdout = w
 	p := &helper{cmd: cmd, in: in, stdout: out, out: bufio.NewReader(out), stderr: &tail{}, exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		out.Close()
 		return nil, fmt.Errorf("start %s: %w", path, err)
 	}
 	go func() {
